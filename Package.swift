@@ -1,0 +1,50 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "trafficgeo",
+    platforms: [.macOS(.v13)],
+    products: [
+        .library(name: "TrafficGeo", targets: ["TrafficGeo"]),
+        .executable(name: "trafficgeo", targets: ["trafficgeo"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
+        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.0"),
+    ],
+    targets: [
+        // PROJ's C API (proj.h) and its geodesic routines (geodesic.h), from the system (apt libproj-dev).
+        .systemLibrary(
+            name: "CProj",
+            pkgConfig: "proj",
+            providers: [.apt(["libproj-dev", "proj-data"]), .brew(["proj"])]
+        ),
+        .target(
+            name: "TrafficGeo",
+            dependencies: [
+                "CProj",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "CSV", package: "CSV.swift"),
+            ]
+        ),
+        .executableTarget(
+            name: "trafficgeo",
+            dependencies: [
+                "TrafficGeo",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .testTarget(
+            name: "TrafficGeoTests",
+            dependencies: ["TrafficGeo"]
+        ),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,81 @@
+import CSV
+import Foundation
+
+/// Reads incidents from CSV with a header row. Recognised columns (any case): title, summary or
+/// description, lat/latitude, lon/lng/longitude, id, updated, expires, road, category,
+/// weblink/url/link, icon. Every other column is kept as a property. The separator (`,` `;` tab)
+/// is taken from the header line.
+struct CSVFeedReader: FeedReader {
+    static let aliases: [String: [String]] = [
+        "id": ["id", "identifier", "guid"],
+        "title": ["title", "name"],
+        "summary": ["summary", "description", "subtitle", "text"],
+        "lat": ["lat", "latitude", "y"],
+        "lon": ["lon", "lng", "long", "longitude", "x"],
+        "updated": ["updated", "starttimestamp", "published", "date", "time"],
+        "expires": ["expires", "endtimestamp"],
+        "road": ["road"],
+        "category": ["category", "type"],
+        "weblink": ["weblink", "url", "link"],
+        "icon": ["icon", "iconurl"],
+    ]
+
+    func read(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
+        let head = String(decoding: try input.head(4096), as: UTF8.self)
+        let headerLine = head.prefix(while: { $0 != "\n" && $0 != "\r" })
+        let delimiter: UnicodeScalar = [";", "\t", ","].max(by: { a, b in
+            headerLine.filter { $0 == Character(a) }.count < headerLine.filter { $0 == Character(b) }.count
+        }) ?? ","
+        let reader: CSVReader
+        do {
+            reader = try CSVReader(stream: try input.makeStream(), hasHeaderRow: true, trimFields: true, delimiter: delimiter)
+        } catch {
+            throw FeedError.malformed(input.location, format: .csv, reason: "no header row (\(error))", entriesRead: 0)
+        }
+        guard var header = reader.headerRow else {
+            throw FeedError.malformed(input.location, format: .csv, reason: "no header row", entriesRead: 0)
+        }
+        if let first = header.first, first.hasPrefix("\u{FEFF}") { header[0] = String(first.dropFirst()) }
+        let lowered = header.map { $0.lowercased() }
+        var column: [String: Int] = [:]
+        for (field, names) in Self.aliases {
+            if let i = names.lazy.compactMap({ lowered.firstIndex(of: $0) }).first { column[field] = i }
+        }
+        let known = Set(column.values)
+        var index = 0
+        while let row = reader.next() {
+            index += 1
+            let line = index + 1
+            if row.count == 1, row[0].isEmpty { continue } // blank line
+            guard row.count == header.count else {
+                try handle(.skipped(SkippedEntry(index: index, line: line, reason: "has \(row.count) fields, the header has \(header.count)")))
+                continue
+            }
+            func value(_ field: String) -> String? { column[field].map { row[$0] }?.nilIfBlank }
+            var fields = EntryFields()
+            fields.id = value("id")
+            fields.title = value("title")
+            fields.summary = value("summary")
+            fields.latitude = value("lat")
+            fields.longitude = value("lon")
+            fields.updated = value("updated")
+            fields.expires = value("expires")
+            fields.road = value("road")
+            fields.category = value("category")
+            fields.weblink = value("weblink")
+            fields.iconURL = value("icon")
+            for (i, name) in header.enumerated() where !known.contains(i) && !row[i].isEmpty {
+                fields.properties[name] = String(row[i].prefix(4096))
+            }
+            if fields.id == nil { fields.id = "\(source)#row\(index)" }
+            switch fields.makeIncident(source: source, index: index) {
+            case let .success(incident): try handle(.incident(incident))
+            case let .failure(.invalid(reason)):
+                try handle(.skipped(SkippedEntry(index: index, entryID: fields.id, line: line, reason: reason)))
+            }
+        }
+        if let error = reader.error {
+            throw FeedError.malformed(input.location, format: .csv, reason: String(describing: error), entriesRead: index)
+        }
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+
+/// The raw fields of one feed entry, as text, before they are checked and turned into an `Incident`.
+///
+/// Every reader fills one of these per entry and calls `makeIncident`, so that the rules of
+/// DESIGN.md section 2 (default title, whitespace, weblink coordinates, dates) live in one place.
+struct EntryFields {
+    var id: String?
+    var title: String?
+    var summary: String?
+    var weblink: String?
+    var iconURL: String?
+    var updated: String?
+    var expires: String?
+    var road: String?
+    var category: String?
+    var latitude: String?
+    var longitude: String?
+    /// GeoRSS `georss:point`: "lat lon".
+    var point: String?
+    var segment: [Coordinate]?
+    /// A category the format itself implies (the Autobahn `roadworks` service, say).
+    var impliedCategory: IncidentCategory?
+    /// Used only when neither the feed nor the words say what happened (a traffic-flow code, say).
+    var fallbackCategory: IncidentCategory?
+    var properties: [String: String] = [:]
+
+    enum Failure: Error { case invalid(String) }
+
+    /// Builds the incident, or says why the entry cannot be kept.
+    func makeIncident(source: String, index: Int) -> Result<Incident, Failure> {
+        let title = self.title?.nonEmptyNormalized ?? Incident.unknownTitle
+        let summary = self.summary?.nonEmptyNormalized
+        let weblink = self.weblink?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty
+        var incident = Incident(source: source, id: "", title: title, summary: summary, weblink: weblink,
+                                iconURL: iconURL?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty)
+        incident.properties = properties
+
+        if let text = updated?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty {
+            guard let date = TimestampParser.parse(text) else { return .failure(.invalid("updated: unreadable date '\(text.prefix(40))'")) }
+            incident.updated = date
+        }
+        if let text = expires?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty {
+            guard let date = TimestampParser.parse(text) else { return .failure(.invalid("expires: unreadable date '\(text.prefix(40))'")) }
+            incident.expires = date
+        }
+
+        do {
+            if let latitude = latitude?.nilIfBlank, let longitude = longitude?.nilIfBlank {
+                incident.position = try Self.coordinate(latitude, longitude)
+                incident.positionSource = .feed
+            } else if (latitude?.nilIfBlank == nil) != (longitude?.nilIfBlank == nil) {
+                return .failure(.invalid("has a latitude or a longitude but not both"))
+            } else if let point = point?.nilIfBlank {
+                let parts = point.split(whereSeparator: { $0 == " " || $0 == "," || $0.isNewline || $0 == "\t" })
+                guard parts.count == 2 else { return .failure(.invalid("georss:point '\(point.prefix(40))' is not 'lat lon'")) }
+                incident.position = try Self.coordinate(String(parts[0]), String(parts[1]))
+                incident.positionSource = .feed
+            } else if let weblink, let fromLink = try Self.weblinkCoordinate(weblink) {
+                incident.position = fromLink
+                incident.positionSource = .weblink
+            }
+        } catch {
+            return .failure(.invalid(error.description))
+        }
+        if let segment, segment.count >= 2 {
+            incident.segment = segment
+            if incident.position == nil {
+                incident.position = segment[0]
+                incident.positionSource = .feed
+            }
+        }
+
+        incident.road = road.flatMap { RoadReference.first(in: $0) } ?? RoadReference.first(in: title)
+        incident.category = category.flatMap { IncidentCategory(loose: $0) ?? CategoryClassifier.classify($0) }
+            ?? impliedCategory ?? CategoryClassifier.classify(title, summary) ?? fallbackCategory
+        incident.id = id?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty
+            ?? weblink ?? syntheticID(title: title, summary: summary)
+        return .success(incident)
+    }
+
+    /// Entries without an id get one from their content, so that re-reading the feed matches them.
+    private func syntheticID(title: String, summary: String?) -> String {
+        var hash = StableHash()
+        hash.combine(title)
+        hash.combine(summary)
+        hash.combine(updated)
+        return "urn:trafficgeo:\(hash.hex)"
+    }
+
+    static func coordinate(_ latitude: String, _ longitude: String) throws(CoordinateError) -> Coordinate {
+        guard let lat = Double(latitude.trimmingCharacters(in: .whitespaces)) else { throw .unreadable(latitude) }
+        guard let lon = Double(longitude.trimmingCharacters(in: .whitespaces)) else { throw .unreadable(longitude) }
+        return try Coordinate(validatingLatitude: lat, longitude: lon)
+    }
+
+    /// `lat=`/`lon=` query items of a weblink (`lng`, `long`, `latitude`, `longitude` too).
+    static func weblinkCoordinate(_ link: String) throws(CoordinateError) -> Coordinate? {
+        guard link.contains("lat"), let items = URLComponents(string: link)?.queryItems else { return nil }
+        func value(_ names: Set<String>) -> String? {
+            items.first(where: { names.contains($0.name.lowercased()) })?.value
+        }
+        guard let lat = value(["lat", "latitude"]), let lon = value(["lon", "lng", "long", "longitude"]) else { return nil }
+        return try coordinate(lat, lon)
+    }
+}
+
+extension String {
+    var nilIfEmpty: String? { isEmpty ? nil : self }
+    var nilIfBlank: String? { trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : self }
+}

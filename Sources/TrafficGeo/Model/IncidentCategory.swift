@@ -1,0 +1,46 @@
+/// What kind of event an incident is; decides the pin colour.
+public enum IncidentCategory: String, Sendable, CaseIterable, Codable {
+    case wrongWayDriver = "wrong-way driver"
+    case accident
+    case closure
+    case obstacle
+    case danger
+    case roadworks
+    case queue
+    case slowTraffic = "slow traffic"
+    case standstill
+    case weather
+    case other
+
+    /// The map-pin colour of DESIGN.md section 6: red = danger, purple = roadworks, green = the rest.
+    public var pinColor: PinColor {
+        switch self {
+        case .wrongWayDriver, .accident, .closure, .obstacle, .danger: return .red
+        case .roadworks: return .purple
+        case .queue, .slowTraffic, .standstill, .weather, .other: return .green
+        }
+    }
+
+    /// Accepts the raw value, the Swift case name, or a loose spelling ("wrong-way-driver", "Roadworks").
+    public init?(loose text: String) {
+        let key = text.lowercased().filter { $0.isLetter }
+        guard let match = IncidentCategory.allCases.first(where: {
+            $0.rawValue.filter(\.isLetter) == key || "\($0)".lowercased() == key
+        }) else { return nil }
+        self = match
+    }
+}
+
+/// The three standard map-pin colours.
+public enum PinColor: String, Sendable, Codable {
+    case red, green, purple
+
+    /// The simplestyle-spec `marker-color` value.
+    public var hex: String {
+        switch self {
+        case .red: return "#d62728"
+        case .green: return "#2ca02c"
+        case .purple: return "#9467bd"
+        }
+    }
+}

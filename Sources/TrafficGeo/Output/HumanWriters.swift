@@ -1,0 +1,95 @@
+import Foundation
+
+/// `--format annotations`: one card per result, the pin coloured with ANSI colour when asked.
+///
+///     ● A4 : Koeln - Olpe                                   [red · wrong-way driver]
+///       Zwischen AS Wenden und AS Krombach in beiden Richtungen ...
+///       50.991660, 7.922760 · 1.2 km E (81°) · updated 2009-04-18T21:58:35Z
+final class AnnotationCardWriter: ResultWriter {
+    private let sink: TextSink
+    private let color: Bool
+    private var count = 0
+
+    init(sink: TextSink, color: Bool) {
+        self.sink = sink
+        self.color = color
+    }
+
+    func begin() throws {}
+
+    func write(_ result: QueryResult) throws {
+        let a = Annotation(result)
+        if count > 0 { sink.write("\n") }
+        count += 1
+        let pin = color ? Self.ansi(a.pinColor) + "●" + "\u{1B}[0m" : "●"
+        let label = [a.pinColor.rawValue, a.category].compactMap { $0 }.joined(separator: " · ")
+        sink.write("\(pin) \(color ? "\u{1B}[1m" + a.title + "\u{1B}[0m" : a.title)  [\(label)]\n")
+        if let subtitle = a.subtitle { sink.write("  " + Self.truncate(subtitle, 160) + "\n") }
+        var facts: [String] = []
+        if let c = a.coordinate {
+            facts.append(String(format: "%.6f, %.6f", c.latitude, c.longitude))
+        } else {
+            facts.append("no position")
+        }
+        if let d = a.distanceMeters {
+            var distance = Annotation.formatDistance(d)
+            if let b = a.bearingDegrees { distance += " \(Annotation.compass(b)) (\(Int(b.rounded()))°)" }
+            facts.append(distance)
+        }
+        if let road = a.road { facts.append(road) }
+        if let updated = a.updated { facts.append("updated \(updated)") }
+        if let expires = a.expires { facts.append("expires \(expires)") }
+        sink.write("  " + facts.joined(separator: " · ") + "\n")
+    }
+
+    func end() throws {
+        if count == 0 { sink.write("No incidents found.\n") }
+    }
+
+    static func ansi(_ pin: PinColor) -> String {
+        switch pin {
+        case .red: return "\u{1B}[31m"
+        case .green: return "\u{1B}[32m"
+        case .purple: return "\u{1B}[35m"
+        }
+    }
+
+    static func truncate(_ s: String, _ n: Int) -> String { s.count <= n ? s : String(s.prefix(n - 1)) + "…" }
+}
+
+/// `--format table`: aligned columns for a terminal.
+final class TableWriter: ResultWriter {
+    private let sink: TextSink
+    private var rows: [[String]] = []
+    private static let header = ["DIST", "BRG", "PIN", "ROAD", "CATEGORY", "LAT", "LON", "TITLE"]
+
+    init(sink: TextSink) { self.sink = sink }
+
+    func begin() throws {}
+
+    func write(_ result: QueryResult) throws {
+        let a = Annotation(result)
+        rows.append([
+            a.distanceMeters.map(Annotation.formatDistance) ?? "",
+            a.bearingDegrees.map { Annotation.compass($0) } ?? "",
+            a.pinColor.rawValue, a.road ?? "", a.category ?? "",
+            a.coordinate.map { String(format: "%.5f", $0.latitude) } ?? "",
+            a.coordinate.map { String(format: "%.5f", $0.longitude) } ?? "",
+            AnnotationCardWriter.truncate(a.title, 60),
+        ])
+        // A table needs its column widths: it holds rows, so flush in blocks for big results.
+        if rows.count >= 1000 { emit() }
+    }
+
+    func end() throws { emit() }
+
+    private func emit() {
+        let all = [Self.header] + rows
+        let widths = (0..<Self.header.count).map { c in all.map { $0[c].count }.max() ?? 0 }
+        for row in all {
+            let cells = row.enumerated().map { c, v in c == row.count - 1 ? v : v.padding(toLength: widths[c], withPad: " ", startingAt: 0) }
+            sink.write(cells.joined(separator: "  ") + "\n")
+        }
+        rows.removeAll()
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+import Logging
+
+/// Reads feeds into the store: opens the input (file, stdin or URL), detects its format, streams
+/// its entries into one store transaction, and reports what happened.
+///
+///     let ingestor = FeedIngestor(store: store)
+///     let summary = try await ingestor.ingest("data/sample/lmst.de_DE.xml")
+public struct FeedIngestor: Sendable {
+    public let store: IncidentStore
+    public var format: FeedFormat?
+    /// Overrides the source name incidents are filed under (default: the location as given).
+    public var sourceName: String?
+    public var maxFeedBytes: Int64 = FeedInput.defaultMaxBytes
+    public var logger = Logger(label: "trafficgeo.ingest")
+
+    public init(store: IncidentStore, format: FeedFormat? = nil, sourceName: String? = nil) {
+        self.store = store
+        self.format = format
+        self.sourceName = sourceName
+    }
+
+    public func ingest(_ location: String) async throws -> IngestSummary {
+        let input = try await FeedInput.open(location, maxBytes: maxFeedBytes)
+        defer { input.discard() }
+        return try ingest(input)
+    }
+
+    /// Ingests an already opened input.
+    public func ingest(_ input: FeedInput) throws -> IngestSummary {
+        let format = try FeedReading.format(of: input, forced: self.format)
+        let reader = FeedReading.reader(for: format)
+        let source = sourceName ?? Self.sourceName(for: input.location)
+        logger.debug("reading \(input.location) as \(format) into source '\(source)'")
+        return try store.ingest(source: source, format: format) { emit in
+            try reader.read(input, source: source) { event in
+                if case let .skipped(entry) = event { logger.warning("\(input.location): skipped \(entry)") }
+                try emit(event)
+            }
+        }
+    }
+
+    /// A file is filed under its absolute path, so that re-reading it from another folder still
+    /// updates the same incidents; URLs and stdin as given.
+    static func sourceName(for location: String) -> String {
+        if location == "stdin" || location.contains("://") { return location }
+        return URL(fileURLWithPath: location).standardizedFileURL.path
+    }
+}

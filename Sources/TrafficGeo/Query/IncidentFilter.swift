@@ -1,0 +1,68 @@
+import Foundation
+import GRDB
+
+/// Conditions every query accepts: time, road, category and words. Turned into SQL with bound
+/// parameters only (never string-spliced user input).
+public struct IncidentFilter: Sendable, Equatable {
+    /// Active at this instant: updated ≤ t < expires (a missing bound does not exclude).
+    public var activeAt: Date?
+    /// Updated at or after.
+    public var since: Date?
+    /// Updated before.
+    public var until: Date?
+    /// Normalised road reference (A4).
+    public var road: String?
+    public var categories: [IncidentCategory] = []
+    /// Every word must occur in the title, summary or road (folded: case, diacritics, umlauts).
+    public var words: [String] = []
+    public var source: String?
+
+    public init(activeAt: Date? = nil, since: Date? = nil, until: Date? = nil, road: String? = nil,
+                categories: [IncidentCategory] = [], search: String? = nil, source: String? = nil) {
+        self.activeAt = activeAt
+        self.since = since
+        self.until = until
+        self.road = road.map { RoadReference.normalize($0) ?? $0 }
+        self.categories = categories
+        self.words = search.map { TextFolding.fold($0).split(separator: " ").map(String.init) } ?? []
+        self.source = source
+    }
+
+    public var isEmpty: Bool { self == IncidentFilter() }
+
+    /// The SQL condition on the table aliased `i`, with its arguments; "1" when empty.
+    func sql() -> (String, StatementArguments) {
+        var clauses: [String] = []
+        var arguments = StatementArguments()
+        if let activeAt {
+            clauses.append("(i.updated IS NULL OR i.updated <= ?) AND (i.expires IS NULL OR ? < i.expires)")
+            arguments += [activeAt.timeIntervalSince1970, activeAt.timeIntervalSince1970]
+        }
+        if let since {
+            clauses.append("i.updated >= ?")
+            arguments += [since.timeIntervalSince1970]
+        }
+        if let until {
+            clauses.append("i.updated < ?")
+            arguments += [until.timeIntervalSince1970]
+        }
+        if let road {
+            clauses.append("i.road = ?")
+            arguments += [road]
+        }
+        if !categories.isEmpty {
+            clauses.append("i.category IN (" + categories.map { _ in "?" }.joined(separator: ",") + ")")
+            for c in categories { arguments += [c.rawValue] }
+        }
+        if let source {
+            clauses.append("i.source = ?")
+            arguments += [source]
+        }
+        for word in words {
+            clauses.append("instr(\(TextFolding.sqlFunctionName)(i.title || ' ' || coalesce(i.summary, '') || ' ' || coalesce(i.road, '')), ?) > 0")
+            arguments += [word]
+        }
+        return (clauses.isEmpty ? "1" : clauses.joined(separator: " AND "), arguments)
+    }
+}
+

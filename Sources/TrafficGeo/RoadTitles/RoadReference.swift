@@ -1,0 +1,41 @@
+import Foundation
+
+/// A road number such as A4, B54, L123, K12 or E40, normalised without spaces.
+///
+///     RoadReference.normalize("BAB 4")      // "A4"
+///     RoadReference.first(in: "A4 : Koeln - Olpe") // "A4"
+public enum RoadReference {
+    /// Road classes: Autobahn (A, BAB), Bundesstraße (B), Landes-/Staatsstraße (L, S, St), Kreisstraße (K), Europastraße (E).
+    private static let pattern = try! NSRegularExpression(
+        pattern: #"(?<![\p{L}\p{N}])(BAB|St|A|B|L|S|K|E)\s?(\d{1,4})([a-z])?(?![\p{L}\p{N}])"#, options: [])
+
+    /// The normalised form of a road reference the user typed, or `nil` if it is not one.
+    public static func normalize(_ text: String) -> String? {
+        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        guard let ref = first(in: trimmed), matchesWhole(trimmed) else { return nil }
+        return ref
+    }
+
+    /// The first road reference in a title or text.
+    public static func first(in text: String) -> String? {
+        let range = NSRange(text.startIndex..., in: text)
+        guard let m = pattern.firstMatch(in: text, options: [], range: range) else { return nil }
+        return make(m, in: text)
+    }
+
+    private static func matchesWhole(_ text: String) -> Bool {
+        let range = NSRange(text.startIndex..., in: text)
+        guard let m = pattern.firstMatch(in: text, options: [], range: range) else { return false }
+        return m.range == range
+    }
+
+    private static func make(_ m: NSTextCheckingResult, in text: String) -> String? {
+        guard let classRange = Range(m.range(at: 1), in: text), let numberRange = Range(m.range(at: 2), in: text) else { return nil }
+        var roadClass = String(text[classRange])
+        if roadClass == "BAB" { roadClass = "A" }
+        if roadClass == "St" { roadClass = "S" }
+        let number = String(Int(text[numberRange]) ?? 0)
+        let suffix = Range(m.range(at: 3), in: text).map { String(text[$0]) } ?? ""
+        return roadClass + number + suffix
+    }
+}

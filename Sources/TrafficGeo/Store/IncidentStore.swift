@@ -1,0 +1,261 @@
+import Foundation
+import GRDB
+
+/// The SQLite file that keeps incidents, their R*Tree index and the geocoder cache.
+///
+///     let store = try IncidentStore(path: "incidents.sqlite")
+///     let summary = try store.ingest(source: "feed.xml") { emit in try reader.read(input, source: "feed.xml", handle: emit) }
+///
+/// The database runs in WAL mode (readers never wait for the writer); each ingest is one
+/// transaction, so a crash mid-ingest leaves the database as it was.
+public final class IncidentStore: Sendable {
+    public let path: String
+    let pool: DatabasePool
+
+    /// The default database: `$TRAFFICGEO_DB`, else `$XDG_DATA_HOME/trafficgeo/incidents.sqlite`
+    /// (`~/.local/share/trafficgeo/incidents.sqlite`).
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let path = environment["TRAFFICGEO_DB"], !path.isEmpty { return path }
+        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/share")
+        return (dataHome as NSString).appendingPathComponent("trafficgeo/incidents.sqlite")
+    }
+
+    /// Opens (and creates or migrates) the store at `path`.
+    public init(path: String, readOnly: Bool = false) throws {
+        self.path = path
+        var config = Configuration()
+        config.readonly = readOnly
+        config.busyMode = .timeout(30)          // a concurrent writer waits instead of failing
+        config.foreignKeysEnabled = true
+        config.prepareDatabase { db in
+            try NearestNeighbourSearch.register(on: db)
+            TextFolding.register(on: db)
+            try db.execute(sql: "PRAGMA cache_size = -32768") // 32 MiB per connection
+        }
+        if !readOnly {
+            let folder = (path as NSString).deletingLastPathComponent
+            if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
+                do {
+                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                } catch {
+                    throw StoreError.cannotOpen(path, reason: "cannot create the folder \(folder): \(error.localizedDescription)")
+                }
+            }
+        } else if !FileManager.default.fileExists(atPath: path) {
+            throw StoreError.cannotOpen(path, reason: "no such database (run `trafficgeo ingest` first)")
+        }
+        do {
+            pool = try DatabasePool(path: path, configuration: config)
+        } catch {
+            throw StoreError.cannotOpen(path, reason: StoreError.describe(error))
+        }
+        do {
+            if !readOnly { try StoreSchema.migrator.migrate(pool) }
+            let crs = try pool.read { db in
+                try String.fetchOne(db, sql: "SELECT value FROM store_info WHERE key = 'index_crs'")
+            }
+            guard crs == StoreSchema.indexCRS else {
+                throw StoreError.incompatible(path, reason: "its index CRS is \(crs ?? "missing"), this version uses \(StoreSchema.indexCRS)")
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.cannotOpen(path, reason: StoreError.describe(error))
+        }
+    }
+
+    /// The CRS of the R*Tree, as recorded in the database.
+    public var indexCRS: String { StoreSchema.indexCRS }
+
+    // MARK: - Ingest
+
+    /// Runs `read` inside one write transaction and stores every incident it emits.
+    ///
+    /// A `FeedError.malformed` thrown by `read` keeps the entries emitted before it (the summary
+    /// says so); any other error rolls the whole ingest back.
+    public func ingest(source: String, format: FeedFormat? = nil, now: Date = Date(),
+                       read: ((FeedEvent) throws -> Void) throws -> Void) throws -> IngestSummary {
+        var summary = IngestSummary(source: source, format: format)
+        do {
+            try pool.write { db in
+                let writer = try IncidentWriter(db: db, now: now)
+                do {
+                    try read { event in
+                        summary.read += 1
+                        switch event {
+                        case let .skipped(entry):
+                            summary.skipped.append(entry)
+                        case let .incident(incident):
+                            switch try writer.upsert(incident) {
+                            case .inserted: summary.new += 1
+                            case .updated: summary.updated += 1
+                            case .unchanged: summary.unchanged += 1
+                            }
+                            if incident.position == nil { summary.withoutPosition += 1 }
+                        }
+                    }
+                } catch let error as FeedError {
+                    guard case .malformed = error else { throw error }
+                    summary.feedError = error.description
+                }
+            }
+        } catch let error as FeedError {
+            throw error
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.writeFailed(path, reason: StoreError.describe(error))
+        }
+        return summary
+    }
+
+    // MARK: - Reading
+
+    /// Runs `block` on a read-only connection (a consistent snapshot in WAL mode).
+    public func read<T>(_ block: (Database) throws -> T) throws -> T {
+        do {
+            return try pool.read(block)
+        } catch let error as DatabaseError {
+            throw StoreError.readFailed(path, reason: StoreError.describe(error))
+        }
+    }
+
+    /// The incident with this store id.
+    public func incident(id: Int64) throws -> StoredIncident? {
+        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM incidents WHERE id = ?", arguments: [id]).map(StoredIncident.init(row:)) }
+    }
+
+    /// Every incident in store-id order; for export and tests. `limit` nil means all.
+    public func allIncidents(limit: Int? = nil) throws -> [StoredIncident] {
+        try read { db in
+            try Row.fetchAll(db, sql: "SELECT * FROM incidents ORDER BY id LIMIT ?", arguments: [limit ?? -1]).map(StoredIncident.init(row:))
+        }
+    }
+
+    // MARK: - Maintenance
+
+    /// Deletes incidents whose `expires` lies before `date`; returns how many.
+    @discardableResult
+    public func pruneExpired(before date: Date = Date()) throws -> Int {
+        do {
+            return try pool.write { db in
+                try db.execute(sql: "DELETE FROM incidents WHERE expires IS NOT NULL AND expires < ?",
+                               arguments: [date.timeIntervalSince1970])
+                return db.changesCount
+            }
+        } catch {
+            throw StoreError.writeFailed(path, reason: StoreError.describe(error))
+        }
+    }
+
+    /// Counts for `trafficgeo stats`.
+    public func statistics(now: Date = Date()) throws -> StoreStatistics {
+        try read { db in
+            var stats = StoreStatistics(path: path, indexCRS: indexCRS)
+            let t = now.timeIntervalSince1970
+            if let row = try Row.fetchOne(db, sql: """
+                SELECT count(*) AS total, count(latitude) AS located,
+                       sum(expires IS NOT NULL AND expires < ?) AS expired,
+                       sum((updated IS NULL OR updated <= ?) AND (expires IS NULL OR ? < expires)) AS active,
+                       min(updated) AS oldest, max(updated) AS newest
+                FROM incidents
+                """, arguments: [t, t, t]) {
+                stats.total = row["total"]
+                stats.located = row["located"]
+                stats.expired = row["expired"] ?? 0
+                stats.active = row["active"] ?? 0
+                stats.oldestUpdate = (row["oldest"] as Double?).map(Date.init(timeIntervalSince1970:))
+                stats.newestUpdate = (row["newest"] as Double?).map(Date.init(timeIntervalSince1970:))
+            }
+            stats.indexEntries = try Int.fetchOne(db, sql: "SELECT count(*) FROM incident_index") ?? 0
+            stats.bySource = try Self.counts(db, "source")
+            stats.byCategory = try Self.counts(db, "category")
+            stats.byRoad = try Self.counts(db, "road", limit: 10)
+            stats.byPositionSource = try Self.counts(db, "position_source")
+            stats.geocodeCacheEntries = try Int.fetchOne(db, sql: "SELECT count(*) FROM geocode_cache") ?? 0
+            stats.fileBytes = Self.fileSize(path) + Self.fileSize(path + "-wal")
+            return stats
+        }
+    }
+
+    private static func counts(_ db: Database, _ column: String, limit: Int = -1) throws -> [(String, Int)] {
+        // `column` is one of our own names, never user input.
+        try Row.fetchAll(db, sql: """
+            SELECT coalesce(\(column), '(none)') AS k, count(*) AS n FROM incidents GROUP BY k ORDER BY n DESC, k LIMIT ?
+            """, arguments: [limit]).map { ($0["k"], $0["n"]) }
+    }
+
+    private static func fileSize(_ path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    /// Checks the database file and that the R*Tree holds exactly the located incidents.
+    public func checkIntegrity() throws -> [String] {
+        try read { db in
+            var problems = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
+            let rtreeCheck = try String.fetchOne(db, sql: "SELECT rtreecheck('incident_index')") ?? "ok"
+            if rtreeCheck != "ok" { problems.append(rtreeCheck) }
+            let missing = try Int.fetchOne(db, sql: """
+                SELECT count(*) FROM incidents i WHERE latitude IS NOT NULL AND NOT EXISTS (SELECT 1 FROM incident_index r WHERE r.id = i.id)
+                """) ?? 0
+            let orphans = try Int.fetchOne(db, sql: """
+                SELECT count(*) FROM incident_index r WHERE NOT EXISTS (SELECT 1 FROM incidents i WHERE i.id = r.id AND i.latitude IS NOT NULL)
+                """) ?? 0
+            if missing > 0 { problems.append("\(missing) located incidents missing from the R*Tree") }
+            if orphans > 0 { problems.append("\(orphans) R*Tree entries without a located incident") }
+            return problems
+        }
+    }
+}
+
+/// The numbers `trafficgeo stats` shows.
+public struct StoreStatistics: Sendable {
+    public var path: String
+    public var indexCRS: String
+    public var total = 0
+    public var located = 0
+    public var active = 0
+    public var expired = 0
+    public var indexEntries = 0
+    public var oldestUpdate: Date?
+    public var newestUpdate: Date?
+    public var bySource: [(String, Int)] = []
+    public var byCategory: [(String, Int)] = []
+    public var byRoad: [(String, Int)] = []
+    public var byPositionSource: [(String, Int)] = []
+    public var geocodeCacheEntries = 0
+    public var fileBytes: Int64 = 0
+}
+
+/// Store failures, with what to do about them.
+public enum StoreError: Error, Sendable, CustomStringConvertible {
+    case cannotOpen(String, reason: String)
+    case incompatible(String, reason: String)
+    case writeFailed(String, reason: String)
+    case readFailed(String, reason: String)
+
+    public var description: String {
+        switch self {
+        case let .cannotOpen(path, reason): return "cannot open the database \(path): \(reason)"
+        case let .incompatible(path, reason): return "the database \(path) was made by another version of trafficgeo: \(reason)"
+        case let .writeFailed(path, reason): return "could not write to the database \(path) (nothing was changed): \(reason)"
+        case let .readFailed(path, reason): return "could not read the database \(path): \(reason)"
+        }
+    }
+
+    static func describe(_ error: Error) -> String {
+        if let db = error as? DatabaseError {
+            switch db.resultCode {
+            case .SQLITE_READONLY: return "the file is read-only"
+            case .SQLITE_FULL: return "the disk is full"
+            case .SQLITE_BUSY, .SQLITE_LOCKED: return "the database is busy (another trafficgeo is writing); try again"
+            case .SQLITE_NOTADB: return "the file is not an SQLite database"
+            case .SQLITE_CORRUPT: return "the database file is damaged"
+            case .SQLITE_CANTOPEN: return "the file cannot be opened (missing folder or permission?)"
+            default: return db.message ?? db.description
+            }
+        }
+        return String(describing: error)
+    }
+}

@@ -1,0 +1,126 @@
+import Foundation
+import GRDB
+
+/// Inserts or updates incidents and their R*Tree entries inside an open write transaction.
+///
+/// Statements are prepared once per writer; positions are projected to the store's CRS with one
+/// PROJ context owned by the writer (PROJ contexts are per thread).
+final class IncidentWriter {
+    enum Outcome { case inserted, updated, unchanged }
+
+    private let db: Database
+    private let now: Double
+    private let projector: Projector
+    private let findStatement: Statement
+    private let insertStatement: Statement
+    private let updateStatement: Statement
+    private let indexInsert: Statement
+    private let indexDelete: Statement
+
+    init(db: Database, now: Date) throws {
+        self.db = db
+        self.now = now.timeIntervalSince1970
+        projector = try Projector(target: StoreSchema.indexCRS)
+        findStatement = try db.makeStatement(sql: """
+            SELECT id, content_hash, title, summary, latitude, longitude, position_source FROM incidents
+            WHERE source = ? AND external_id = ?
+            """)
+        let columns = Self.columns.joined(separator: ", ")
+        let placeholders = Self.columns.map { _ in "?" }.joined(separator: ", ")
+        insertStatement = try db.makeStatement(sql: """
+            INSERT INTO incidents (source, external_id, \(columns), first_seen, last_changed) VALUES (?, ?, \(placeholders), ?, ?)
+            """)
+        let assignments = Self.columns.map { "\($0) = ?" }.joined(separator: ", ")
+        updateStatement = try db.makeStatement(sql: "UPDATE incidents SET \(assignments), last_changed = ? WHERE id = ?")
+        indexInsert = try db.makeStatement(sql: "INSERT OR REPLACE INTO incident_index VALUES (?, ?, ?, ?, ?, ?, ?)")
+        indexDelete = try db.makeStatement(sql: "DELETE FROM incident_index WHERE id = ?")
+    }
+
+    /// The stored columns besides identity and bookkeeping, in binding order.
+    static let columns = [
+        "title", "summary", "weblink", "icon_url", "updated", "expires", "road", "category",
+        "latitude", "longitude", "segment", "position_source", "geocoder", "geocode_query",
+        "geocode_precision", "geocode_confidence", "properties", "content_hash",
+    ]
+
+    func upsert(_ incoming: Incident) throws -> Outcome {
+        var incident = incoming
+        let existing = try Row.fetchOne(findStatement, arguments: [incident.source, incident.id])
+        if let existing, incident.position == nil,
+           existing["latitude"] as Double? != nil,
+           existing["title"] as String == incident.title, existing["summary"] as String? == incident.summary,
+           let lat = existing["latitude"] as Double?, let lon = existing["longitude"] as Double? {
+            // The feed still says the same words and has no coordinates: keep the position a geocoder found earlier.
+            incident.position = Coordinate(latitude: lat, longitude: lon)
+            if let stored = try StoredIncident.fetch(db, id: existing["id"]) {
+                incident.positionSource = stored.incident.positionSource
+                incident.segment = incident.segment ?? stored.incident.segment
+            }
+        }
+        let values = Self.values(of: incident)
+        let hash = values.hash
+        if let existing {
+            let rowID: Int64 = existing["id"]
+            if existing["content_hash"] as Int64 == hash { return .unchanged }
+            try updateStatement.execute(arguments: StatementArguments(values.list + [now, rowID]))
+            try index(rowID, incident.position)
+            return .updated
+        }
+        try insertStatement.execute(arguments: StatementArguments([incident.source, incident.id] + values.list + [now, now]))
+        try index(db.lastInsertedRowID, incident.position)
+        return .inserted
+    }
+
+    /// Puts the incident's position into the R*Tree (or removes it when it has none).
+    private func index(_ rowID: Int64, _ position: Coordinate?) throws {
+        guard let position else {
+            try indexDelete.execute(arguments: [rowID])
+            return
+        }
+        let p = try projector.forward(position)
+        try indexInsert.execute(arguments: [rowID, p.x, p.x, p.y, p.y, p.z, p.z])
+    }
+
+    private static func values(of i: Incident) -> (list: [DatabaseValueConvertible?], hash: Int64) {
+        let segment = i.segment.map(GeoJSONText.coordinates)
+        let properties = i.properties.isEmpty ? nil : GeoJSONText.object(i.properties)
+        let source = i.positionSource
+        var list: [DatabaseValueConvertible?] = [
+            i.title, i.summary, i.weblink, i.iconURL, i.updated?.timeIntervalSince1970, i.expires?.timeIntervalSince1970,
+            i.road, i.category?.rawValue, i.position?.latitude, i.position?.longitude, segment,
+            source?.kind.rawValue, source?.geocoder, source?.query, source?.precision?.rawValue, source?.confidence,
+            properties,
+        ]
+        var hash = StableHash()
+        for value in list {
+            hash.combine(value.map { "\($0.databaseValue)" })
+        }
+        list.append(hash.int64)
+        return (list, hash.int64)
+    }
+}
+
+/// Compact JSON text for the segment and properties columns.
+enum GeoJSONText {
+    static func coordinates(_ points: [Coordinate]) -> String {
+        "[" + points.map { "[\(format($0.longitude)),\(format($0.latitude))]" }.joined(separator: ",") + "]"
+    }
+
+    static func parseCoordinates(_ text: String) -> [Coordinate]? {
+        guard let array = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [[Double]] else { return nil }
+        return array.compactMap { $0.count >= 2 ? Coordinate(latitude: $0[1], longitude: $0[0]) : nil }
+    }
+
+    static func object(_ dictionary: [String: String]) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: dictionary, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func parseObject(_ text: String) -> [String: String] {
+        ((try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any])?
+            .compactMapValues { $0 as? String } ?? [:]
+    }
+
+    /// Shortest round-tripping decimal text of a coordinate value.
+    static func format(_ value: Double) -> String { "\(value)" }
+}

@@ -1,0 +1,22 @@
+/// What one ingest did: the numbers the CLI prints.
+public struct IngestSummary: Sendable, Equatable {
+    public var source: String
+    public var format: FeedFormat?
+    /// Entries read from the feed (kept and skipped).
+    public var read = 0
+    public var new = 0
+    public var updated = 0
+    public var unchanged = 0
+    public var skipped: [SkippedEntry] = []
+    /// Kept incidents that have no position yet (they wait for a geocoder).
+    public var withoutPosition = 0
+    /// A feed-level problem after which nothing more could be read (the entries before it were kept).
+    public var feedError: String?
+
+    public init(source: String, format: FeedFormat? = nil) {
+        self.source = source
+        self.format = format
+    }
+
+    public var isComplete: Bool { skipped.isEmpty && feedError == nil }
+}

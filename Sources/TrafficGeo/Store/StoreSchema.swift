@@ -1,0 +1,69 @@
+import GRDB
+
+/// The database schema, as GRDB migrations: add a migration, never edit a shipped one.
+enum StoreSchema {
+    /// The CRS of the R*Tree coordinates: geocentric (ECEF) metres, so that the index is right
+    /// anywhere on Earth, across the antimeridian and at the poles, and the straight-line (chord)
+    /// distance to a box is a lower bound of the geodesic distance.
+    static let indexCRS = "EPSG:4978"
+
+    static var migrator: DatabaseMigrator {
+        var migrator = DatabaseMigrator()
+        migrator.registerMigration("v1: incidents, R*Tree, geocode cache") { db in
+            try db.execute(sql: """
+                CREATE TABLE store_info (
+                    key TEXT PRIMARY KEY NOT NULL,
+                    value TEXT NOT NULL
+                );
+                CREATE TABLE incidents (
+                    id INTEGER PRIMARY KEY,
+                    source TEXT NOT NULL,
+                    external_id TEXT NOT NULL,
+                    title TEXT NOT NULL,
+                    summary TEXT,
+                    weblink TEXT,
+                    icon_url TEXT,
+                    updated REAL,            -- seconds since 1970, UTC
+                    expires REAL,
+                    road TEXT,               -- normalised: A4, B54
+                    category TEXT,
+                    latitude REAL,
+                    longitude REAL,
+                    segment TEXT,            -- JSON [[lon, lat], ...]
+                    position_source TEXT,    -- feed | weblink | geocoder
+                    geocoder TEXT,
+                    geocode_query TEXT,
+                    geocode_precision TEXT,
+                    geocode_confidence REAL,
+                    properties TEXT,         -- JSON object of the feed's other fields
+                    content_hash INTEGER NOT NULL,
+                    first_seen REAL NOT NULL,
+                    last_changed REAL NOT NULL,
+                    UNIQUE (source, external_id),
+                    CHECK ((latitude IS NULL) = (longitude IS NULL)),
+                    CHECK (latitude IS NULL OR (latitude BETWEEN -90 AND 90 AND longitude BETWEEN -180 AND 180))
+                );
+                CREATE INDEX incidents_updated ON incidents(updated);
+                CREATE INDEX incidents_expires ON incidents(expires);
+                CREATE INDEX incidents_road ON incidents(road);
+                CREATE INDEX incidents_unlocated ON incidents(id) WHERE latitude IS NULL;
+
+                -- One entry per located incident, id = incidents.id; boxes are float32, rounded outward by SQLite.
+                CREATE VIRTUAL TABLE incident_index USING rtree(id, min_x, max_x, min_y, max_y, min_z, max_z);
+                CREATE TRIGGER incidents_delete_index AFTER DELETE ON incidents BEGIN
+                    DELETE FROM incident_index WHERE id = old.id;
+                END;
+
+                CREATE TABLE geocode_cache (
+                    request TEXT PRIMARY KEY NOT NULL,   -- provider + normalised query
+                    status TEXT NOT NULL,                -- found | not-found
+                    response TEXT NOT NULL,              -- JSON of the candidates
+                    fetched REAL NOT NULL
+                );
+                """)
+            try db.execute(sql: "INSERT INTO store_info(key, value) VALUES ('index_crs', ?), ('schema', 'trafficgeo 1')",
+                           arguments: [indexCRS])
+        }
+        return migrator
+    }
+}

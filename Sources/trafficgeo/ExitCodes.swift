@@ -1,0 +1,49 @@
+import ArgumentParser
+import Foundation
+import TrafficGeo
+
+/// The exit codes of trafficgeo, in one place (docs/errors.md lists them for users).
+enum TrafficGeoExit {
+    /// Everything done; skipped feed entries are warnings, not failures.
+    static let success = ExitCode(0)
+    /// The database or another resource failed.
+    static let failure = ExitCode(1)
+    /// Partly done: some feeds failed or ended early; the rest was stored.
+    static let partial = ExitCode(3)
+    /// Bad input data (malformed feed, unknown format).  (BSD EX_DATAERR)
+    static let dataError = ExitCode(65)
+    /// An input file does not exist or cannot be read.  (EX_NOINPUT)
+    static let noInput = ExitCode(66)
+    /// A network download failed.  (EX_UNAVAILABLE)
+    static let unavailable = ExitCode(69)
+    /// Output could not be written.  (EX_CANTCREAT)
+    static let cannotCreate = ExitCode(73)
+
+    static func code(for error: Error) -> ExitCode {
+        switch error {
+        case let feed as FeedError:
+            switch feed {
+            case .notFound, .unreadable: return noInput
+            case .download, .httpStatus: return unavailable
+            case .unknownFormat, .malformed, .tooLarge: return dataError
+            }
+        case is OutputError: return cannotCreate
+        default: return failure
+        }
+    }
+
+    /// Runs a command body: library errors become one clear line on stderr and their exit code
+    /// (an error escaping `async main` would crash the process instead).
+    static func run(_ body: () async throws -> Void) async throws {
+        do {
+            try await body()
+        } catch let error as ExitCode {
+            throw error
+        } catch let error as ValidationError {
+            throw error
+        } catch {
+            Terminal.printError("trafficgeo: error: \(error)")
+            throw code(for: error)
+        }
+    }
+}

@@ -1,0 +1,74 @@
+import ArgumentParser
+import Foundation
+import Logging
+import TrafficGeo
+
+/// Options every command shares: the database and how chatty to be.
+struct GlobalOptions: ParsableArguments {
+    @Option(name: .long, help: ArgumentHelp("The incident database.", valueName: "path"))
+    var db: String?
+
+    @Flag(name: [.short, .long], help: "Print what is being done (debug messages on stderr).")
+    var verbose = false
+
+    @Flag(name: [.short, .long], help: "Print only errors on stderr.")
+    var quiet = false
+
+    func validate() throws {
+        if verbose && quiet { throw ValidationError("--verbose and --quiet exclude each other.") }
+    }
+
+    var databasePath: String { db ?? IncidentStore.defaultPath() }
+
+    /// Sets up swift-log for stderr at the level the flags ask for; call once per run.
+    func bootstrapLogging() {
+        let level: Logger.Level = verbose ? .debug : (quiet ? .error : .info)
+        LoggingSystem.bootstrap { label in
+            var handler = StderrLogHandler(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+
+    func openStore(readOnly: Bool = false) throws -> IncidentStore {
+        try IncidentStore(path: databasePath, readOnly: readOnly)
+    }
+}
+
+/// Plain "trafficgeo: message" lines on stderr (swift-log's stream handler adds timestamps and
+/// labels a user of a command-line tool does not need, except with --verbose).
+struct StderrLogHandler: LogHandler {
+    let label: String
+    var logLevel: Logger.Level = .info
+    var metadata: Logger.Metadata = [:]
+
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+
+    func log(event: LogEvent) {
+        let prefix: String
+        switch event.level {
+        case .warning: prefix = "warning: "
+        case .error, .critical: prefix = "error: "
+        case .debug, .trace: prefix = "debug: "
+        default: prefix = ""
+        }
+        Terminal.printError("trafficgeo: \(prefix)\(event.message)")
+    }
+}
+
+enum Terminal {
+    static func printError(_ line: String) {
+        FileHandle.standardError.write(Data((line + "\n").utf8))
+    }
+
+    static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
+    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
+
+    /// Colour only on a terminal and when NO_COLOR (no-color.org) is unset or empty.
+    static var useColor: Bool {
+        stdoutIsTerminal && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
+    }
+}

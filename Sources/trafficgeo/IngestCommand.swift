@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import Logging
+import TrafficGeo
+
+struct IngestCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "ingest",
+        abstract: "Read incident feeds into the database.",
+        discussion: """
+            SOURCE is a file, - for stdin, or an http(s) URL. The format (atom, rss, autobahn, geojson, \
+            csv) is detected from the content. Each feed is stored in one transaction: an interrupted \
+            ingest leaves the database as it was. Re-reading a feed updates its incidents in place.
+
+            Broken entries are reported on stderr and skipped. Exit status: 0 all feeds read, \
+            3 some feeds failed or ended early (what was read is kept), 65 bad feed data, \
+            66 missing input, 69 download failed, 1 database error.
+            """
+    )
+
+    @OptionGroup var global: GlobalOptions
+
+    @Argument(help: ArgumentHelp("Feeds to read: files, - for stdin, or http(s) URLs.", valueName: "source"))
+    var sources: [String]
+
+    @Option(help: "The feed format, when detection from the content is not wanted.")
+    var format: FeedFormat?
+
+    @Option(name: .customLong("source-name"), help: "File the incidents under this source name instead of the feed's location.")
+    var sourceName: String?
+
+    @Option(help: "Refuse feeds larger than this many bytes.")
+    var maxFeedBytes: Int64 = FeedInput.defaultMaxBytes
+
+    func validate() throws {
+        if sourceName != nil && sources.count > 1 {
+            throw ValidationError("--source-name names one feed; give one source with it.")
+        }
+        if maxFeedBytes <= 0 { throw ValidationError("--max-feed-bytes must be positive.") }
+        if sources.filter({ $0 == "-" }).count > 1 { throw ValidationError("stdin (-) can be read only once.") }
+    }
+
+    func run() async throws {
+        global.bootstrapLogging()
+        try await TrafficGeoExit.run {
+            let store = try global.openStore()
+            var ingestor = FeedIngestor(store: store, format: format, sourceName: sourceName)
+            ingestor.maxFeedBytes = maxFeedBytes
+            var failures: [Error] = []
+            var partial = false
+            for source in sources {
+                do {
+                    let summary = try await ingestor.ingest(source)
+                    if !global.quiet { print(Self.describe(summary, location: source)) }
+                    if let feedError = summary.feedError {
+                        Terminal.printError("trafficgeo: error: \(feedError) (entries before it were stored)")
+                        partial = true
+                    }
+                } catch let error as FeedError {
+                    Terminal.printError("trafficgeo: error: \(error)")
+                    failures.append(error)
+                }
+            }
+            if failures.count == sources.count, let first = failures.first {
+                throw TrafficGeoExit.code(for: first)
+            }
+            if partial || !failures.isEmpty { throw TrafficGeoExit.partial }
+        }
+    }
+
+    static func describe(_ s: IngestSummary, location: String) -> String {
+        var text = "\(location) (\(s.format?.rawValue ?? "?")): \(s.read) read, \(s.new) new, \(s.updated) updated, "
+            + "\(s.unchanged) unchanged, \(s.skipped.count) skipped, \(s.withoutPosition) without position"
+        if !s.skipped.isEmpty {
+            var reasons: [String: Int] = [:]
+            for entry in s.skipped { reasons[entry.reason.prefix(while: { $0 != "'" }).trimmingCharacters(in: .whitespaces), default: 0] += 1 }
+            let top = reasons.sorted { $0.value > $1.value || $0.value == $1.value && $0.key < $1.key }.prefix(5)
+            text += "\n  skipped: " + top.map { "\($0.value)× \($0.key)" }.joined(separator: "; ")
+        }
+        return text
+    }
+}
+
+extension FeedFormat: ExpressibleByArgument {}

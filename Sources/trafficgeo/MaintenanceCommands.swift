@@ -1,0 +1,67 @@
+import ArgumentParser
+import Foundation
+import TrafficGeo
+
+struct StatsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "stats", abstract: "What the database holds.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(help: "Also check the database file and that the R*Tree matches the incidents.")
+    var check = false
+
+    func run() async throws {
+        global.bootstrapLogging()
+        try await TrafficGeoExit.run {
+            let store = try global.openStore(readOnly: true)
+            let s = try store.statistics()
+            func date(_ d: Date?) -> String { d.map(TimestampParser.format) ?? "-" }
+            print("database:        \(s.path) (\(ByteCountFormatter.string(fromByteCount: s.fileBytes, countStyle: .file)))")
+            print("index CRS:       \(s.indexCRS) (geocentric R*Tree)")
+            print("incidents:       \(s.total) (\(s.located) located, \(s.total - s.located) without position)")
+            print("active now:      \(s.active), expired: \(s.expired)")
+            print("R*Tree entries:  \(s.indexEntries)")
+            print("updated:         \(date(s.oldestUpdate)) … \(date(s.newestUpdate))")
+            print("geocode cache:   \(s.geocodeCacheEntries) answers")
+            for (title, counts) in [("sources", s.bySource), ("categories", s.byCategory), ("roads (top 10)", s.byRoad), ("positions from", s.byPositionSource)] where !counts.isEmpty {
+                print("\(title):")
+                for (key, n) in counts { print("  \(String(n).padding(toLength: 8, withPad: " ", startingAt: 0)) \(key)") }
+            }
+            if check {
+                let problems = try store.checkIntegrity()
+                if problems.isEmpty {
+                    print("check:           ok (integrity_check, rtreecheck, R*Tree = located incidents)")
+                } else {
+                    problems.forEach { Terminal.printError("trafficgeo: error: \($0)") }
+                    throw TrafficGeoExit.failure
+                }
+            }
+        }
+    }
+}
+
+struct PruneCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "prune", abstract: "Delete incidents that are over.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(help: "Delete incidents whose expiry time has passed.")
+    var expired = false
+
+    @Option(help: ArgumentHelp("Count as expired what expired before TIME (default now; ISO 8601 or -2d).", valueName: "time"))
+    var before: String?
+
+    func validate() throws {
+        guard expired else { throw ValidationError("Say what to prune: --expired.") }
+        if let before, TimeArgument.parse(before) == nil { throw ValidationError("--before '\(before)' is not a time.") }
+    }
+
+    func run() async throws {
+        global.bootstrapLogging()
+        try await TrafficGeoExit.run {
+            let store = try global.openStore()
+            let count = try store.pruneExpired(before: before.flatMap { TimeArgument.parse($0) } ?? Date())
+            if !global.quiet { print("pruned \(count) expired incidents") }
+        }
+    }
+}

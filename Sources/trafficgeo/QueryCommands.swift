@@ -1,0 +1,127 @@
+import ArgumentParser
+import Foundation
+import TrafficGeo
+
+struct NearCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "near",
+        abstract: "The incidents nearest to a location, by exact WGS84 distance.")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var location: LocationOptions
+
+    @Option(name: [.customShort("k"), .long], help: "How many incidents.")
+    var limit = 10
+
+    @Option(help: ArgumentHelp("Only incidents within this distance (e.g. 50km).", valueName: "distance"))
+    var maxDistance: String?
+
+    @OptionGroup var query: QueryOptions
+
+    func validate() throws {
+        guard limit > 0 else { throw ValidationError("--limit must be positive.") }
+        if let maxDistance { _ = try DistanceArgument.validated(maxDistance, option: "--max-distance") }
+    }
+
+    func run() async throws {
+        global.bootstrapLogging()
+        try await TrafficGeoExit.run {
+            let engine = try QueryEngine(store: try global.openStore(readOnly: true))
+            let max = try maxDistance.map { try DistanceArgument.validated($0, option: "--max-distance") }
+            var results = try engine.nearest(to: location.coordinate, limit: limit, maxDistance: max, filter: query.filter)
+            if let sort = query.sort { results = QueryEngine.sort(results, by: sort) }
+            try query.write { emit in try results.forEach(emit) }
+        }
+    }
+}
+
+struct WithinCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "within",
+        abstract: "Every incident within a radius of a location (boundary included), nearest first.")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var location: LocationOptions
+
+    @Option(name: [.customShort("r"), .long], help: ArgumentHelp("The radius: 500m, 25km, 3mi (a bare number is metres).", valueName: "distance"))
+    var radius: String
+
+    @OptionGroup var query: QueryOptions
+
+    func validate() throws {
+        _ = try DistanceArgument.validated(radius, option: "--radius")
+    }
+
+    func run() async throws {
+        global.bootstrapLogging()
+        try await TrafficGeoExit.run {
+            let engine = try QueryEngine(store: try global.openStore(readOnly: true))
+            let metres = try DistanceArgument.validated(radius, option: "--radius")
+            let results = try engine.within(radius: metres, of: location.coordinate, filter: query.filter)
+            let sorted = query.sort.map { QueryEngine.sort(results, by: $0) } ?? results
+            try query.write { emit in try sorted.forEach(emit) }
+        }
+    }
+}
+
+struct BoundingBoxCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "bbox",
+        abstract: "Every incident inside a longitude/latitude box (west > east crosses the antimeridian).")
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "Western longitude.") var west: Double
+    @Option(help: "Southern latitude.") var south: Double
+    @Option(help: "Eastern longitude.") var east: Double
+    @Option(help: "Northern latitude.") var north: Double
+    @OptionGroup var query: QueryOptions
+
+    func validate() throws {
+        for (name, v, limit) in [("--west", west, 180.0), ("--east", east, 180), ("--south", south, 90), ("--north", north, 90)] {
+            guard v.isFinite, abs(v) <= limit else { throw ValidationError("\(name) \(v) is outside -\(Int(limit)) … \(Int(limit)).") }
+        }
+        guard south <= north else { throw ValidationError("--south must not be north of --north.") }
+    }
+
+    func run() async throws {
+        global.bootstrapLogging()
+        try await TrafficGeoExit.run {
+            let engine = try QueryEngine(store: try global.openStore(readOnly: true))
+            if let sort = query.sort {
+                var results: [QueryResult] = []
+                try engine.inBoundingBox(west: west, south: south, east: east, north: north, filter: query.filter) { results.append($0) }
+                try query.write { emit in try QueryEngine.sort(results, by: sort).forEach(emit) }
+            } else {
+                try query.write { emit in
+                    try engine.inBoundingBox(west: west, south: south, east: east, north: north, filter: query.filter, handle: emit)
+                }
+            }
+        }
+    }
+}
+
+struct ExportCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "export",
+        abstract: "Write the whole store, or a filtered part, for map viewers (GeoJSON by default), streamed.")
+
+    @OptionGroup var global: GlobalOptions
+
+    @Flag(help: "Include incidents that have no position yet (as features with a null geometry).")
+    var includeUnlocated = false
+
+    @OptionGroup var query: QueryOptions
+
+    func run() async throws {
+        global.bootstrapLogging()
+        try await TrafficGeoExit.run {
+            var options = query
+            if options.format == nil { options.format = .geojson }
+            let engine = try QueryEngine(store: try global.openStore(readOnly: true))
+            let count = try options.write { emit in
+                try engine.all(filter: query.filter, locatedOnly: !includeUnlocated, handle: emit)
+            }
+            if let output = options.output, !global.quiet { Terminal.printError("trafficgeo: wrote \(count) incidents to \(output)") }
+        }
+    }
+}

@@ -1,0 +1,149 @@
+import ArgumentParser
+import Foundation
+import TrafficGeo
+
+/// A query location given as --lat/--lon, checked before any work starts.
+struct LocationOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Latitude in degrees, -90 … 90 (WGS84).", valueName: "degrees"))
+    var lat: Double
+
+    @Option(help: ArgumentHelp("Longitude in degrees, -180 … 180 (WGS84). Values outside are wrapped into that range.", valueName: "degrees"))
+    var lon: Double
+
+    func validate() throws {
+        guard lat.isFinite, lon.isFinite else { throw ValidationError("--lat and --lon must be finite numbers.") }
+        guard (-90...90).contains(lat) else { throw ValidationError("--lat \(lat) is outside -90 … 90.") }
+    }
+
+    /// The coordinate; a longitude outside ±180 is wrapped (190 → -170), as a map that was panned around the world gives it.
+    var coordinate: Coordinate {
+        var longitude = lon.truncatingRemainder(dividingBy: 360)
+        if longitude > 180 { longitude -= 360 }
+        if longitude < -180 { longitude += 360 }
+        return Coordinate(latitude: lat, longitude: longitude)
+    }
+}
+
+/// Filters, sorting and output shared by every query command.
+struct QueryOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Only incidents active at TIME (updated ≤ TIME < expires): 'now' or an ISO 8601 time.", valueName: "time"))
+    var activeAt: String?
+
+    @Option(help: ArgumentHelp("Only incidents updated at or after TIME ('now', ISO 8601, or -2h / -3d ago).", valueName: "time"))
+    var since: String?
+
+    @Option(help: ArgumentHelp("Only incidents updated before TIME.", valueName: "time"))
+    var until: String?
+
+    @Option(help: ArgumentHelp("Only incidents on this road (A4 = A 4 = BAB 4).", valueName: "road"))
+    var road: String?
+
+    @Option(help: ArgumentHelp("Only incidents of these categories (comma-separated): \(IncidentCategory.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "list"))
+    var category: String?
+
+    @Option(help: ArgumentHelp("Only incidents whose title, summary or road contain every word (Koeln finds Köln).", valueName: "words"))
+    var search: String?
+
+    @Option(help: "Order of results; ties keep a stable order.")
+    var sort: QuerySort?
+
+    @Option(name: .shortAndLong, help: "Output format (default: annotations on a terminal, json otherwise).")
+    var format: OutputFormat?
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (atomically) instead of stdout.", valueName: "file"))
+    var output: String?
+
+    func validate() throws {
+        for (name, value) in [("--active-at", activeAt), ("--since", since), ("--until", until)] {
+            if let value, TimeArgument.parse(value) == nil {
+                throw ValidationError("\(name) '\(value)' is not a time: use 'now', an ISO 8601 time such as 2025-05-19T04:06:00Z, or -2h / -3d.")
+            }
+        }
+        if let category { _ = try categories(category) }
+        if let road, RoadReference.normalize(road) == nil {
+            throw ValidationError("--road '\(road)' is not a road reference such as A4, B54 or L123.")
+        }
+    }
+
+    private func categories(_ list: String) throws -> [IncidentCategory] {
+        try list.split(separator: ",").map { item in
+            guard let c = IncidentCategory(loose: String(item)) else {
+                throw ValidationError("--category '\(item)' is not one of: \(IncidentCategory.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+            return c
+        }
+    }
+
+    var filter: IncidentFilter {
+        IncidentFilter(activeAt: activeAt.flatMap { TimeArgument.parse($0) }, since: since.flatMap { TimeArgument.parse($0) },
+                       until: until.flatMap { TimeArgument.parse($0) }, road: road,
+                       categories: (try? category.map(categories)) ?? [], search: search)
+    }
+
+    var outputFormat: OutputFormat { format ?? (output == nil && Terminal.stdoutIsTerminal ? .annotations : .json) }
+
+    /// Streams results to stdout or the output file; returns how many were written.
+    @discardableResult
+    func write(_ produce: ((QueryResult) throws -> Void) throws -> Void) throws -> Int {
+        let sink = try output.map { try TextSink(path: $0) } ?? TextSink()
+        let writer = outputFormat.makeWriter(sink: sink, color: output == nil && Terminal.useColor)
+        var count = 0
+        do {
+            try writer.begin()
+            try produce { result in
+                try writer.write(result)
+                count += 1
+            }
+            try writer.end()
+            try sink.commit()
+        } catch {
+            sink.abandon()
+            throw error
+        }
+        return count
+    }
+}
+
+extension QuerySort: ExpressibleByArgument {}
+extension OutputFormat: ExpressibleByArgument {}
+
+/// Times on the command line: `now`, ISO 8601, or relative to now (`-2h`, `-30m`, `-3d`, `+1h`).
+enum TimeArgument {
+    static func parse(_ text: String, now: Date = Date()) -> Date? {
+        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if t == "now" { return now }
+        if let first = t.first, first == "-" || first == "+", let unit = t.last, let amount = Double(t.dropFirst().dropLast()) {
+            let seconds: Double
+            switch unit {
+            case "s": seconds = amount
+            case "m": seconds = amount * 60
+            case "h": seconds = amount * 3600
+            case "d": seconds = amount * 86400
+            default: return nil
+            }
+            return now.addingTimeInterval(first == "-" ? -seconds : seconds)
+        }
+        return TimestampParser.parse(text)
+    }
+}
+
+/// Distances on the command line: `25km`, `500m`, `3mi`, `10 km`; a bare number is metres.
+enum DistanceArgument {
+    static func parse(_ text: String) -> Double? {
+        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let units: [(String, Double)] = [("km", 1000), ("mi", 1609.344), ("m", 1)]
+        for (suffix, factor) in units where t.hasSuffix(suffix) {
+            guard let value = Double(t.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)) else { return nil }
+            return value * factor
+        }
+        return Double(t)
+    }
+
+    static func validated(_ text: String, option: String) throws -> Double {
+        guard let metres = parse(text), metres.isFinite else {
+            throw ValidationError("\(option) '\(text)' is not a distance: use a number with m, km or mi, such as 25km.")
+        }
+        guard metres > 0 else { throw ValidationError("\(option) must be positive.") }
+        return metres
+    }
+}

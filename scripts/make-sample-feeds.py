@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Write the bundled sample feeds in data/sample/ (run from anywhere; output is deterministic).
+
+The incidents are written for this project in the shape of the freiefahrt.info Atom feed
+(DESIGN.md section 2); their positions are approximate junction positions typed in below, carried
+in the weblinks as lat/lon query items, as the original feed did. Nothing is copied from ../shared.
+
+  scripts/make-sample-feeds.py            # writes data/sample/lmst.de_DE.xml and incidents.rss
+"""
+import os
+from datetime import datetime, timedelta, timezone
+from xml.sax.saxutils import escape, quoteattr
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "..", "data", "sample")
+
+# (id, title, summary, lat, lon, minutes before the feed time, hours valid)
+INCIDENTS = [
+    ("83FBBF15-B187-452a-B66E-E3B4FCC408D2", "A4 : Koeln - Olpe",
+     "Zwischen AS Wenden und AS Krombach in beiden Richtungen Achtung, Ihnen kommt ein Falschfahrer entgegen! "
+     "Nicht ueberholen! Fahren Sie bitte äußerst rechts!", 50.9742, 7.9405, 2, 2),
+    ("tg-sample-0002", "A3 : Koeln - Frankfurt",
+     "Zwischen AK Koeln-Ost und AS Koeln-Dellbrueck Unfall, linker Fahrstreifen blockiert, Stau 3 km", 50.9660, 7.0510, 10, 3),
+    ("tg-sample-0003", "A1 : Dortmund - Koeln",
+     "Zwischen AS Burscheid und AK Leverkusen Baustelle, Fahrbahnverengung auf zwei Fahrstreifen", 51.0810, 7.0790, 60, 240),
+    ("tg-sample-0004", "A57 : Krefeld - Koeln",
+     "Zwischen AS Dormagen und AS Koeln-Worringen stockender Verkehr", 51.0660, 6.8380, 5, 1),
+    ("tg-sample-0005", "A59 : Duisburg - Bonn",
+     "Zwischen AD Koeln-Porz und AS Koeln-Gremberghoven Gegenstaende auf der Fahrbahn", 50.8980, 7.0560, 15, 2),
+    ("tg-sample-0006", "A555 : Koeln - Bonn",
+     "Zwischen AS Wesseling und AS Bornheim Stau 2 km, Zeitverlust 10 Minuten", 50.8050, 6.9830, 8, 1),
+    ("tg-sample-0007", "A4 : Aachen - Koeln",
+     "Zwischen AS Kerpen und AK Koeln-West Vollsperrung wegen Bergungsarbeiten", 50.8960, 6.7910, 30, 4),
+    ("tg-sample-0008", "A45 : Dortmund - Giessen",
+     "Zwischen AS Olpe-Sued und AS Wenden Baustelle, Tempolimit 60 km/h", 50.9860, 7.8670, 120, 720),
+    ("tg-sample-0009", "A40 : Duisburg - Essen",
+     "Zwischen AS Muelheim-Winkhausen und AS Essen-Frohnhausen Stillstand", 51.4380, 6.9380, 3, 1),
+    ("tg-sample-0010", "A8 : Stuttgart - Muenchen",
+     "Zwischen AS Aichelberg und AS Mühlhausen Gefahr durch Glatteis", 48.6270, 9.5930, 20, 3),
+    ("tg-sample-0011", "A9 : Nuernberg - Berlin",
+     "Zwischen AS Bayreuth-Nord und AS Bad Berneck/Himmelkron Unfall, rechter Fahrstreifen gesperrt", 50.0150, 11.6060, 12, 2),
+    ("tg-sample-0012", "A5 : Karlsruhe - Frankfurt",
+     "Zwischen AS Heidelberg/Dossenheim und AS Ladenburg Stau 4 km", 49.4490, 8.6460, 25, 2),
+]
+
+FEED_TIME = datetime(2025, 5, 19, 6, 0, 0, tzinfo=timezone.utc)
+
+
+def iso(t):
+    return t.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def atom():
+    lines = ['<?xml version="1.0" encoding="utf-8"?>',
+             '<feed xmlns="http://www.w3.org/2005/Atom">',
+             f'  <updated>{FEED_TIME.strftime("%Y-%m-%dT%H:%M:%S.000Z")}</updated>',
+             '  <link href="https://traffic.example/lmst.de_DE.xml" rel="self"/>',
+             '  <title>Aktuelle Verkehrslage fuer Deutschland (trafficgeo sample)</title>',
+             '  <id>https://traffic.example/lmst.de_DE.xml</id>']
+    for ident, title, summary, lat, lon, age, hours in INCIDENTS:
+        updated = FEED_TIME - timedelta(minutes=age)
+        href = f"https://traffic.example/?id={ident}&lat={lat:.4f}&lon={lon:.4f}"
+        road = title.split(" ")[0]
+        lines += [
+            "  <entry>",
+            f"    <updated>{iso(updated)}</updated>",
+            f"    <expires>{iso(updated + timedelta(hours=hours))}</expires>",
+            f"    <title>{escape(title)}</title>",
+            f"    <id>https://traffic.example/?id={ident}</id>",
+            f'    <link type="text/html" rel="alternate" href={quoteattr(href)}/>',
+            f"    <summary>{escape(summary)}</summary>",
+            "    <rights>(c) trafficgeo sample data, CC0</rights>",
+            '    <content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><div>'
+            f'<img src="https://traffic.example/icons/{road}.png"/></div>'
+            f"{escape(title)}<br/>{escape(summary)}</div></content>",
+            "  </entry>",
+        ]
+    lines.append("</feed>")
+    return "\n".join(lines) + "\n"
+
+
+def rss():
+    lines = ['<?xml version="1.0" encoding="utf-8"?>',
+             '<rss version="2.0" xmlns:georss="http://www.georss.org/georss">',
+             "  <channel>",
+             "    <title>trafficgeo sample (RSS with GeoRSS)</title>",
+             "    <link>https://traffic.example/</link>",
+             "    <description>The Atom sample's incidents as RSS 2.0 items</description>"]
+    for ident, title, summary, lat, lon, age, hours in INCIDENTS:
+        updated = FEED_TIME - timedelta(minutes=age)
+        lines += [
+            "    <item>",
+            f"      <title>{escape(title)}</title>",
+            f"      <link>https://traffic.example/?id={ident}</link>",
+            f"      <guid isPermaLink=\"false\">{ident}</guid>",
+            f"      <description>{escape(summary)}</description>",
+            f"      <pubDate>{updated.strftime('%a, %d %b %Y %H:%M:%S +0000')}</pubDate>",
+            f"      <georss:point>{lat:.4f} {lon:.4f}</georss:point>",
+            "    </item>",
+        ]
+    lines += ["  </channel>", "</rss>"]
+    return "\n".join(lines) + "\n"
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    for name, text in [("lmst.de_DE.xml", atom()), ("incidents.rss", rss())]:
+        with open(os.path.join(OUT, name), "w", encoding="utf-8") as f:
+            f.write(text)
+        print(f"wrote data/sample/{name}")
+
+
+if __name__ == "__main__":
+    main()
