@@ -13,7 +13,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
-        .package(url: "https://github.com/yaslab/CSV.swift", from: "2.5.0"),
     ],
     targets: [
         // PROJ's C API (proj.h) and its geodesic routines (geodesic.h), from the system (apt libproj-dev).
@@ -30,7 +29,6 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "CSV", package: "CSV.swift"),
             ]
         ),
         .executableTarget(

@@ -1,4 +1,3 @@
-import CSV
 import Foundation
 
 /// Reads incidents from CSV with a header row. Recognised columns (any case): title, summary or
@@ -23,19 +22,19 @@ struct CSVFeedReader: FeedReader {
     func read(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
         let head = String(decoding: try input.head(4096), as: UTF8.self)
         let headerLine = head.prefix(while: { $0 != "\n" && $0 != "\r" })
-        let delimiter: UnicodeScalar = [";", "\t", ","].max(by: { a, b in
-            headerLine.filter { $0 == Character(a) }.count < headerLine.filter { $0 == Character(b) }.count
+        let separator: Character = [";", "\t", ","].max(by: { a, b in
+            headerLine.filter { $0 == a }.count < headerLine.filter { $0 == b }.count
         }) ?? ","
-        let reader: CSVReader
+        let reader = CSVRecordReader(stream: try input.makeStream(), separator: separator.asciiValue!)
+        let header: [String]
         do {
-            reader = try CSVReader(stream: try input.makeStream(), hasHeaderRow: true, trimFields: true, delimiter: delimiter)
-        } catch {
-            throw FeedError.malformed(input.location, format: .csv, reason: "no header row (\(error))", entriesRead: 0)
+            guard let first = try reader.next() else {
+                throw FeedError.malformed(input.location, format: .csv, reason: "the file is empty (no header row)", entriesRead: 0)
+            }
+            header = first.fields.map { $0.trimmingCharacters(in: .whitespaces) }
+        } catch let error as CSVRecordReader.ReadError {
+            throw FeedError.malformed(input.location, format: .csv, reason: error.description, entriesRead: 0)
         }
-        guard var header = reader.headerRow else {
-            throw FeedError.malformed(input.location, format: .csv, reason: "no header row", entriesRead: 0)
-        }
-        if let first = header.first, first.hasPrefix("\u{FEFF}") { header[0] = String(first.dropFirst()) }
         let lowered = header.map { $0.lowercased() }
         var column: [String: Int] = [:]
         for (field, names) in Self.aliases {
@@ -43,10 +42,18 @@ struct CSVFeedReader: FeedReader {
         }
         let known = Set(column.values)
         var index = 0
-        while let row = reader.next() {
-            index += 1
-            let line = index + 1
+        while true {
+            let record: CSVRecordReader.Record
+            do {
+                guard let next = try reader.next() else { break }
+                record = next
+            } catch let error as CSVRecordReader.ReadError {
+                throw FeedError.malformed(input.location, format: .csv, reason: error.description, entriesRead: index)
+            }
+            let row = record.fields.map { $0.trimmingCharacters(in: .whitespaces) }
             if row.count == 1, row[0].isEmpty { continue } // blank line
+            index += 1
+            let line = record.line
             guard row.count == header.count else {
                 try handle(.skipped(SkippedEntry(index: index, line: line, reason: "has \(row.count) fields, the header has \(header.count)")))
                 continue
@@ -73,9 +80,6 @@ struct CSVFeedReader: FeedReader {
             case let .failure(.invalid(reason)):
                 try handle(.skipped(SkippedEntry(index: index, entryID: fields.id, line: line, reason: reason)))
             }
-        }
-        if let error = reader.error {
-            throw FeedError.malformed(input.location, format: .csv, reason: String(describing: error), entriesRead: index)
         }
     }
 }

@@ -96,7 +96,7 @@ struct JSONArrayStreamer {
                 if splitting && depth == splitDepth && !inElement && c != 0x2C && c != 0x5D {
                     inElement = true
                     element = [c]
-                    elementIsScalar = !(c == 0x7B || c == 0x5B || c == 0x22)
+                    elementIsScalar = !(c == 0x7B || c == 0x5B)  // strings, numbers, literals end at , or ]
                 }
                 switch c {
                 case 0x22: // "

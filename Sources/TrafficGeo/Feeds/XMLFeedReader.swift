@@ -29,6 +29,13 @@ struct XMLFeedReader: FeedReader {
                     ?? "no <\(format == .atom ? "feed" : "rss")> element"
                 throw FeedError.malformed(input.location, format: format, reason: reason, entriesRead: delegate.entriesSeen)
             }
+            // libxml2's push parser, as Foundation drives it from a stream, accepts a document that
+            // simply stops: unclosed elements at the end mean a truncated feed.
+            if delegate.openElements != 0 {
+                throw FeedError.malformed(input.location, format: format,
+                                          reason: "the document ends with \(delegate.openElements) elements still open (truncated?)",
+                                          entriesRead: delegate.entriesSeen)
+            }
         }
     }
 
@@ -49,6 +56,7 @@ private final class EntryCollector: NSObject, XMLParserDelegate {
     var sawRoot = false
 
     private var depth = 0
+    var openElements: Int { depth }
     /// Depth of the open entry/item element, or nil outside one.
     private var entryDepth: Int?
     private var fields = EntryFields()

@@ -13,7 +13,7 @@ public enum TimestampParser {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         guard !trimmed.isEmpty, trimmed.utf8.count < 64 else { return nil }
         let bytes = Array(trimmed.utf8)
-        if let first = bytes.first, first >= UInt8(ascii: "0"), first <= UInt8(ascii: "9") {
+        if bytes.count >= 5, bytes[0...3].allSatisfy({ $0 >= 48 && $0 <= 57 }), bytes[4] == UInt8(ascii: "-") {
             return parseISO8601(bytes)
         }
         return parseRFC822(trimmed)

@@ -1,0 +1,116 @@
+import Foundation
+
+/// A streaming RFC 4180 CSV reader: quoted fields with `""` escapes and line breaks inside,
+/// CRLF, LF or CR line ends, a chosen separator, a leading UTF-8 BOM dropped.
+///
+///     let reader = CSVRecordReader(stream: InputStream(fileAtPath: path)!, separator: UInt8(ascii: ","))
+///     while let record = try reader.next() { print(record.line, record.fields) }
+///
+/// Written by hand because the CSV package in the mirror (CSV.swift 2.5) reports a read error at
+/// the end of every file on Linux, where `InputStream.hasBytesAvailable` stays true at EOF.
+public final class CSVRecordReader {
+    public struct Record {
+        /// The fields, as UTF-8 text (invalid bytes become U+FFFD).
+        public var fields: [String]
+        /// 1-based line on which the record starts.
+        public var line: Int
+    }
+
+    public enum ReadError: Error, CustomStringConvertible {
+        case stream(String)
+        case fieldTooLarge(line: Int, limit: Int)
+
+        public var description: String {
+            switch self {
+            case let .stream(reason): return "read error: \(reason)"
+            case let .fieldTooLarge(line, limit): return "a field starting on line \(line) is larger than \(limit) bytes (an unclosed quote?)"
+            }
+        }
+    }
+
+    private let stream: InputStream
+    private let separator: UInt8
+    private var buffer = [UInt8](repeating: 0, count: 1 << 16)
+    private var count = 0
+    private var position = 0
+    private var finished = false
+    private var line = 1
+    private var startedBOMCheck = false
+    public var maxFieldBytes = 16 << 20
+
+    public init(stream: InputStream, separator: UInt8 = UInt8(ascii: ",")) {
+        self.stream = stream
+        self.separator = separator
+        stream.open()
+    }
+
+    deinit { stream.close() }
+
+    private func nextByte() throws -> UInt8? {
+        if position >= count {
+            if finished { return nil }
+            count = stream.read(&buffer, maxLength: buffer.count)
+            position = 0
+            if count < 0 { throw ReadError.stream(stream.streamError.map { "\($0)" } ?? "unknown") }
+            if count == 0 { finished = true; return nil }
+            if !startedBOMCheck {
+                startedBOMCheck = true
+                if count >= 3, buffer[0] == 0xEF, buffer[1] == 0xBB, buffer[2] == 0xBF { position = 3 }
+                if position >= count { return try nextByte() }
+            }
+        }
+        defer { position += 1 }
+        return buffer[position]
+    }
+
+    private func peekByte() throws -> UInt8? {
+        guard let b = try nextByte() else { return nil }
+        position -= 1
+        return b
+    }
+
+    /// The next record, or nil at the end of the input.
+    public func next() throws -> Record? {
+        var fields: [String] = []
+        var field: [UInt8] = []
+        let startLine = line
+        var inQuotes = false
+        var sawAnything = false
+        while let c = try nextByte() {
+            sawAnything = true
+            if inQuotes {
+                if c == UInt8(ascii: "\"") {
+                    if try peekByte() == UInt8(ascii: "\"") {
+                        _ = try nextByte()
+                        field.append(c)
+                    } else {
+                        inQuotes = false
+                    }
+                } else {
+                    if c == 0x0A { line += 1 }
+                    field.append(c)
+                    if field.count > maxFieldBytes { throw ReadError.fieldTooLarge(line: startLine, limit: maxFieldBytes) }
+                }
+                continue
+            }
+            switch c {
+            case UInt8(ascii: "\"") where field.isEmpty:
+                inQuotes = true
+            case separator:
+                fields.append(String(decoding: field, as: UTF8.self))
+                field.removeAll(keepingCapacity: true)
+            case 0x0D, 0x0A:
+                if c == 0x0D, try peekByte() == 0x0A { _ = try nextByte() }
+                line += 1
+                fields.append(String(decoding: field, as: UTF8.self))
+                return Record(fields: fields, line: startLine)
+            default:
+                field.append(c)
+                if field.count > maxFieldBytes { throw ReadError.fieldTooLarge(line: startLine, limit: maxFieldBytes) }
+            }
+        }
+        guard sawAnything else { return nil }
+        fields.append(String(decoding: field, as: UTF8.self))
+        return Record(fields: fields, line: startLine)
+    }
+}

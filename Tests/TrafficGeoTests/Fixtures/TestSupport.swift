@@ -1,0 +1,90 @@
+import Foundation
+@testable import TrafficGeo
+
+/// Helpers shared by the tests: temporary files, the shared data folder, the built CLI.
+enum TestSupport {
+    /// A fresh temporary folder, removed by the caller with `cleanup`.
+    static func temporaryDirectory() -> URL {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("trafficgeo-test-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        return url
+    }
+
+    static func write(_ text: String, name: String, in folder: URL) throws -> URL {
+        let url = folder.appendingPathComponent(name)
+        try text.write(to: url, atomically: true, encoding: .utf8)
+        return url
+    }
+
+    /// Reads a feed given as text with the format detected from the content.
+    static func read(_ text: String, name: String = "feed", format: FeedFormat? = nil) throws -> (incidents: [Incident], skipped: [SkippedEntry]) {
+        let folder = temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = try write(text, name: name, in: folder)
+        return try FeedReading.readAll(FeedInput(localFile: url.path), source: "test", format: format)
+    }
+
+    /// The repository root (this file lives in Tests/TrafficGeoTests/Fixtures).
+    static var repositoryRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    /// `../shared` beside the repository, when present (CI has it; a fresh checkout elsewhere may not).
+    static var sharedFolder: URL? {
+        let url = repositoryRoot.deletingLastPathComponent().appendingPathComponent("shared")
+        return FileManager.default.fileExists(atPath: url.appendingPathComponent("data/autobahn/warnings-dev.csv.xz").path) ? url : nil
+    }
+
+    /// The `trafficgeo` executable built beside the test bundle.
+    static var cliExecutable: URL? {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = folder.appendingPathComponent("trafficgeo")
+            var isDirectory: ObjCBool = false
+            if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
+               FileManager.default.isExecutableFile(atPath: candidate.path) {
+                return candidate
+            }
+            folder = folder.deletingLastPathComponent()
+        }
+        let fallback = repositoryRoot.appendingPathComponent(".build/debug/trafficgeo")
+        return FileManager.default.isExecutableFile(atPath: fallback.path) ? fallback : nil
+    }
+
+    /// Full path of a program on PATH, or nil.
+    static func which(_ program: String) -> String? {
+        for dir in (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":") {
+            let path = "\(dir)/\(program)"
+            if FileManager.default.isExecutableFile(atPath: path) { return path }
+        }
+        return nil
+    }
+
+    /// Runs a program to completion; returns (status, stdout, stderr).
+    @discardableResult
+    static func run(_ executable: String, _ arguments: [String], stdin: String? = nil,
+                    environment: [String: String]? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: executable)
+        process.arguments = arguments
+        if let environment { process.environment = environment }
+        // stderr goes to a file, stdout to a pipe read to the end before waiting: no pipe can fill up and block the child.
+        let errURL = FileManager.default.temporaryDirectory.appendingPathComponent("trafficgeo-stderr-\(UUID().uuidString)")
+        FileManager.default.createFile(atPath: errURL.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: errURL) }
+        let err = try FileHandle(forWritingTo: errURL)
+        let out = Pipe(), input = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        process.standardInput = input
+        try process.run()
+        if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }
+        try input.fileHandleForWriting.close()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try err.close()
+        let errData = (try? Data(contentsOf: errURL)) ?? Data()
+        return (process.terminationStatus, String(decoding: outData, as: UTF8.self), String(decoding: errData, as: UTF8.self))
+    }
+}

@@ -1,0 +1,79 @@
+import Foundation
+import Testing
+@testable import TrafficGeo
+
+@Suite("PROJ projection and WGS84 geodesics")
+struct ProjectionTests {
+    static let points: [Coordinate] = [
+        Coordinate(latitude: 50.94, longitude: 6.96), Coordinate(latitude: 0, longitude: 0),
+        Coordinate(latitude: -33.87, longitude: 151.21), Coordinate(latitude: 89.9999, longitude: 45),
+        Coordinate(latitude: -90, longitude: 0), Coordinate(latitude: 10, longitude: 180), Coordinate(latitude: -10, longitude: -179.9999),
+    ]
+
+    @Test func geocentricRoundTripMatchesCs2cs() throws {
+        let projector = try Projector(target: "EPSG:4978")
+        guard let cs2cs = TestSupport.which("cs2cs") else {
+            print("skipped comparison with cs2cs: not installed (apt install proj-bin); round trip still checked")
+            for p in Self.points {
+                let back = try projector.inverse(try projector.forward(p))
+                #expect(abs(back.latitude - p.latitude) < 1e-9)
+            }
+            return
+        }
+        // cs2cs reads "lat lon h" for EPSG:4326 (its authority axis order) and prints x y z.
+        let input = Self.points.map { "\($0.latitude) \($0.longitude) 0" }.joined(separator: "\n") + "\n"
+        let run = try TestSupport.run(cs2cs, ["-f", "%.6f", "EPSG:4326", "EPSG:4978"], stdin: input)
+        let lines = run.stdout.split(separator: "\n")
+        try #require(lines.count == Self.points.count, "cs2cs said: \(run.stderr)")
+        for (p, line) in zip(Self.points, lines) {
+            let xyz = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { Double($0) }
+            let mine = try projector.forward(p)
+            #expect(abs(mine.x - xyz[0]) < 1e-3 && abs(mine.y - xyz[1]) < 1e-3 && abs(mine.z - xyz[2]) < 1e-3, "\(p)")
+            let back = try projector.inverse(mine)
+            #expect(abs(back.latitude - p.latitude) < 1e-9, "\(p)")
+            if abs(p.latitude) < 90 {
+                #expect(abs(remainder(back.longitude - p.longitude, 360)) < 1e-9, "\(p)")
+            }
+        }
+    }
+
+    @Test func nationalCRSRoundTripMatchesCs2cs() throws {
+        let projector = try Projector(target: "EPSG:25832")
+        let cologne = Coordinate(latitude: 50.94, longitude: 6.96)
+        let p = try projector.forward(cologne)
+        if let cs2cs = TestSupport.which("cs2cs") {
+            let run = try TestSupport.run(cs2cs, ["-f", "%.4f", "EPSG:4326", "EPSG:25832"], stdin: "50.94 6.96\n")
+            let values = run.stdout.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" }).compactMap { Double($0) }
+            #expect(abs(p.x - values[0]) < 1e-3 && abs(p.y - values[1]) < 1e-3)
+        }
+        let back = try projector.inverse(p)
+        #expect(abs(back.latitude - cologne.latitude) < 1e-9 && abs(back.longitude - cologne.longitude) < 1e-9)
+    }
+
+    @Test func unknownCRSIsAClearError() {
+        #expect(throws: ProjectionError.self) { try Projector(target: "EPSG:999999") }
+    }
+
+    @Test func geodesicMatchesGeod() throws {
+        let pairs: [(Coordinate, Coordinate)] = [
+            (Coordinate(latitude: 50.94, longitude: 6.96), Coordinate(latitude: 50.99166, longitude: 7.92276)),
+            (Coordinate(latitude: 10, longitude: 179.9), Coordinate(latitude: 10.1, longitude: -179.9)),
+            (Coordinate(latitude: 89.5, longitude: 0), Coordinate(latitude: 89.5, longitude: 180)),
+            (Coordinate(latitude: 0, longitude: 0), Coordinate(latitude: 0.5, longitude: 179.5)),
+        ]
+        guard let geod = TestSupport.which("geod") else {
+            print("skipped: geod not installed (apt install proj-bin)")
+            return
+        }
+        let input = pairs.map { "\($0.0.latitude) \($0.0.longitude) \($0.1.latitude) \($0.1.longitude)" }.joined(separator: "\n") + "\n"
+        let run = try TestSupport.run(geod, ["-I", "+ellps=WGS84", "-f", "%.6f", "+units=m"], stdin: input)
+        let lines = run.stdout.split(separator: "\n")
+        try #require(lines.count == pairs.count, Comment(rawValue: run.stderr))
+        for (pair, line) in zip(pairs, lines) {
+            let fields = line.split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { Double($0) }
+            let (distance, bearing) = Geodesic.inverse(from: pair.0, to: pair.1)
+            #expect(abs(distance - fields[2]) < 0.001, "\(pair)")
+            #expect(abs(remainder(bearing - fields[0], 360)) < 1e-5, "\(pair)")
+        }
+    }
+}

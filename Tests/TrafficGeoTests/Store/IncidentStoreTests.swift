@@ -1,0 +1,121 @@
+import Foundation
+import GRDB
+import Testing
+@testable import TrafficGeo
+
+@Suite("SQLite store with the geocentric R*Tree")
+struct IncidentStoreTests {
+    static func feed(_ entries: [(id: String, title: String, lat: Double?, lon: Double?)]) -> String {
+        var text = "<feed xmlns=\"http://www.w3.org/2005/Atom\">\n"
+        for e in entries {
+            var link = "http://x/?id=\(e.id)"
+            if let lat = e.lat, let lon = e.lon { link += "&amp;lat=\(lat)&amp;lon=\(lon)" }
+            text += "<entry><id>\(e.id)</id><title>\(e.title)</title><link href=\"\(link)\"/><updated>2025-05-19T04:00:00Z</updated></entry>\n"
+        }
+        return text + "</feed>\n"
+    }
+
+    @Test func ingestIsIdempotentAndUpdatesInPlace() throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let ingestor = FeedIngestor(store: store, sourceName: "feed")
+        let first = try TestSupport.write(Self.feed([("a", "A1 : X", 50.0, 7.0), ("b", "A2 : Y", 51.0, 8.0), ("c", "A3 : Z", nil, nil)]), name: "f1.xml", in: folder)
+        let s1 = try ingestor.ingest(FeedInput(localFile: first.path))
+        #expect((s1.read, s1.new, s1.updated, s1.unchanged, s1.withoutPosition) == (3, 3, 0, 0, 1))
+        let s2 = try ingestor.ingest(FeedInput(localFile: first.path))
+        #expect((s2.new, s2.updated, s2.unchanged) == (0, 0, 3))
+        // b moves and changes its title; c gets a position; a stays.
+        let second = try TestSupport.write(Self.feed([("a", "A1 : X", 50.0, 7.0), ("b", "A2 : Y2", 52.0, 9.0), ("c", "A3 : Z", 49.0, 6.0)]), name: "f2.xml", in: folder)
+        let s3 = try ingestor.ingest(FeedInput(localFile: second.path))
+        #expect((s3.new, s3.updated, s3.unchanged) == (0, 2, 1))
+        let all = try store.allIncidents()
+        #expect(all.count == 3)
+        #expect(all.first { $0.incident.id == "b" }?.incident.position == Coordinate(latitude: 52, longitude: 9))
+        #expect(try store.checkIntegrity().isEmpty)
+        try assertIndexMatchesTable(store)
+    }
+
+    @Test func rtreeHoldsTheProjectedPositionOfEveryLocatedIncident() throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        var entries: [(id: String, title: String, lat: Double?, lon: Double?)] = []
+        var generator = SeededGenerator(seed: 7)
+        for i in 0..<500 {
+            let located = i % 10 != 0
+            entries.append(("e\(i)", "A\(i % 9 + 1) : X", located ? Double.random(in: -90...90, using: &generator) : nil,
+                            located ? Double.random(in: -180...180, using: &generator) : nil))
+        }
+        let url = try TestSupport.write(Self.feed(entries), name: "f.xml", in: folder)
+        _ = try FeedIngestor(store: store).ingest(FeedInput(localFile: url.path))
+        try assertIndexMatchesTable(store)
+        #expect(try store.pruneExpired(before: Date()) == 0)
+        #expect(try store.read { db in try String.fetchOne(db, sql: "SELECT value FROM store_info WHERE key='index_crs'") } == "EPSG:4978")
+    }
+
+    @Test func pruneRemovesExpiredIncidentsAndTheirIndexEntries() throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let feed = """
+            <feed xmlns="http://www.w3.org/2005/Atom">
+            <entry><id>old</id><expires>2020-01-01T00:00:00Z</expires><link href="http://x/?lat=50&amp;lon=7"/></entry>
+            <entry><id>new</id><expires>2999-01-01T00:00:00Z</expires><link href="http://x/?lat=51&amp;lon=7"/></entry>
+            <entry><id>open</id><link href="http://x/?lat=52&amp;lon=7"/></entry>
+            </feed>
+            """
+        let url = try TestSupport.write(feed, name: "f.xml", in: folder)
+        _ = try FeedIngestor(store: store).ingest(FeedInput(localFile: url.path))
+        #expect(try store.pruneExpired() == 1)
+        #expect(try store.allIncidents().map(\.incident.id).sorted() == ["new", "open"])
+        try assertIndexMatchesTable(store)
+    }
+
+    @Test func readOnlyMissingDatabaseSaysWhatToDo() {
+        do {
+            _ = try IncidentStore(path: "/nonexistent-folder/x.sqlite", readOnly: true)
+            Issue.record("expected an error")
+        } catch {
+            #expect("\(error)".contains("trafficgeo ingest"))
+        }
+    }
+
+    /// Every located incident has exactly one R*Tree box, containing its projected position.
+    func assertIndexMatchesTable(_ store: IncidentStore) throws {
+        let projector = try Projector(target: "EPSG:4978")
+        try store.read { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT i.id, i.latitude, i.longitude, r.id AS rid, r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z
+                FROM incidents i LEFT JOIN incident_index r ON r.id = i.id
+                """)
+            for row in rows {
+                guard let lat = row["latitude"] as Double?, let lon = row["longitude"] as Double? else {
+                    #expect(row["rid"] as Int64? == nil)
+                    continue
+                }
+                let p = try projector.forward(Coordinate(latitude: lat, longitude: lon))
+                #expect(row["rid"] as Int64? == row["id"] as Int64)
+                #expect(row["min_x"] <= p.x && p.x <= row["max_x"])
+                #expect(row["min_y"] <= p.y && p.y <= row["max_y"])
+                #expect(row["min_z"] <= p.z && p.z <= row["max_z"])
+            }
+            let indexCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM incident_index")
+            let located = try Int.fetchOne(db, sql: "SELECT count(*) FROM incidents WHERE latitude IS NOT NULL")
+            #expect(indexCount == located)
+        }
+    }
+}
+
+/// A small deterministic random generator (SplitMix64) so that property tests are reproducible.
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+    init(seed: UInt64) { state = seed }
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
