@@ -46,11 +46,13 @@ struct IngestCommand: AsyncParsableCommand {
             let store = try global.openStore()
             var ingestor = FeedIngestor(store: store, format: format, sourceName: sourceName)
             ingestor.maxFeedBytes = maxFeedBytes
+            ingestor.progress = Self.progressReporter(verbose: global.verbose, quiet: global.quiet)
             var failures: [Error] = []
             var partial = false
             for source in sources {
                 do {
                     let summary = try await ingestor.ingest(source)
+                    if Terminal.stderrIsTerminal && !global.quiet { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
                     if !global.quiet { print(Self.describe(summary, location: source)) }
                     if let feedError = summary.feedError {
                         Terminal.printError("trafficgeo: error: \(feedError) (entries before it were stored)")
@@ -66,6 +68,16 @@ struct IngestCommand: AsyncParsableCommand {
             }
             if partial || !failures.isEmpty { throw TrafficGeoExit.partial }
         }
+    }
+
+    /// On a terminal: one line rewritten in place. Otherwise, with --verbose: a line every 10,000 entries.
+    static func progressReporter(verbose: Bool, quiet: Bool) -> (@Sendable (Int) -> Void)? {
+        if quiet { return nil }
+        if Terminal.stderrIsTerminal {
+            return { count in FileHandle.standardError.write(Data("\r… \(count) entries read\u{1B}[K".utf8)) }
+        }
+        guard verbose else { return nil }
+        return { count in if count % 10_000 == 0 { Terminal.printError("trafficgeo: … \(count) entries read") } }
     }
 
     static func describe(_ s: IngestSummary, location: String) -> String {

@@ -13,6 +13,9 @@ public struct FeedIngestor: Sendable {
     public var sourceName: String?
     public var maxFeedBytes: Int64 = FeedInput.defaultMaxBytes
     public var logger = Logger(label: "trafficgeo.ingest")
+    /// Called with the number of entries read so far, every `progressInterval` entries.
+    public var progress: (@Sendable (Int) -> Void)?
+    public var progressInterval = 1000
 
     public init(store: IncidentStore, format: FeedFormat? = nil, sourceName: String? = nil) {
         self.store = store
@@ -32,10 +35,13 @@ public struct FeedIngestor: Sendable {
         let reader = FeedReading.reader(for: format)
         let source = sourceName ?? Self.sourceName(for: input.location)
         logger.debug("reading \(input.location) as \(format) into source '\(source)'")
+        var count = 0
         return try store.ingest(source: source, format: format) { emit in
             try reader.read(input, source: source) { event in
                 if case let .skipped(entry) = event { logger.warning("\(input.location): skipped \(entry)") }
                 try emit(event)
+                count += 1
+                if count % progressInterval == 0 { progress?(count) }
             }
         }
     }

@@ -1,0 +1,71 @@
+import Foundation
+import GRDB
+import Testing
+@testable import TrafficGeo
+
+@Suite("A killed ingest leaves the database as it was")
+struct CrashSafetyTests {
+    /// What must survive a crash: every row's identity and content hash, and the index size.
+    static func fingerprint(_ path: String) throws -> (rows: Int, hashSum: Int64, indexEntries: Int) {
+        let store = try IncidentStore(path: path, readOnly: true)
+        return try store.read { db in
+            let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM incidents") ?? 0
+            let sum = try Int64.fetchOne(db, sql: "SELECT total(content_hash % 1000003) FROM incidents") ?? 0
+            let index = try Int.fetchOne(db, sql: "SELECT count(*) FROM incident_index") ?? 0
+            return (rows, sum, index)
+        }
+    }
+
+    @Test(arguments: [10_000, 30_000])
+    func sigkillMidTransaction(killAfterEntries: Int) throws {
+        guard let cli = TestSupport.cliExecutable else {
+            print("skipped: the trafficgeo executable was not built beside the tests")
+            return
+        }
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let db = folder.appendingPathComponent("db.sqlite").path
+        let small = try TestSupport.write(SyntheticFeeds.atom(count: 200, seed: 3, idPrefix: "before"), name: "small.xml", in: folder)
+        let big = try TestSupport.write(SyntheticFeeds.atom(count: 60_000, seed: 4), name: "big.xml", in: folder)
+        let first = try TestSupport.run(cli.path, ["ingest", "--db", db, small.path])
+        try #require(first.status == 0, Comment(rawValue: first.stderr))
+        let before = try Self.fingerprint(db)
+        #expect(before.rows == 200)
+
+        // Start the big ingest and kill it once it reports progress: mid-transaction by construction.
+        let process = Process()
+        process.executableURL = cli
+        process.arguments = ["ingest", "--verbose", "--db", db, big.path]
+        let stderr = Pipe()
+        process.standardError = stderr
+        process.standardOutput = FileHandle.nullDevice
+        try process.run()
+        var seen = ""
+        var killed = false
+        while process.isRunning {
+            let data = stderr.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            seen += String(decoding: data, as: UTF8.self)
+            if seen.contains("… \(killAfterEntries) entries read") {
+                kill(process.processIdentifier, SIGKILL)
+                killed = true
+                break
+            }
+        }
+        process.waitUntilExit()
+        try #require(killed, "the ingest finished before it could be killed; stderr: \(seen.suffix(300))")
+        #expect(process.terminationReason == .uncaughtSignal)
+
+        let store = try IncidentStore(path: db)
+        #expect(try store.checkIntegrity().isEmpty)
+        let after = try Self.fingerprint(db)
+        #expect(after.rows == before.rows && after.hashSum == before.hashSum && after.indexEntries == before.indexEntries)
+
+        // Running it again completes, with the same result as an uninterrupted ingest.
+        let again = try TestSupport.run(cli.path, ["ingest", "--db", db, big.path])
+        #expect(again.status == 0, Comment(rawValue: again.stderr))
+        #expect(again.stdout.contains("60000 read, 60000 new"))
+        #expect(try Self.fingerprint(db).rows == 60_200)
+        #expect(try store.checkIntegrity().isEmpty)
+    }
+}
