@@ -4,7 +4,9 @@ import Foundation
 ///
 ///     CategoryClassifier.classify("Achtung, Ihnen kommt ein Falschfahrer entgegen!") // .wrongWayDriver
 ///
-/// Rules are tried in order of severity so that "Unfall, Stau" is an accident, not a queue.
+/// Rules are tried in order of severity so that "Unfall, Stau" is an accident, not a queue. A
+/// keyword matches at the start of a word (so compounds such as "Unfallstelle" count) in the
+/// folded text (so "Gegenstaende" and "Gegenstände" are the same word).
 public enum CategoryClassifier {
     private static let rules: [(IncidentCategory, [String])] = [
         (.wrongWayDriver, ["falschfahrer", "geisterfahrer", "wrong-way", "wrong way"]),
@@ -14,43 +16,44 @@ public enum CategoryClassifier {
                      "tiere auf der fahrbahn", "debris", "obstacle", "obstruction"]),
         (.roadworks, ["baustelle", "bauarbeiten", "arbeitsstelle", "fahrbahnerneuerung", "roadworks", "road works", "construction"]),
         (.standstill, ["stillstand", "standstill", "stehender verkehr"]),
-        (.queue, ["stau", "queue", "traffic jam", "congestion"]),
+        // "stau" alone would match "Staufenberg": only the word and its traffic compounds.
+        (.queue, ["stau ", "staugefahr", "stauende", "staulänge", "queue", "traffic jam", "congestion"]),
         (.slowTraffic, ["stockender verkehr", "zähfließend", "slow traffic", "angespannte verkehrslage"]),
         (.weather, ["glätte", "glatteis", "schnee", "nebel", "sturm", "aquaplaning", "ice", "fog", "snow"]),
         (.danger, ["gefahr", "achtung", "danger", "hazard", "warning"]),
     ]
 
-    /// The rules with their words folded like the text they are matched against.
-    private static let foldedRules: [(IncidentCategory, [String])] = rules.map { category, words in
-        (category, words.map { TextFolding.fold($0).split(separator: " ").joined(separator: " ") })
+    /// The rules with their keywords folded like the text, as bytes.
+    private static let foldedRules: [(IncidentCategory, [[UInt8]])] = rules.map { category, words in
+        (category, words.map { word in
+            // A trailing space in a keyword means "the whole word": keep it after folding.
+            Array((TextFolding.fold(word) + (word.hasSuffix(" ") ? " " : "")).utf8)
+        })
     }
 
     public static func classify(_ texts: String?...) -> IncidentCategory? {
-        // Folding makes "Gegenstaende" and "Gegenstände" one word; single spaces keep phrases matchable.
-        let text = TextFolding.fold(texts.compactMap { $0 }.joined(separator: " ")).split(separator: " ").joined(separator: " ")
-        guard !text.isEmpty else { return nil }
-        // "Stau" must not match "Staufenberg": words match at word starts only.
-        for (category, words) in foldedRules where words.contains(where: { containsWordStart(text, $0) }) {
+        let folded = TextFolding.fold(texts.compactMap { $0 }.joined(separator: " "))
+        guard !folded.isEmpty else { return nil }
+        // A trailing space lets whole-word keywords match at the very end too.
+        let text = Array(folded.utf8) + [0x20]
+        for (category, keywords) in foldedRules where keywords.contains(where: { matchesAtWordStart(text, $0) }) {
             return category
         }
         return nil
     }
 
-    private static func containsWordStart(_ text: String, _ word: String) -> Bool {
-        var searchRange = text.startIndex..<text.endIndex
-        while let r = text.range(of: word, range: searchRange) {
-            if r.lowerBound == text.startIndex || !text[text.index(before: r.lowerBound)].isLetter {
-                // "stau" must be a whole word or a compound start such as "Staugefahr", never "Staufenberg".
-                if word == "stau" {
-                    let rest = text[r.upperBound...].prefix(6)
-                    if rest.first.map({ !$0.isLetter }) ?? true || rest.hasPrefix("gefahr") || rest.hasPrefix("ende") || rest.hasPrefix("laenge") {
-                        return true
-                    }
-                } else {
-                    return true
-                }
+    private static func matchesAtWordStart(_ text: [UInt8], _ keyword: [UInt8]) -> Bool {
+        guard !keyword.isEmpty, keyword.count <= text.count else { return false }
+        let first = keyword[0]
+        var i = 0
+        let last = text.count - keyword.count
+        while i <= last {
+            if text[i] == first, i == 0 || text[i - 1] == 0x20 {
+                var j = 1
+                while j < keyword.count, text[i + j] == keyword[j] { j += 1 }
+                if j == keyword.count { return true }
             }
-            searchRange = r.upperBound..<text.endIndex
+            i += 1
         }
         return false
     }

@@ -2,30 +2,49 @@ import Foundation
 import GRDB
 
 /// Folds text for search: lower case, umlauts spelled out (ä → ae, ß → ss), other diacritics
-/// dropped, punctuation to spaces, so that "Koeln", "Köln" and "KÖLN" are one word.
+/// dropped, punctuation to single spaces, so that "Koeln", "Köln" and "KÖLN" are one word.
+///
+///     TextFolding.fold("A4: Köln – Olpe")  // "a4 koeln olpe"
 public enum TextFolding {
     static let sqlFunctionName = "tg_fold"
 
     public static func fold(_ text: String) -> String {
-        var out = ""
+        var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
-        for scalar in text.lowercased().unicodeScalars {
-            switch scalar {
-            case "ä": out += "ae"
-            case "ö": out += "oe"
-            case "ü": out += "ue"
-            case "ß": out += "ss"
-            default:
-                if scalar.isASCII {
-                    let c = Character(scalar)
-                    out.append(c.isLetter || c.isNumber ? c : " ")
-                } else {
-                    let stripped = String(scalar).applyingTransform(.stripDiacritics, reverse: false) ?? String(scalar)
-                    out += stripped.unicodeScalars.allSatisfy({ $0.properties.isAlphabetic || $0.properties.numericType != nil }) ? stripped : " "
+        var pendingSpace = false
+        func emit(_ bytes: some Sequence<UInt8>) {
+            if pendingSpace, !out.isEmpty { out.append(0x20) }
+            pendingSpace = false
+            out.append(contentsOf: bytes)
+        }
+        for scalar in text.unicodeScalars {
+            let v = scalar.value
+            if v < 0x80 {
+                // ASCII fast path: letters lowered, digits kept, everything else separates words.
+                let b = UInt8(v)
+                switch b {
+                case 0x41...0x5A: emit(CollectionOfOne(b + 0x20))
+                case 0x61...0x7A, 0x30...0x39: emit(CollectionOfOne(b))
+                default: pendingSpace = true
                 }
+                continue
+            }
+            switch scalar {
+            case "ä", "Ä": emit("ae".utf8)
+            case "ö", "Ö": emit("oe".utf8)
+            case "ü", "Ü": emit("ue".utf8)
+            case "ß", "ẞ": emit("ss".utf8)
+            default:
+                guard scalar.properties.isAlphabetic || scalar.properties.numericType != nil else {
+                    pendingSpace = true
+                    continue
+                }
+                let lowered = String(scalar).lowercased()
+                let stripped = lowered.applyingTransform(.stripDiacritics, reverse: false) ?? lowered
+                emit(stripped.utf8)
             }
         }
-        return out
+        return String(decoding: out, as: UTF8.self)
     }
 
     static func register(on db: Database) {
