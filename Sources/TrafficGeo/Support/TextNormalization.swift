@@ -3,18 +3,23 @@ import Foundation
 extension String {
     /// Collapses runs of whitespace (including newlines and NBSP) into single spaces and trims the ends.
     public var normalizedWhitespace: String {
-        var out = ""
-        out.reserveCapacity(utf8.count)
+        var out = String.UnicodeScalarView()
         var pendingSpace = false
-        for ch in self {
-            if ch.isWhitespace {
-                pendingSpace = !out.isEmpty
+        var wroteAny = false
+        for scalar in unicodeScalars {
+            // ASCII fast path; other scalars (NBSP, ideographic space, ...) by their Unicode property.
+            let isSpace = scalar.value < 0x80
+                ? scalar == " " || (0x09...0x0D).contains(scalar.value)
+                : scalar.properties.isWhitespace
+            if isSpace {
+                pendingSpace = wroteAny
             } else {
                 if pendingSpace { out.append(" "); pendingSpace = false }
-                out.append(ch)
+                out.append(scalar)
+                wroteAny = true
             }
         }
-        return out
+        return String(out)
     }
 
     /// `nil` when the string is empty after trimming, else the trimmed, whitespace-normalised string.
