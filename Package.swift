@@ -39,6 +39,12 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Query benchmark (docs/benchmarks.md): swift run -c release trafficgeo-bench
+        .executableTarget(
+            name: "trafficgeo-bench",
+            dependencies: ["TrafficGeo"],
+            path: "Benchmarks/QueryBenchmark"
+        ),
         .testTarget(
             name: "TrafficGeoTests",
             dependencies: ["TrafficGeo"]

@@ -53,7 +53,7 @@ struct IngestCommand: AsyncParsableCommand {
                 do {
                     let summary = try await ingestor.ingest(source)
                     if Terminal.stderrIsTerminal && !global.quiet { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-                    if !global.quiet { print(Self.describe(summary, location: source)) }
+                    if !global.quiet { print(Self.describe(summary, location: source == "-" ? "stdin" : source)) }
                     if let feedError = summary.feedError {
                         Terminal.printError("trafficgeo: error: \(feedError) (entries before it were stored)")
                         partial = true

@@ -9,6 +9,13 @@ public struct StoredIncident: Sendable, Equatable {
     public var firstSeen: Date
     public var lastChanged: Date
 
+    public init(storeID: Int64, incident: Incident, firstSeen: Date, lastChanged: Date) {
+        self.storeID = storeID
+        self.incident = incident
+        self.firstSeen = firstSeen
+        self.lastChanged = lastChanged
+    }
+
     init(row: Row) {
         storeID = row["id"]
         var incident = Incident(source: row["source"], id: row["external_id"], title: row["title"])

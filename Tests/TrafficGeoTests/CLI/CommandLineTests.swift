@@ -1,0 +1,116 @@
+import Foundation
+import Testing
+@testable import TrafficGeo
+
+/// The `trafficgeo` executable as a user runs it: arguments, exit codes, stdout and stderr.
+@Suite("Command line")
+struct CommandLineTests {
+    let folder = TestSupport.temporaryDirectory()
+    var db: String { folder.appendingPathComponent("db.sqlite").path }
+
+    func cli(_ arguments: [String], stdin: String? = nil) throws -> (status: Int32, stdout: String, stderr: String)? {
+        guard let exe = TestSupport.cliExecutable else {
+            print("skipped: the trafficgeo executable was not built beside the tests")
+            return nil
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        return try TestSupport.run(exe.path, arguments, stdin: stdin, environment: environment)
+    }
+
+    func ingestSample() throws -> Bool {
+        let sample = TestSupport.repositoryRoot.appendingPathComponent("data/sample/lmst.de_DE.xml").path
+        guard let r = try cli(["ingest", "--db", db, sample]) else { return false }
+        #expect(r.status == 0, Comment(rawValue: r.stderr))
+        #expect(r.stdout.contains("12 read, 12 new"))
+        return true
+    }
+
+    @Test func inputIsCheckedBeforeWork() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        guard try ingestSample() else { return }
+        for args in [["near", "--lat", "95", "--lon", "7"], ["near", "--lat", "nan", "--lon", "7"], ["near", "--lat", "50", "--lon", "inf"],
+                     ["near", "--lat", "50", "--lon", "7", "--limit", "0"], ["within", "--lat", "50", "--lon", "7", "--radius=-5km"],
+                     ["within", "--lat", "50", "--lon", "7", "--radius", "5 parsecs"], ["near", "--lat", "50", "--lon", "7", "--active-at", "soon"],
+                     ["near", "--lat", "50", "--lon", "7", "--category", "aliens"], ["bbox", "--west", "0", "--south", "10", "--east", "1", "--north", "5"]] {
+            let r = try #require(try cli(args + ["--db", db]))
+            #expect(r.status == 64, "\(args): \(r.stderr)")
+            #expect(r.stdout.isEmpty)
+            #expect(r.stderr.contains("Error:"))
+        }
+    }
+
+    @Test func nearWithinAndFilters() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        guard try ingestSample() else { return }
+        let near = try #require(try cli(["near", "--db", db, "--lat", "50.94", "--lon", "6.96", "--limit", "3", "--format", "json"]))
+        let nearest = try JSONSerialization.jsonObject(with: Data(near.stdout.utf8)) as! [[String: Any]]
+        #expect(nearest.count == 3)
+        #expect(nearest[0]["title"] as? String == "A3 : Koeln - Frankfurt")
+        let distances = nearest.map { $0["distanceMeters"] as! Double }
+        #expect(distances == distances.sorted())
+
+        // Longitude 366.96 is 6.96 wrapped: the same answer.
+        let wrapped = try #require(try cli(["near", "--db", db, "--lat", "50.94", "--lon", "366.96", "--limit", "3", "--format", "json"]))
+        #expect(wrapped.stdout == near.stdout)
+
+        let within = try #require(try cli(["within", "--db", db, "--lat", "50.94", "--lon", "6.96", "--radius", "10km", "--format", "csv"]))
+        #expect(within.stdout.split(separator: "\r\n").count == 3)  // header + A3 + A59
+        let inMiles = try #require(try cli(["within", "--db", db, "--lat", "50.94", "--lon", "6.96", "--radius", "6.22mi", "--format", "csv"]))
+        #expect(inMiles.stdout == within.stdout)
+
+        let search = try #require(try cli(["near", "--db", db, "--lat", "50.94", "--lon", "6.96", "--search", "falschfahrer KÖLN", "--format", "json"]))
+        let found = try JSONSerialization.jsonObject(with: Data(search.stdout.utf8)) as! [[String: Any]]
+        #expect(found.map { $0["title"] as? String } == ["A4 : Koeln - Olpe"])
+
+        let road = try #require(try cli(["near", "--db", db, "--lat", "50.94", "--lon", "6.96", "--road", "A 4", "--format", "json"]))
+        let onA4 = try JSONSerialization.jsonObject(with: Data(road.stdout.utf8)) as! [[String: Any]]
+        #expect(onA4.count == 2 && onA4.allSatisfy { $0["road"] as? String == "A4" })
+
+        // The sample feed's clock: 06:00 on 2025-05-19. At 06:00, the 1-hour incidents updated before 05:00 have expired.
+        let active = try #require(try cli(["near", "--db", db, "--lat", "50.94", "--lon", "6.96", "--limit", "50", "--active-at", "2025-05-19T06:00:00Z", "--format", "json"]))
+        let activeCount = (try JSONSerialization.jsonObject(with: Data(active.stdout.utf8)) as! [Any]).count
+        let late = try #require(try cli(["near", "--db", db, "--lat", "50.94", "--lon", "6.96", "--limit", "50", "--active-at", "2025-06-19T06:00:00Z", "--format", "json"]))
+        #expect(activeCount == 12)
+        #expect(late.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "[]")
+
+        let byTitle = try #require(try cli(["within", "--db", db, "--lat", "50.94", "--lon", "6.96", "--radius", "1000km", "--sort", "title", "--format", "json"]))
+        let titles = (try JSONSerialization.jsonObject(with: Data(byTitle.stdout.utf8)) as! [[String: Any]]).map { $0["title"] as! String }
+        #expect(zip(titles, titles.dropFirst()).allSatisfy { TextFolding.fold($0) <= TextFolding.fold($1) })
+        #expect(titles.count == 12)
+    }
+
+    @Test func exportWritesAFileThatOgrinfoReads() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        guard try ingestSample() else { return }
+        let out = folder.appendingPathComponent("incidents.geojson").path
+        let r = try #require(try cli(["export", "--db", db, "-o", out]))
+        #expect(r.status == 0, Comment(rawValue: r.stderr))
+        #expect(r.stdout.isEmpty)
+        try OutputFormatTests.validateRFC7946(try String(contentsOfFile: out, encoding: .utf8), expectedFeatures: 12)
+        if let ogrinfo = TestSupport.which("ogrinfo") {
+            let info = try TestSupport.run(ogrinfo, ["-ro", "-al", "-so", out])
+            #expect(info.stdout.contains("Feature Count: 12"), Comment(rawValue: info.stdout + info.stderr))
+        }
+        // Reading our own export back gives the same positions.
+        let reread = try #require(try cli(["ingest", "--db", folder.appendingPathComponent("again.sqlite").path, out]))
+        #expect(reread.stdout.contains("(geojson): 12 read, 12 new"))
+    }
+
+    @Test func ingestFromStdinAndPartialFailure() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let feed = "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"id\":\"x\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[7,50]},\"properties\":{}}]}"
+        guard let piped = try cli(["ingest", "--db", db, "-"], stdin: feed) else { return }
+        #expect(piped.status == 0, Comment(rawValue: piped.stderr))
+        #expect(piped.stdout.contains("stdin (geojson): 1 read, 1 new"))
+        let partial = try #require(try cli(["ingest", "--db", db, TestSupport.repositoryRoot.appendingPathComponent("data/sample/incidents.rss").path, "/no/such/feed.xml"]))
+        #expect(partial.status == 3)
+        #expect(partial.stderr.contains("/no/such/feed.xml: no such file"))
+        let missing = try #require(try cli(["ingest", "--db", db, "/no/such/feed.xml"]))
+        #expect(missing.status == 66)
+        let stats = try #require(try cli(["stats", "--db", db, "--check"]))
+        #expect(stats.status == 0)
+        #expect(stats.stdout.contains("incidents:       13"))
+        #expect(stats.stdout.contains("check:           ok"))
+    }
+}

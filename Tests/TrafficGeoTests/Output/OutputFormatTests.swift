@@ -1,0 +1,179 @@
+import Foundation
+import Testing
+@testable import TrafficGeo
+
+@Suite("Output formats")
+struct OutputFormatTests {
+    static func results() -> [QueryResult] {
+        var a = Incident(source: "s", id: "a\"1", title: "A4 : Koeln - Olpe", summary: "Falschfahrer, \"bitte\" rechts\nfahren",
+                         weblink: "http://x/?id=1", updated: Date(timeIntervalSince1970: 1240091915), road: "A4",
+                         category: .wrongWayDriver, position: Coordinate(latitude: 50.991661234, longitude: 7.922761234))
+        a.positionSource = .weblink
+        var b = Incident(source: "s", id: "b", title: "=cmd|' /C calc'!A0", category: .roadworks,
+                         position: Coordinate(latitude: 51, longitude: 7))
+        b.segment = [Coordinate(latitude: 51, longitude: 7), Coordinate(latitude: 51.1, longitude: 7.2)]
+        let c = Incident(source: "s", id: "c", title: "no position")
+        return [a, b, c].enumerated().map { i, incident in
+            QueryResult(stored: StoredIncident(storeID: Int64(i + 1), incident: incident, firstSeen: Date(), lastChanged: Date()),
+                        distance: i == 2 ? nil : 1234.56 * Double(i + 1), bearing: i == 2 ? nil : 81.14)
+        }
+    }
+
+    static func render(_ format: OutputFormat, color: Bool = false) throws -> String {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("out").path
+        let sink = try TextSink(path: path)
+        let writer = format.makeWriter(sink: sink, color: color)
+        try writer.begin()
+        for r in results() { try writer.write(r) }
+        try writer.end()
+        try sink.commit()
+        return try String(contentsOfFile: path, encoding: .utf8)
+    }
+
+    @Test func jsonIsTheAnnotationModel() throws {
+        let text = try Self.render(.json)
+        let array = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [[String: Any]])
+        #expect(array.count == 3)
+        let a = array[0]
+        #expect(a["id"] as? String == "a\"1")
+        let coordinate = try #require(a["coordinate"] as? [String: Double])
+        #expect(coordinate["latitude"] == 50.991661 && coordinate["longitude"] == 7.922761)
+        #expect(a["title"] as? String == "A4 : Koeln - Olpe")
+        #expect(a["subtitle"] as? String == "Falschfahrer, \"bitte\" rechts\nfahren")
+        #expect(a["pinColor"] as? String == "red")
+        #expect(a["distanceMeters"] as? Double == 1234.6)
+        #expect(a["bearingDegrees"] as? Double == 81.1)
+        #expect(a["road"] as? String == "A4")
+        #expect(a["category"] as? String == "wrong-way driver")
+        #expect(a["updated"] as? String == "2009-04-18T21:58:35Z")
+        #expect(array[1]["pinColor"] as? String == "purple")
+        #expect(array[2]["coordinate"] is NSNull)
+        #expect(array[2]["pinColor"] as? String == "green")
+        // Keys in the order of DESIGN.md section 6.
+        #expect(text.range(of: "\"id\"")!.lowerBound < text.range(of: "\"coordinate\"")!.lowerBound)
+        #expect(text.range(of: "\"title\"")!.lowerBound < text.range(of: "\"pinColor\"")!.lowerBound)
+    }
+
+    @Test func geoJSONFollowsRFC7946() throws {
+        let text = try Self.render(.geojson)
+        try Self.validateRFC7946(text, expectedFeatures: 3)
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        let features = try #require(object["features"] as? [[String: Any]])
+        let point = try #require(features[0]["geometry"] as? [String: Any])
+        #expect(point["type"] as? String == "Point")
+        #expect(point["coordinates"] as? [Double] == [7.922761, 50.991661])  // longitude first
+        let props = try #require(features[0]["properties"] as? [String: Any])
+        #expect(props["marker-color"] as? String == PinColor.red.hex)
+        #expect(props["title"] as? String == "A4 : Koeln - Olpe")
+        #expect(props["description"] as? String != nil)
+        #expect((features[1]["geometry"] as? [String: Any])?["type"] as? String == "LineString")
+        #expect(features[2]["geometry"] is NSNull)
+    }
+
+    @Test func emptyCollectionIsStillAFeatureCollection() throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("empty.geojson").path
+        let sink = try TextSink(path: path)
+        let writer = OutputFormat.geojson.makeWriter(sink: sink)
+        try writer.begin()
+        try writer.end()
+        try sink.commit()
+        try Self.validateRFC7946(try String(contentsOfFile: path, encoding: .utf8), expectedFeatures: 0)
+    }
+
+    @Test func ogrinfoReadsTheGeoJSON() throws {
+        guard let ogrinfo = TestSupport.which("ogrinfo") else {
+            print("skipped: ogrinfo not installed (apt install gdal-bin)")
+            return
+        }
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = try TestSupport.write(try Self.render(.geojson), name: "out.geojson", in: folder)
+        let run = try TestSupport.run(ogrinfo, ["-ro", "-al", "-so", url.path])
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("Feature Count: 3"), Comment(rawValue: run.stdout))
+        #expect(!run.stderr.contains("ERROR") && !run.stderr.contains("Warning"), Comment(rawValue: run.stderr))
+        let seq = try TestSupport.write(try Self.render(.geojsonseq), name: "out.geojsons", in: folder)
+        let seqRun = try TestSupport.run(ogrinfo, ["-ro", "-al", "-so", seq.path])
+        #expect(seqRun.stdout.contains("Feature Count: 3"), Comment(rawValue: seqRun.stdout + seqRun.stderr))
+    }
+
+    @Test func geoJSONSequenceFramesEachFeature() throws {
+        let text = try Self.render(.geojsonseq)
+        let records = text.split(separator: "\u{1E}", omittingEmptySubsequences: true)
+        #expect(records.count == 3)
+        for record in records {
+            #expect(record.hasSuffix("\n"))
+            let feature = try JSONSerialization.jsonObject(with: Data(record.utf8)) as? [String: Any]
+            #expect(feature?["type"] as? String == "Feature")
+        }
+    }
+
+    @Test func csvQuotesAndDefusesFormulas() throws {
+        let text = try Self.render(.csv)
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = try TestSupport.write(text, name: "out.csv", in: folder)
+        let reader = CSVRecordReader(stream: InputStream(url: url)!)
+        var records: [[String]] = []
+        while let r = try reader.next() { records.append(r.fields) }
+        #expect(records.count == 4)
+        #expect(records[0] == CSVResultWriter.header)
+        #expect(records[1][0] == "a\"1")
+        #expect(records[1][2] == "Falschfahrer, \"bitte\" rechts\nfahren")
+        #expect(records[2][1] == "'=cmd|' /C calc'!A0")
+        #expect(records[3][3] == "")
+    }
+
+    @Test func cardsAndTableAreReadable() throws {
+        let cards = try Self.render(.annotations)
+        #expect(cards.contains("● A4 : Koeln - Olpe  [red · wrong-way driver]"))
+        #expect(cards.contains("50.991661, 7.922761 · 1.2 km E (81°)"))
+        #expect(!cards.contains("\u{1B}["))
+        #expect(try Self.render(.annotations, color: true).contains("\u{1B}[31m●"))
+        let table = try Self.render(.table)
+        #expect(table.split(separator: "\n").count == 4)
+        #expect(table.hasPrefix("DIST"))
+    }
+
+    @Test func failedOutputLeavesTheOldFileAlone() throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = try TestSupport.write("old", name: "out.json", in: folder)
+        let sink = try TextSink(path: url.path)
+        sink.write("partial")
+        sink.abandon()
+        #expect(try String(contentsOf: url, encoding: .utf8) == "old")
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.json"])
+    }
+
+    /// RFC 7946 checks: FeatureCollection, no crs, every feature an id, geometry null or valid with
+    /// [longitude, latitude] in range.
+    static func validateRFC7946(_ text: String, expectedFeatures: Int) throws {
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any])
+        #expect(object["type"] as? String == "FeatureCollection")
+        #expect(object["crs"] == nil)
+        let features = try #require(object["features"] as? [[String: Any]])
+        #expect(features.count == expectedFeatures)
+        var ids = Set<String>()
+        for f in features {
+            #expect(f["type"] as? String == "Feature")
+            let id = try #require(f["id"] as? String)
+            #expect(ids.insert(id).inserted)
+            #expect(f["properties"] is [String: Any])
+            guard let g = f["geometry"] as? [String: Any] else { #expect(f["geometry"] is NSNull); continue }
+            let positions: [[Double]]
+            switch g["type"] as? String {
+            case "Point": positions = [try #require(g["coordinates"] as? [Double])]
+            case "LineString": positions = try #require(g["coordinates"] as? [[Double]])
+            default: Issue.record("unexpected geometry"); continue
+            }
+            for p in positions {
+                #expect(p.count == 2 && abs(p[0]) <= 180 && abs(p[1]) <= 90)
+            }
+        }
+    }
+}
