@@ -40,17 +40,6 @@ struct Options {
     }
 }
 
-struct SplitMix: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
 
 func summary(_ samples: [Double]) -> String {
@@ -67,7 +56,7 @@ if options.rebuild || !FileManager.default.fileExists(atPath: options.db) {
     let csv = options.db + ".csv"
     FileManager.default.createFile(atPath: csv, contents: nil)
     let handle = FileHandle(forWritingAtPath: csv)!
-    var rng = SplitMix(state: 42)
+    var rng = SplitMix64(seed: 42)
     var text = "id,title,lat,lon\n"
     for i in 0..<options.points {
         let lat = Double.random(in: 47.3...55.0, using: &rng), lon = Double.random(in: 5.9...15.0, using: &rng)
@@ -86,7 +75,7 @@ if options.rebuild || !FileManager.default.fileExists(atPath: options.db) {
 
 let store = try IncidentStore(path: options.db, readOnly: true)
 let engine = try QueryEngine(store: store)
-var rng = SplitMix(state: 7)
+var rng = SplitMix64(seed: 7)
 let queries = (0..<options.queries).map { _ in
     Coordinate(latitude: Double.random(in: 47.5...54.8, using: &rng), longitude: Double.random(in: 6.0...14.8, using: &rng))
 }

@@ -4,7 +4,7 @@ import Foundation
 /// Large feeds made on the fly in the freiefahrt Atom shape, positions in the weblinks.
 enum SyntheticFeeds {
     static func atom(count: Int, seed: UInt64 = 1, idPrefix: String = "syn") -> String {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var text = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n"
         text.reserveCapacity(count * 520)
         for i in 0..<count {

@@ -7,7 +7,7 @@ struct QueryEngineTests {
     /// A store of `count` random incidents: a third anywhere on Earth, a third near the
     /// antimeridian, a third near the poles, as GeoJSON points.
     static func makeStore(count: Int, seed: UInt64, in folder: URL) throws -> (IncidentStore, [Coordinate]) {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var points: [Coordinate] = []
         var features: [String] = []
         for i in 0..<count {
@@ -33,7 +33,7 @@ struct QueryEngineTests {
     }
 
     static func queryPoints(seed: UInt64) -> [Coordinate] {
-        var generator = SeededGenerator(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var result = [Coordinate(latitude: 0, longitude: 180), Coordinate(latitude: 0, longitude: -180),
                       Coordinate(latitude: 90, longitude: 0), Coordinate(latitude: -90, longitude: 0),
                       Coordinate(latitude: 89.9, longitude: 179.99), Coordinate(latitude: 10, longitude: -179.999)]

@@ -41,7 +41,7 @@ struct IncidentStoreTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         var entries: [(id: String, title: String, lat: Double?, lon: Double?)] = []
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix64(seed: 7)
         for i in 0..<500 {
             let located = i % 10 != 0
             entries.append(("e\(i)", "A\(i % 9 + 1) : X", located ? Double.random(in: -90...90, using: &generator) : nil,
@@ -107,15 +107,3 @@ struct IncidentStoreTests {
     }
 }
 
-/// A small deterministic random generator (SplitMix64) so that property tests are reproducible.
-struct SeededGenerator: RandomNumberGenerator {
-    private var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
