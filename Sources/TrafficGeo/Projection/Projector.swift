@@ -20,27 +20,51 @@ public final class Projector {
     private let context: OpaquePointer
     private let transform: OpaquePointer
 
-    public init(source: String = "EPSG:4326", target: String) throws(ProjectionError) {
+    public convenience init(source: String = "EPSG:4326", target: String) throws(ProjectionError) {
+        try self.init(source: source, target: target, allowDirectPipeline: true)
+    }
+
+    /// `allowDirectPipeline: false` always asks PROJ's database (tests compare the two ways).
+    init(source: String, target: String, allowDirectPipeline: Bool) throws(ProjectionError) {
         guard let ctx = proj_context_create() else { throw .contextCreationFailed }
         // PROJ logs through stderr by default; errors reach us through proj_context_errno instead.
         proj_log_level(ctx, PJ_LOG_NONE)
-        guard let raw = proj_create_crs_to_crs(ctx, source, target, nil) else {
-            let message = Projector.errorMessage(ctx)
-            proj_context_destroy(ctx)
-            throw .crsNotUnderstood(source: source, target: target, reason: message)
-        }
-        // EPSG:4326 is latitude-first by definition; normalising makes the order lon, lat like every map API.
-        guard let normalized = proj_normalize_for_visualization(ctx, raw) else {
+        let transform: OpaquePointer
+        if allowDirectPipeline, let pipeline = Projector.directPipelines["\(source)>\(target)"] {
+            guard let direct = proj_create(ctx, pipeline) else {
+                let message = Projector.errorMessage(ctx)
+                proj_context_destroy(ctx)
+                throw .crsNotUnderstood(source: source, target: target, reason: message)
+            }
+            transform = direct
+        } else {
+            guard let raw = proj_create_crs_to_crs(ctx, source, target, nil) else {
+                let message = Projector.errorMessage(ctx)
+                proj_context_destroy(ctx)
+                throw .crsNotUnderstood(source: source, target: target, reason: message)
+            }
+            // EPSG:4326 is latitude-first by definition; normalising makes the order lon, lat like every map API.
+            guard let normalized = proj_normalize_for_visualization(ctx, raw) else {
+                proj_destroy(raw)
+                proj_context_destroy(ctx)
+                throw .crsNotUnderstood(source: source, target: target, reason: "cannot normalise axis order")
+            }
             proj_destroy(raw)
-            proj_context_destroy(ctx)
-            throw .crsNotUnderstood(source: source, target: target, reason: "cannot normalise axis order")
+            transform = normalized
         }
-        proj_destroy(raw)
         context = ctx
-        transform = normalized
+        self.transform = transform
         sourceCRS = source
         targetCRS = target
     }
+
+    /// The operations PROJ itself chooses for these CRS pairs, written out so that creating the
+    /// projector does not open proj.db: WGS84 geographic to WGS84 geocentric is a pure conversion
+    /// (no datum shift). Opening the database was most of a fresh `trafficgeo near` process's time.
+    /// Input order lon, lat as after `proj_normalize_for_visualization`; tests check both ways agree.
+    static let directPipelines: [String: String] = [
+        "EPSG:4326>EPSG:4978": "+proj=pipeline +step +proj=unitconvert +xy_in=deg +xy_out=rad +step +proj=cart +ellps=WGS84",
+    ]
 
     deinit {
         proj_destroy(transform)

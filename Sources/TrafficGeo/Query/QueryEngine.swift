@@ -79,7 +79,7 @@ public final class QueryEngine {
                        handle: (QueryResult) throws -> Void) throws {
         let q = try projector.forward(center)
         try store.read { db in
-            let statement = try Self.candidateStatement(db, filter: filter)
+            let statement = try Self.candidateStatement(db, filter: filter, withIncident: true)
             var arguments: StatementArguments = [q.x, q.y, q.z, radius]
             arguments += filter.sql().1
             let cursor = try Row.fetchCursor(statement, arguments: arguments)
@@ -87,7 +87,7 @@ public final class QueryEngine {
                 let position = Coordinate(latitude: row[1], longitude: row[2])
                 let (distance, bearing) = Geodesic.inverse(from: center, to: position)
                 guard distance <= radius else { continue }
-                try handle(try Self.result(db, id: row[0], distance: distance, bearing: bearing))
+                try handle(QueryResult(stored: StoredIncident(row: row, startingAt: 9), distance: distance, bearing: bearing))
             }
         }
     }
@@ -101,7 +101,7 @@ public final class QueryEngine {
         let lonCondition = west <= east ? "i.longitude BETWEEN ? AND ?" : "(i.longitude >= ? OR i.longitude <= ?)"
         try store.read { db in
             let cursor = try Row.fetchCursor(db, sql: """
-                SELECT i.* FROM incidents i
+                SELECT \(StoredIncident.selection) FROM incidents i
                 WHERE i.latitude BETWEEN ? AND ? AND \(lonCondition) AND \(condition) ORDER BY i.id
                 """, arguments: [south, north, west, east] + arguments)
             while let row = try cursor.next() { try handle(QueryResult(stored: StoredIncident(row: row))) }
@@ -114,7 +114,7 @@ public final class QueryEngine {
         let (condition, arguments) = filter.sql()
         try store.read { db in
             let cursor = try Row.fetchCursor(db, sql: """
-                SELECT i.* FROM incidents i WHERE \(locatedOnly ? "i.latitude IS NOT NULL AND" : "") \(condition) ORDER BY i.id
+                SELECT \(StoredIncident.selection) FROM incidents i WHERE \(locatedOnly ? "i.latitude IS NOT NULL AND" : "") \(condition) ORDER BY i.id
                 """, arguments: arguments)
             while let row = try cursor.next() { try handle(QueryResult(stored: StoredIncident(row: row))) }
         }
@@ -150,12 +150,13 @@ public final class QueryEngine {
 
     // MARK: - Helpers
 
-    /// The best-first candidate query. Columns: id, latitude, longitude, box (6 values).
-    private static func candidateStatement(_ db: Database, filter: IncidentFilter) throws -> Statement {
+    /// The best-first candidate query. Columns: id, latitude, longitude, box (6 values), then with
+    /// `withIncident` the `StoredIncident.selection` columns (decoded only for rows that qualify).
+    private static func candidateStatement(_ db: Database, filter: IncidentFilter, withIncident: Bool = false) throws -> Statement {
         let (condition, _) = filter.sql()
         // CROSS JOIN keeps the R*Tree as the outer loop, so rows arrive in best-first order.
         return try db.cachedStatement(sql: """
-            SELECT r.id, i.latitude, i.longitude, r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z
+            SELECT r.id, i.latitude, i.longitude, r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z\(withIncident ? ", " + StoredIncident.selection : "")
             FROM incident_index r CROSS JOIN incidents i ON i.id = r.id
             WHERE r.id MATCH \(NearestNeighbourSearch.functionName)(?, ?, ?, ?) AND \(condition)
             """)

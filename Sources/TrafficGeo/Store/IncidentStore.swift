@@ -123,13 +123,14 @@ public final class IncidentStore: Sendable {
 
     /// The incident with this store id.
     public func incident(id: Int64) throws -> StoredIncident? {
-        try read { db in try Row.fetchOne(db, sql: "SELECT * FROM incidents WHERE id = ?", arguments: [id]).map(StoredIncident.init(row:)) }
+        try read { db in try StoredIncident.fetch(db, id: id) }
     }
 
     /// Every incident in store-id order; for export and tests. `limit` nil means all.
     public func allIncidents(limit: Int? = nil) throws -> [StoredIncident] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT * FROM incidents ORDER BY id LIMIT ?", arguments: [limit ?? -1]).map(StoredIncident.init(row:))
+            try Row.fetchAll(db, sql: "SELECT \(StoredIncident.selection) FROM incidents i ORDER BY i.id LIMIT ?",
+                             arguments: [limit ?? -1]).map { StoredIncident(row: $0) }
         }
     }
 

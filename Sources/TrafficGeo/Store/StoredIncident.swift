@@ -16,33 +16,42 @@ public struct StoredIncident: Sendable, Equatable {
         self.lastChanged = lastChanged
     }
 
-    init(row: Row) {
-        storeID = row["id"]
-        var incident = Incident(source: row["source"], id: row["external_id"], title: row["title"])
-        incident.summary = row["summary"]
-        incident.weblink = row["weblink"]
-        incident.iconURL = row["icon_url"]
-        incident.updated = (row["updated"] as Double?).map(Date.init(timeIntervalSince1970:))
-        incident.expires = (row["expires"] as Double?).map(Date.init(timeIntervalSince1970:))
-        incident.road = row["road"]
-        incident.category = (row["category"] as String?).flatMap(IncidentCategory.init(rawValue:))
-        if let lat = row["latitude"] as Double?, let lon = row["longitude"] as Double? {
+    /// The columns `init(row:startingAt:)` decodes, in order, for a table aliased `i`.
+    /// Decoding by position: GRDB's lookup by name lower-cases every name on every access, which
+    /// was the largest cost of a radius query.
+    public static let selection = """
+        i.id, i.source, i.external_id, i.title, i.summary, i.weblink, i.icon_url, i.updated, i.expires, i.road, \
+        i.category, i.latitude, i.longitude, i.segment, i.position_source, i.geocoder, i.geocode_query, \
+        i.geocode_precision, i.geocode_confidence, i.properties, i.first_seen, i.last_changed
+        """
+
+    init(row: Row, startingAt c: Int = 0) {
+        storeID = row[c]
+        var incident = Incident(source: row[c + 1], id: row[c + 2], title: row[c + 3])
+        incident.summary = row[c + 4]
+        incident.weblink = row[c + 5]
+        incident.iconURL = row[c + 6]
+        incident.updated = (row[c + 7] as Double?).map(Date.init(timeIntervalSince1970:))
+        incident.expires = (row[c + 8] as Double?).map(Date.init(timeIntervalSince1970:))
+        incident.road = row[c + 9]
+        incident.category = (row[c + 10] as String?).flatMap(IncidentCategory.init(rawValue:))
+        if let lat = row[c + 11] as Double?, let lon = row[c + 12] as Double? {
             incident.position = Coordinate(latitude: lat, longitude: lon)
         }
-        incident.segment = (row["segment"] as String?).flatMap(GeoJSONText.parseCoordinates)
-        if let kind = (row["position_source"] as String?).flatMap(PositionSource.Kind.init(rawValue:)) {
+        incident.segment = (row[c + 13] as String?).flatMap(GeoJSONText.parseCoordinates)
+        if let kind = (row[c + 14] as String?).flatMap(PositionSource.Kind.init(rawValue:)) {
             incident.positionSource = PositionSource(
-                kind: kind, geocoder: row["geocoder"], query: row["geocode_query"],
-                precision: (row["geocode_precision"] as String?).flatMap(GeocodePrecision.init(rawValue:)),
-                confidence: row["geocode_confidence"])
+                kind: kind, geocoder: row[c + 15], query: row[c + 16],
+                precision: (row[c + 17] as String?).flatMap(GeocodePrecision.init(rawValue:)),
+                confidence: row[c + 18])
         }
-        incident.properties = (row["properties"] as String?).map(GeoJSONText.parseObject) ?? [:]
+        incident.properties = (row[c + 19] as String?).map(GeoJSONText.parseObject) ?? [:]
         self.incident = incident
-        firstSeen = Date(timeIntervalSince1970: row["first_seen"])
-        lastChanged = Date(timeIntervalSince1970: row["last_changed"])
+        firstSeen = Date(timeIntervalSince1970: row[c + 20])
+        lastChanged = Date(timeIntervalSince1970: row[c + 21])
     }
 
     static func fetch(_ db: Database, id: Int64) throws -> StoredIncident? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM incidents WHERE id = ?"), arguments: [id]).map(StoredIncident.init(row:))
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(selection) FROM incidents i WHERE i.id = ?"), arguments: [id]).map { StoredIncident(row: $0) }
     }
 }

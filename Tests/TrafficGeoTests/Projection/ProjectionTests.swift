@@ -37,6 +37,17 @@ struct ProjectionTests {
         }
     }
 
+    @Test func directPipelineEqualsPROJsOwnChoice() throws {
+        let direct = try Projector(target: "EPSG:4978")
+        let viaDatabase = try Projector(source: "EPSG:4326", target: "EPSG:4978", allowDirectPipeline: false)
+        for p in Self.points {
+            let a = try direct.forward(p), b = try viaDatabase.forward(p)
+            #expect(abs(a.x - b.x) < 1e-6 && abs(a.y - b.y) < 1e-6 && abs(a.z - b.z) < 1e-6, "\(p)")
+            let back = try direct.inverse(a)
+            #expect(abs(back.latitude - p.latitude) < 1e-9)
+        }
+    }
+
     @Test func nationalCRSRoundTripMatchesCs2cs() throws {
         let projector = try Projector(target: "EPSG:25832")
         let cologne = Coordinate(latitude: 50.94, longitude: 6.96)
