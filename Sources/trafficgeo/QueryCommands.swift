@@ -28,7 +28,7 @@ struct NearCommand: AsyncParsableCommand {
         try await TrafficGeoExit.run {
             let engine = try QueryEngine(store: try global.openStore(readOnly: true))
             let max = try maxDistance.map { try DistanceArgument.validated($0, option: "--max-distance") }
-            var results = try engine.nearest(to: location.coordinate, limit: limit, maxDistance: max, filter: query.filter)
+            var results = try engine.nearest(to: location.resolvedCoordinate(quiet: global.quiet), limit: limit, maxDistance: max, filter: query.filter)
             if let sort = query.sort { results = QueryEngine.sort(results, by: sort) }
             try query.write { emit in try results.forEach(emit) }
         }
@@ -57,7 +57,7 @@ struct WithinCommand: AsyncParsableCommand {
         try await TrafficGeoExit.run {
             let engine = try QueryEngine(store: try global.openStore(readOnly: true))
             let metres = try DistanceArgument.validated(radius, option: "--radius")
-            let results = try engine.within(radius: metres, of: location.coordinate, filter: query.filter)
+            let results = try engine.within(radius: metres, of: location.resolvedCoordinate(quiet: global.quiet), filter: query.filter)
             let sorted = query.sort.map { QueryEngine.sort(results, by: $0) } ?? results
             try query.write { emit in try sorted.forEach(emit) }
         }

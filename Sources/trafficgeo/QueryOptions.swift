@@ -15,6 +15,15 @@ struct LocationOptions: ParsableArguments {
         guard (-90...90).contains(lat) else { throw ValidationError("--lat \(lat) is outside -90 … 90.") }
     }
 
+    /// The coordinate, saying on stderr when the longitude was wrapped.
+    func resolvedCoordinate(quiet: Bool) -> Coordinate {
+        let c = coordinate
+        if c.longitude != lon && !quiet {
+            Terminal.printError("trafficgeo: note: longitude \(lon) is outside -180 … 180; using \(c.longitude)")
+        }
+        return c
+    }
+
     /// The coordinate; a longitude outside ±180 is wrapped (190 → -170), as a map that was panned around the world gives it.
     var coordinate: Coordinate {
         var longitude = lon.truncatingRemainder(dividingBy: 360)
