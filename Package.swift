@@ -13,6 +13,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
+        // Only the tests use it directly: real HTTP servers on loopback that misbehave on purpose.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.60.0"),
     ],
     targets: [
         // PROJ's C API (proj.h) and its geodesic routines (geodesic.h), from the system (apt libproj-dev).
@@ -47,7 +49,12 @@ let package = Package(
         ),
         .testTarget(
             name: "TrafficGeoTests",
-            dependencies: ["TrafficGeo"]
+            dependencies: [
+                "TrafficGeo",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ]
         ),
     ],
     swiftLanguageModes: [.v6]

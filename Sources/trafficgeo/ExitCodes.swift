@@ -10,6 +10,8 @@ enum TrafficGeoExit {
     static let failure = ExitCode(1)
     /// Partly done: some feeds failed or ended early; the rest was stored.
     static let partial = ExitCode(3)
+    /// A lookup found nothing (geocode, reverse).
+    static let notFound = ExitCode(2)
     /// Bad input data (malformed feed, unknown format).  (BSD EX_DATAERR)
     static let dataError = ExitCode(65)
     /// An input file does not exist or cannot be read.  (EX_NOINPUT)
@@ -28,6 +30,12 @@ enum TrafficGeoExit {
             case .unknownFormat, .malformed, .tooLarge: return dataError
             }
         case is OutputError: return cannotCreate
+        case let geocoding as GeocodingError:
+            switch geocoding {
+            case .configuration: return ExitCode(64)
+            case .connection, .timeout, .serverError, .rateLimited, .forbidden: return unavailable
+            default: return failure
+            }
         default: return failure
         }
     }

@@ -32,6 +32,11 @@ struct IngestCommand: AsyncParsableCommand {
     @Option(help: "Refuse feeds larger than this many bytes.")
     var maxFeedBytes: Int64 = FeedInput.defaultMaxBytes
 
+    @Flag(help: "Store incidents without a position as they are; geocode them later with `trafficgeo geocode pending`.")
+    var noGeocode = false
+
+    @OptionGroup var geocoding: GeocoderOptions
+
     func validate() throws {
         if sourceName != nil && sources.count > 1 {
             throw ValidationError("--source-name names one feed; give one source with it.")
@@ -49,11 +54,17 @@ struct IngestCommand: AsyncParsableCommand {
             ingestor.progress = Self.progressReporter(verbose: global.verbose, quiet: global.quiet)
             var failures: [Error] = []
             var partial = false
+            let service = noGeocode ? nil : try geocoding.makeService(cache: store)
             for source in sources {
                 do {
                     let summary = try await ingestor.ingest(source)
                     if Terminal.stderrIsTerminal && !global.quiet { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
                     if !global.quiet { print(Self.describe(summary, location: source == "-" ? "stdin" : source)) }
+                    if let service, summary.withoutPosition > 0 {
+                        let run = try await GeocodeRunner.run(store: store, service: service, source: summary.source,
+                                                              retryNotFound: false, limit: nil, quiet: global.quiet)
+                        if run.stoppedBecause != nil { partial = true }
+                    }
                     if let feedError = summary.feedError {
                         Terminal.printError("trafficgeo: error: \(feedError) (entries before it were stored)")
                         partial = true

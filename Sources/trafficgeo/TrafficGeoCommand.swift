@@ -20,7 +20,7 @@ struct TrafficGeoCommand: AsyncParsableCommand {
         version: TrafficGeoVersion.string,
         subcommands: [
             IngestCommand.self, NearCommand.self, WithinCommand.self, BoundingBoxCommand.self, ExportCommand.self,
-            StatsCommand.self, PruneCommand.self,
+            GeocodeCommand.self, ReverseCommand.self, StatsCommand.self, PruneCommand.self, ParseCommand.self,
         ]
     )
 }

@@ -16,6 +16,7 @@ final class IncidentWriter {
     private let updateStatement: Statement
     private let indexInsert: Statement
     private let indexDelete: Statement
+    private let resetGeocodeStatus: Statement
 
     init(db: Database, now: Date) throws {
         self.db = db
@@ -34,6 +35,7 @@ final class IncidentWriter {
         updateStatement = try db.makeStatement(sql: "UPDATE incidents SET \(assignments), last_changed = ? WHERE id = ?")
         indexInsert = try db.makeStatement(sql: "INSERT OR REPLACE INTO incident_index VALUES (?, ?, ?, ?, ?, ?, ?)")
         indexDelete = try db.makeStatement(sql: "DELETE FROM incident_index WHERE id = ?")
+        resetGeocodeStatus = try db.makeStatement(sql: "UPDATE incidents SET geocode_status = NULL, geocode_error = NULL WHERE id = ?")
     }
 
     /// The stored columns besides identity and bookkeeping, in binding order.
@@ -64,11 +66,21 @@ final class IncidentWriter {
             if existing["content_hash"] as Int64 == hash { return .unchanged }
             try updateStatement.execute(arguments: StatementArguments(values.list + [now, rowID]))
             try index(rowID, incident.position)
+            // New words without a position: worth asking the geocoder again.
+            if incident.position == nil { try resetGeocodeStatus.execute(arguments: [rowID]) }
             return .updated
         }
         try insertStatement.execute(arguments: StatementArguments([incident.source, incident.id] + values.list + [now, now]))
         try index(db.lastInsertedRowID, incident.position)
         return .inserted
+    }
+
+    /// Replaces the stored fields of an existing incident (a geocoder found its position) and
+    /// re-indexes it; the content hash follows, so re-reading the feed later counts it unchanged.
+    func replacePosition(storeID: Int64, with incident: Incident) throws {
+        let values = Self.values(of: incident)
+        try updateStatement.execute(arguments: StatementArguments(values.list + [now, storeID]))
+        try index(storeID, incident.position)
     }
 
     /// Puts the incident's position into the R*Tree (or removes it when it has none).

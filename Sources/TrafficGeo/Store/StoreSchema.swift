@@ -64,6 +64,16 @@ enum StoreSchema {
             try db.execute(sql: "INSERT INTO store_info(key, value) VALUES ('index_crs', ?), ('schema', 'trafficgeo 1')",
                            arguments: [indexCRS])
         }
+        migrator.registerMigration("v2: geocoding status per incident") { db in
+            // NULL = not tried; 'found'; 'not-found' (definite, not retried unless asked); 'failed' (retried next run).
+            try db.execute(sql: """
+                ALTER TABLE incidents ADD COLUMN geocode_status TEXT;
+                ALTER TABLE incidents ADD COLUMN geocode_error TEXT;
+                ALTER TABLE incidents ADD COLUMN geocode_attempts INTEGER NOT NULL DEFAULT 0;
+                CREATE INDEX incidents_geocode_pending ON incidents(id) WHERE latitude IS NULL;
+                DROP INDEX incidents_unlocated;
+                """)
+        }
         return migrator
     }
 }

@@ -1,0 +1,167 @@
+import ArgumentParser
+import Foundation
+import TrafficGeo
+
+struct GeocodeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "geocode",
+        abstract: "Geocode a query, the incidents waiting for a position, or a batch file.",
+        discussion: """
+              trafficgeo geocode "A4 Wenden"                       candidates for one query
+              trafficgeo geocode --title "A4 : Koeln - Olpe" --text "Zwischen AS Wenden und AS Krombach"
+              trafficgeo geocode pending                           incidents ingested without a position
+            """,
+        subcommands: [GeocodeQueryCommand.self, GeocodePendingCommand.self],
+        defaultSubcommand: GeocodeQueryCommand.self)
+}
+
+struct GeocodeQueryCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "query",
+        abstract: "Ask the geocoder one question and print its candidates (or locate a traffic message with --title).")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var geocoding: GeocoderOptions
+
+    @Argument(help: "What to look up, e.g. \"A4 Wenden\" or \"Kreuz Heidelberg\".") var query: String?
+
+    @Option(help: "Locate a traffic message with this title instead (joint junction resolution).") var title: String?
+    @Option(help: "The message text that goes with --title.") var text: String?
+    @Option(help: "Only candidates in these countries (ISO codes, comma-separated), e.g. de.") var country: String?
+    @Option(name: [.customShort("n"), .long], help: "How many candidates.") var limit = 5
+    @Flag(help: "Print JSON instead of lines.") var json = false
+
+    func validate() throws {
+        guard (query == nil) != (title == nil) else { throw ValidationError("Give a query, or --title (with --text), not both.") }
+        if text != nil && title == nil { throw ValidationError("--text goes with --title.") }
+        guard limit > 0 else { throw ValidationError("--limit must be positive.") }
+    }
+
+    func run() async throws {
+        global.bootstrapLogging()
+        try await TrafficGeoExit.run {
+            let store = try? global.openStore()
+            let service = try geocoding.makeService(cache: store)
+            if let title {
+                let located = try await IncidentLocator(service: service).locate(title: title, text: text)
+                guard let located else {
+                    Terminal.printError("trafficgeo: not found: no junction or route end of this message could be placed")
+                    throw TrafficGeoExit.notFound
+                }
+                if json {
+                    let object: [String: Any] = [
+                        "latitude": located.position.latitude, "longitude": located.position.longitude,
+                        "precision": located.precision.rawValue, "confidence": located.confidence, "provider": located.provider,
+                        "queries": located.queries,
+                        "segment": located.segment.map { $0.map { [$0.longitude, $0.latitude] } } ?? NSNull(),
+                    ]
+                    print(String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self))
+                } else {
+                    print(String(format: "%.6f, %.6f  precision %@, confidence %.2f, from %@", located.position.latitude,
+                                 located.position.longitude, located.precision.rawValue, located.confidence, located.provider))
+                    if let segment = located.segment {
+                        print("segment: " + segment.map { String(format: "%.6f, %.6f", $0.latitude, $0.longitude) }.joined(separator: " → "))
+                    }
+                    print("asked: " + located.queries.joined(separator: "; "))
+                }
+                return
+            }
+            let countries = country.map { $0.split(separator: ",").map { String($0) } } ?? []
+            let answer = try await service.search(GeocodeQuery(query ?? "", countryCodes: countries, limit: limit))
+            if json {
+                let data = try JSONEncoder().encode(answer)
+                print(String(decoding: data, as: UTF8.self))
+            } else if answer.candidates.isEmpty {
+                Terminal.printError("trafficgeo: not found: \(answer.provider) has no match for '\(query ?? "")'")
+            } else {
+                for c in answer.candidates.prefix(limit) {
+                    let extra = [c.kind.rawValue, c.osmTag, c.population.map { "pop. \($0)" }].compactMap { $0 }.joined(separator: ", ")
+                    print(String(format: "%.6f, %.6f  %@  (%@)", c.coordinate.latitude, c.coordinate.longitude,
+                                 c.displayName ?? c.name, extra))
+                }
+                if let attribution = answer.attribution, !global.quiet { Terminal.printError("trafficgeo: \(answer.provider): \(attribution)") }
+            }
+            if answer.candidates.isEmpty { throw TrafficGeoExit.notFound }
+        }
+    }
+}
+
+struct GeocodePendingCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pending",
+        abstract: "Geocode the incidents that have no position yet. Resumable: run it again after an interruption.")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var geocoding: GeocoderOptions
+
+    @Option(help: "Only incidents of this source.") var source: String?
+    @Flag(help: "Also try again incidents a geocoder did not find before.") var retryNotFound = false
+    @Option(help: "At most this many incidents.") var limit: Int?
+
+    func run() async throws {
+        global.bootstrapLogging()
+        try await TrafficGeoExit.run {
+            let store = try global.openStore()
+            let service = try geocoding.makeService(cache: store)
+            let summary = try await GeocodeRunner.run(store: store, service: service, source: source, retryNotFound: retryNotFound,
+                                                      limit: limit, quiet: global.quiet)
+            if summary.stoppedBecause != nil || summary.failed > 0 { throw TrafficGeoExit.partial }
+        }
+    }
+}
+
+struct ReverseCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "reverse", abstract: "The address at a location: country, postcode, locality, road.")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var location: LocationOptions
+    @OptionGroup var geocoding: GeocoderOptions
+    @Flag(help: "Print JSON.") var json = false
+
+    func run() async throws {
+        global.bootstrapLogging()
+        try await TrafficGeoExit.run {
+            let service = try geocoding.makeService(cache: nil)
+            let a = try await service.reverse(location.resolvedCoordinate(quiet: global.quiet))
+            if json {
+                let encoder = JSONEncoder()
+                encoder.outputFormatting = [.sortedKeys]
+                print(String(decoding: try encoder.encode(a), as: UTF8.self))
+                return
+            }
+            guard a.displayName != nil || a.locality != nil else {
+                Terminal.printError("trafficgeo: not found: \(a.provider) knows no address there")
+                throw TrafficGeoExit.notFound
+            }
+            for (label, value) in [("address", a.displayName), ("road", a.road), ("locality", a.locality), ("postcode", a.postcode),
+                                   ("country", a.country ?? a.countryCode?.uppercased())] {
+                if let value { print("\(label.padding(toLength: 9, withPad: " ", startingAt: 0)) \(value)") }
+            }
+            if let attribution = a.attribution, !global.quiet { Terminal.printError("trafficgeo: \(a.provider): \(attribution)") }
+        }
+    }
+}
+
+/// Runs `PendingGeocoder` with progress on stderr and prints its summary.
+enum GeocodeRunner {
+    static func run(store: IncidentStore, service: GeocodingService, source: String?, retryNotFound: Bool, limit: Int?,
+                    quiet: Bool) async throws -> GeocodeRunSummary {
+        var runner = PendingGeocoder(store: store, locator: IncidentLocator(service: service))
+        if !quiet && Terminal.stderrIsTerminal {
+            runner.progress = { done, total in FileHandle.standardError.write(Data("\r… geocoded \(done)/\(total)\u{1B}[K".utf8)) }
+        } else if !quiet {
+            runner.progress = { done, total in if done % 500 == 0 { Terminal.printError("trafficgeo: … geocoded \(done)/\(total)") } }
+        }
+        let s = try await runner.run(source: source, retryNotFound: retryNotFound, limit: limit)
+        if !quiet && Terminal.stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+        if !quiet && s.total > 0 {
+            let byPrecision = GeocodePrecision.allCases.compactMap { p in s.found[p].map { "\($0) \(p.rawValue)" } }.joined(separator: ", ")
+            let seconds = Double(s.elapsed.components.seconds) + Double(s.elapsed.components.attoseconds) / 1e18
+            print("geocoded \(s.total): \(s.foundTotal) found (\(byPrecision.isEmpty ? "-" : byPrecision)), \(s.notFound) not found, "
+                  + "\(s.failed) failed; \(s.statistics.requests) requests, \(s.statistics.cacheHits) from cache, "
+                  + String(format: "%.1f s", seconds))
+        }
+        if let reason = s.stoppedBecause { Terminal.printError("trafficgeo: error: stopped early: \(reason)") }
+        return s
+    }
+}
