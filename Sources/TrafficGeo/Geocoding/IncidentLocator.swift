@@ -105,12 +105,19 @@ public struct IncidentLocator: Sendable {
     // MARK: - Candidates
 
     /// Junction candidates: junctions of that name if the geocoder knows junctions, else places.
+    /// A junction is often mapped under part of the message's name ("Heidelberg/Dossenheim" is
+    /// "Dossenheim" in OpenStreetMap), so up to two shorter spellings are tried before places.
     private func junctionCandidates(_ j: JunctionMention, queries: inout [String], provider: inout String) async throws -> [GeocodeCandidate] {
-        let junctions = try await candidates(for: j.osmStyleName, purpose: .junction, queries: &queries, provider: &provider)
-        let wanted = TextFolding.fold(j.osmStyleName), bare = TextFolding.fold(j.name)
-        let matching = junctions.filter { $0.kind == .junction && [wanted, bare].contains(TextFolding.fold($0.name)) }
-        if !matching.isEmpty { return matching }
-        if junctions.contains(where: { $0.kind == .town }) { return junctions.filter { $0.kind == .town } }
+        let variants = [(j.osmStyleName, 1.0)] + NameVariants.of(j.name).filter { TextFolding.fold($0.name) != TextFolding.fold(j.osmStyleName) }
+        var towns: [GeocodeCandidate] = []
+        for (variant, _) in variants.prefix(3) {
+            let found = try await candidates(for: variant, purpose: .junction, queries: &queries, provider: &provider)
+            let wanted = Set([TextFolding.fold(variant), TextFolding.fold(j.name), TextFolding.fold(j.osmStyleName)])
+            let matching = found.filter { $0.kind == .junction && wanted.contains(TextFolding.fold($0.name)) }
+            if !matching.isEmpty { return matching }
+            if towns.isEmpty { towns = found.filter { $0.kind == .town } }
+        }
+        if !towns.isEmpty { return towns }
         return try await candidates(for: j.name, purpose: .place, queries: &queries, provider: &provider).filter { $0.kind != .road }
     }
 
