@@ -10,8 +10,9 @@ struct GeocodeCommand: AsyncParsableCommand {
               trafficgeo geocode "A4 Wenden"                       candidates for one query
               trafficgeo geocode --title "A4 : Koeln - Olpe" --text "Zwischen AS Wenden und AS Krombach"
               trafficgeo geocode pending                           incidents ingested without a position
+              trafficgeo geocode batch roads.csv --column title -o roads-geocoded.csv
             """,
-        subcommands: [GeocodeQueryCommand.self, GeocodePendingCommand.self],
+        subcommands: [GeocodeQueryCommand.self, GeocodePendingCommand.self, GeocodeBatchCommand.self],
         defaultSubcommand: GeocodeQueryCommand.self)
 }
 

@@ -22,7 +22,11 @@ struct GeocoderOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Seconds to wait for one answer (default 10).", valueName: "seconds"))
     var timeout: Double?
 
+    @Option(help: ArgumentHelp("Retries after a timeout, a lost connection, a 5xx or a 429, with exponential backoff (default 4).", valueName: "n"))
+    var retries: Int?
+
     func validate() throws {
+        if let retries, retries < 0 { throw ValidationError("--retries must be 0 or more.") }
         if let rate, !(rate >= 0 && rate.isFinite) { throw ValidationError("--rate must be a number ≥ 0.") }
         if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1.") }
         if let timeout, !(timeout > 0 && timeout.isFinite) { throw ValidationError("--timeout must be positive.") }
@@ -35,6 +39,7 @@ struct GeocoderOptions: ParsableArguments {
         config.rate = rate
         config.concurrency = concurrency
         config.timeout = timeout
+        config.retries = retries
         return config
     }
 

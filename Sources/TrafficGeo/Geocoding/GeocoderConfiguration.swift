@@ -25,6 +25,7 @@ public struct GeocoderConfiguration: Sendable {
     public var rate: Double?
     public var concurrency: Int?
     public var timeout: Double?
+    public var retries: Int?
 
     public init(entries: [Entry] = [.gazetteer], userAgent: String = UserAgent.default) {
         self.entries = entries
@@ -74,6 +75,7 @@ public struct GeocoderConfiguration: Sendable {
                 if let rate { p.rate = rate > 0 ? rate : nil }
                 if let concurrency { p.concurrency = max(1, concurrency) }
                 if let timeout { p.timeout = timeout }
+                if let retries { p.maxRetries = retries }
                 return p
             }
             switch entry {

@@ -84,5 +84,13 @@ public struct PositionSource: Sendable, Equatable {
 
 /// How exactly a geocoded position is known.
 public enum GeocodePrecision: String, Sendable, Codable, CaseIterable {
-    case junction, town, road, none
+    /// A motorway junction the geocoder knows by name.
+    case junction
+    /// An address or point of interest (free-form queries).
+    case address
+    /// A settlement.
+    case town
+    /// Only the road (or its route) is known.
+    case road
+    case none
 }

@@ -30,6 +30,11 @@ public enum TrafficMessageParser {
             message.isDirected = true
         }
         let titleNames = titlePlaces(title)
+        // The Autobahn API writes "A4 | Krombach - Wenden": with "|" the two names are the junctions.
+        if message.from == nil, message.to == nil, titleNames.count == 2, title.contains("|") {
+            message.from = JunctionMention(name: titleNames[0], kind: .unspecified, relation: .after)
+            message.to = JunctionMention(name: titleNames[1], kind: .unspecified, relation: .before)
+        }
         if message.from == nil, message.to == nil, titleNames.count == 2, message.routeEnds.isEmpty {
             // Only the title says where: two names are route ends ("A4 : Koeln - Olpe").
             message.routeEnds = titleNames
