@@ -32,6 +32,10 @@ public final class IncidentStore: Sendable {
             try NearestNeighbourSearch.register(on: db)
             TextFolding.register(on: db)
             try db.execute(sql: "PRAGMA cache_size = -32768") // 32 MiB per connection
+            // In WAL mode NORMAL never corrupts the database; a power cut may only drop the latest
+            // commits (an ingest or cached answers, which a re-run redoes). FULL would fsync every
+            // cached geocoder answer, the main cost of a fast batch run.
+            if !readOnly { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         }
         if !readOnly {
             let folder = (path as NSString).deletingLastPathComponent
