@@ -61,6 +61,17 @@ enum TestSupport {
         return nil
     }
 
+    /// Starts a program in the background with its output discarded (for kill tests).
+    static func launch(_ executable: URL, _ arguments: [String]) throws -> Process {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
     /// Runs a program to completion; returns (status, stdout, stderr).
     @discardableResult
     static func run(_ executable: String, _ arguments: [String], stdin: String? = nil,

@@ -110,12 +110,7 @@ struct BatchGeocodeTests {
         let output = folder.appendingPathComponent("out.csv").path
         let arguments = ["geocode", "batch", input.path, "--column", "q", "-o", output, "--db", db,
                          "--geocoder", "nominatim=\(server.baseURL)", "--concurrency", "4", "--quiet"]
-        let process = Process()
-        process.executableURL = exe
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try TestSupport.launch(exe, arguments)
         while server.requests.count < 80 && process.isRunning { usleep(2000) }
         kill(process.processIdentifier, SIGKILL)
         process.waitUntilExit()
@@ -155,12 +150,7 @@ struct BatchGeocodeTests {
         let output = folder.appendingPathComponent("out.csv").path
         let arguments = ["geocode", "batch", input.path, "-o", output, "--db", folder.appendingPathComponent("db.sqlite").path,
                          "--geocoder", "nominatim=\(server.baseURL)", "--concurrency", "2", "--quiet"]
-        let process = Process()
-        process.executableURL = exe
-        process.arguments = arguments
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
+        let process = try TestSupport.launch(exe, arguments)
         while server.requests.count < 20 && process.isRunning { usleep(2000) }
         kill(process.processIdentifier, SIGINT)
         process.waitUntilExit()
