@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why a feed as a whole could not be read (a single broken entry is a `SkippedEntry` instead).
-public enum FeedError: Error, Sendable, CustomStringConvertible {
+public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
     case notFound(String)
     case unreadable(String, reason: String)
     case unknownFormat(String)

@@ -55,7 +55,7 @@ public struct FeedInput: Sendable {
 
     /// Resolves a location: `-` reads stdin, `http(s)://` downloads, anything else is a file path.
     public static func open(_ location: String, maxBytes: Int64 = FeedInput.defaultMaxBytes,
-                            httpClient: HTTPClient = .shared, timeout: TimeAmount = .seconds(60)) async throws -> FeedInput {
+                            httpClient: HTTPClient = SharedHTTPClient.client, timeout: TimeAmount = .seconds(60)) async throws -> FeedInput {
         if location == "-" {
             return try spoolStandardInput(maxBytes: maxBytes)
         }

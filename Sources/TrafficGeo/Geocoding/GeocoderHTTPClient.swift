@@ -52,7 +52,7 @@ public final class GeocoderHTTPClient: Sendable {
     private let gate: ConcurrencyGate
     private let stopped = StopFlag()
 
-    public init(provider: String, baseURL: URL, userAgent: String, policy: RequestPolicy, http: HTTPClient = .shared) throws {
+    public init(provider: String, baseURL: URL, userAgent: String, policy: RequestPolicy, http: HTTPClient = SharedHTTPClient.client) throws {
         guard let scheme = baseURL.scheme?.lowercased(), scheme == "http" || scheme == "https", baseURL.host != nil else {
             throw GeocodingError.configuration("\(provider): '\(baseURL.absoluteString)' is not an http(s) URL")
         }
