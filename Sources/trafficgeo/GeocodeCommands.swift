@@ -119,6 +119,10 @@ struct ReverseCommand: AsyncParsableCommand {
     @OptionGroup var geocoding: GeocoderOptions
     @Flag(help: "Print JSON.") var json = false
 
+    func validate() throws {
+        guard location.isGiven else { throw ValidationError("Give --lat and --lon.") }
+    }
+
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {

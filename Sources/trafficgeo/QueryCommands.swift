@@ -17,8 +17,10 @@ struct NearCommand: AsyncParsableCommand {
     var maxDistance: String?
 
     @OptionGroup var query: QueryOptions
+    @OptionGroup var batch: BatchQueryOptions
 
     func validate() throws {
+        guard location.isGiven != (batch.queries != nil) else { throw ValidationError("Give --lat and --lon, or --queries FILE.") }
         guard limit > 0 else { throw ValidationError("--limit must be positive.") }
         if let maxDistance { _ = try DistanceArgument.validated(maxDistance, option: "--max-distance") }
     }
@@ -28,6 +30,11 @@ struct NearCommand: AsyncParsableCommand {
         try await TrafficGeoExit.run {
             let engine = try QueryEngine(store: try global.openStore(readOnly: true))
             let max = try maxDistance.map { try DistanceArgument.validated($0, option: "--max-distance") }
+            if batch.queries != nil {
+                let filter = query.filter
+                try batch.run(output: query.output) { try engine.nearestNeighbours(to: $0, limit: limit, maxDistance: max, filter: filter) }
+                return
+            }
             var results = try engine.nearest(to: location.resolvedCoordinate(quiet: global.quiet), limit: limit, maxDistance: max, filter: query.filter)
             if let sort = query.sort { results = QueryEngine.sort(results, by: sort) }
             try query.write { emit in try results.forEach(emit) }
@@ -47,8 +54,10 @@ struct WithinCommand: AsyncParsableCommand {
     var radius: String
 
     @OptionGroup var query: QueryOptions
+    @OptionGroup var batch: BatchQueryOptions
 
     func validate() throws {
+        guard location.isGiven != (batch.queries != nil) else { throw ValidationError("Give --lat and --lon, or --queries FILE.") }
         _ = try DistanceArgument.validated(radius, option: "--radius")
     }
 
@@ -57,6 +66,11 @@ struct WithinCommand: AsyncParsableCommand {
         try await TrafficGeoExit.run {
             let engine = try QueryEngine(store: try global.openStore(readOnly: true))
             let metres = try DistanceArgument.validated(radius, option: "--radius")
+            if batch.queries != nil {
+                let filter = query.filter
+                try batch.run(output: query.output) { try engine.withinNeighbours(radius: metres, of: $0, filter: filter) }
+                return
+            }
             let results = try engine.within(radius: metres, of: location.resolvedCoordinate(quiet: global.quiet), filter: query.filter)
             let sorted = query.sort.map { QueryEngine.sort(results, by: $0) } ?? results
             try query.write { emit in try sorted.forEach(emit) }

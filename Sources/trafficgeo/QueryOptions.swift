@@ -5,34 +5,84 @@ import TrafficGeo
 /// A query location given as --lat/--lon, checked before any work starts.
 struct LocationOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Latitude in degrees, -90 … 90 (WGS84).", valueName: "degrees"))
-    var lat: Double
+    var lat: Double?
 
     @Option(help: ArgumentHelp("Longitude in degrees, -180 … 180 (WGS84). Values outside are wrapped into that range.", valueName: "degrees"))
-    var lon: Double
+    var lon: Double?
 
     func validate() throws {
+        guard (lat == nil) == (lon == nil) else { throw ValidationError("Give both --lat and --lon.") }
+        guard let lat, let lon else { return }
         guard lat.isFinite, lon.isFinite else { throw ValidationError("--lat and --lon must be finite numbers.") }
         guard (-90...90).contains(lat) else { throw ValidationError("--lat \(lat) is outside -90 … 90.") }
     }
+
+    var isGiven: Bool { lat != nil }
 
     /// The coordinate, saying on stderr when the longitude was wrapped.
     func resolvedCoordinate(quiet: Bool) -> Coordinate {
         let c = coordinate
         if c.longitude != lon && !quiet {
-            Terminal.printError("trafficgeo: note: longitude \(lon) is outside -180 … 180; using \(c.longitude)")
+            Terminal.printError("trafficgeo: note: longitude \(lon ?? 0) is outside -180 … 180; using \(c.longitude)")
         }
         return c
     }
 
     /// The coordinate; a longitude outside ±180 is wrapped (190 → -170), as a map that was panned around the world gives it.
     var coordinate: Coordinate {
-        var longitude = lon.truncatingRemainder(dividingBy: 360)
+        var longitude = (lon ?? 0).truncatingRemainder(dividingBy: 360)
         if longitude > 180 { longitude -= 360 }
         if longitude < -180 { longitude += 360 }
-        return Coordinate(latitude: lat, longitude: longitude)
+        return Coordinate(latitude: lat ?? 0, longitude: longitude)
     }
 }
 
+/// Many query points from a file, answered in one process (`--queries`), with optional timing.
+struct BatchQueryOptions: ParsableArguments {
+    @Option(help: ArgumentHelp("Answer every point of this CSV (columns qid or id, lat, lon) in one process; rows qid,id,distance_m.", valueName: "file"))
+    var queries: String?
+
+    @Flag(help: "With --queries: report the time of each query on stderr (a summary line and a JSON line).")
+    var timing = false
+
+    /// Runs `answer` for every point, writing `qid,id,distance_m` rows; the timing goes to stderr.
+    func run(output: String?, answer: (Coordinate) throws -> [Neighbour]) throws {
+        guard let queries else { return }
+        let points = try QueryLocations.read(path: queries)
+        let sink = try output.map { try TextSink(path: $0) } ?? TextSink()
+        sink.write(NeighbourRows.header)
+        var latencies: [Double] = []
+        latencies.reserveCapacity(points.count)
+        let clock = ContinuousClock()
+        let start = clock.now
+        do {
+            for p in points {
+                let t0 = clock.now
+                let found = try answer(p.coordinate)
+                latencies.append(Self.milliseconds(clock.now - t0))
+                for n in found { sink.write(NeighbourRows.line(qid: p.qid, n)) }
+            }
+            try sink.commit()
+        } catch {
+            sink.abandon()
+            throw error
+        }
+        if timing {
+            let total = Self.milliseconds(clock.now - start) / 1000
+            let sorted = latencies.sorted()
+            let median = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
+            let p95 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.95))]
+            Terminal.printError(String(format: "trafficgeo: timing: %d queries in %.3f s, median %.3f ms, p95 %.3f ms per query",
+                                       points.count, total, median, p95))
+            let json = try JSONSerialization.data(withJSONObject: ["total_s": total, "lat_ms": latencies, "queries": points.count])
+            Terminal.printError(String(decoding: json, as: UTF8.self))
+        }
+    }
+
+    static func milliseconds(_ d: Duration) -> Double {
+        Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+    }
+}
 /// Filters, sorting and output shared by every query command.
 struct QueryOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Only incidents active at TIME (updated ≤ TIME < expires): 'now' or an ISO 8601 time.", valueName: "time"))

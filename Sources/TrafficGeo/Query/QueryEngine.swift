@@ -12,6 +12,15 @@ public struct QueryResult: Sendable, Equatable {
     public var incident: Incident { stored.incident }
 }
 
+/// A lean answer: which incident and how far, without decoding the incident (batch queries).
+public struct Neighbour: Sendable, Equatable {
+    public var storeID: Int64
+    /// The feed's id of the incident.
+    public var id: String
+    public var distance: Double
+    public var bearing: Double
+}
+
 /// How results are ordered; ties are broken by store id, so output is stable.
 public enum QuerySort: String, Sendable, CaseIterable {
     case distance, updated, expires, title
@@ -39,13 +48,23 @@ public final class QueryEngine {
     /// farther than `maxDistance` metres. Equal to a brute-force scan, computed best-first.
     public func nearest(to point: Coordinate, limit: Int, maxDistance: Double? = nil,
                         filter: IncidentFilter = IncidentFilter()) throws -> [QueryResult] {
+        let found = try nearestNeighbours(to: point, limit: limit, maxDistance: maxDistance, filter: filter)
+        return try store.read { db in
+            try found.map { try Self.result(db, id: $0.storeID, distance: $0.distance, bearing: $0.bearing) }
+        }
+    }
+
+    /// `nearest` without decoding the incidents: ids and distances, nearest first.
+    public func nearestNeighbours(to point: Coordinate, limit: Int, maxDistance: Double? = nil,
+                                  filter: IncidentFilter = IncidentFilter()) throws -> [Neighbour] {
         guard limit > 0 else { return [] }
         let q = try projector.forward(point)
         return try store.read { db in
             let statement = try Self.candidateStatement(db, filter: filter)
             var arguments: StatementArguments = [q.x, q.y, q.z, maxDistance ?? Double.greatestFiniteMagnitude]
             arguments += filter.sql().1
-            var best: [(distance: Double, bearing: Double, id: Int64)] = []
+            var best: [Neighbour] = []
+            best.reserveCapacity(limit + 1)
             let cursor = try Row.fetchCursor(statement, arguments: arguments)
             while let row = try cursor.next() {
                 let chord = NearestNeighbourSearch.chord(from: q, toBox: (row[3], row[4], row[5], row[6], row[7], row[8]))
@@ -53,15 +72,15 @@ public final class QueryEngine {
                 let position = Coordinate(latitude: row[1], longitude: row[2])
                 let (distance, bearing) = Geodesic.inverse(from: point, to: position)
                 if let maxDistance, distance > maxDistance { continue }
-                let id: Int64 = row[0]
+                let storeID: Int64 = row[0]
                 if best.count == limit {
-                    guard Self.precedes((distance, id), (best[limit - 1].distance, best[limit - 1].id)) else { continue }
+                    guard Self.precedes((distance, storeID), (best[limit - 1].distance, best[limit - 1].storeID)) else { continue }
                     best.removeLast()
                 }
-                let at = best.firstIndex(where: { Self.precedes((distance, id), ($0.distance, $0.id)) }) ?? best.endIndex
-                best.insert((distance, bearing, id), at: at)
+                let at = best.firstIndex(where: { Self.precedes((distance, storeID), ($0.distance, $0.storeID)) }) ?? best.endIndex
+                best.insert(Neighbour(storeID: storeID, id: row[9], distance: distance, bearing: bearing), at: at)
             }
-            return try best.map { try Self.result(db, id: $0.id, distance: $0.distance, bearing: $0.bearing) }
+            return best
         }
     }
 
@@ -87,8 +106,25 @@ public final class QueryEngine {
                 let position = Coordinate(latitude: row[1], longitude: row[2])
                 let (distance, bearing) = Geodesic.inverse(from: center, to: position)
                 guard distance <= radius else { continue }
-                try handle(QueryResult(stored: StoredIncident(row: row, startingAt: 9), distance: distance, bearing: bearing))
+                try handle(QueryResult(stored: StoredIncident(row: row, startingAt: 10), distance: distance, bearing: bearing))
             }
+        }
+    }
+
+    /// Every incident within `radius` metres, as ids and distances (not decoded), nearest first.
+    public func withinNeighbours(radius: Double, of center: Coordinate, filter: IncidentFilter = IncidentFilter()) throws -> [Neighbour] {
+        let q = try projector.forward(center)
+        return try store.read { db in
+            let statement = try Self.candidateStatement(db, filter: filter)
+            var arguments: StatementArguments = [q.x, q.y, q.z, radius]
+            arguments += filter.sql().1
+            var found: [Neighbour] = []
+            let cursor = try Row.fetchCursor(statement, arguments: arguments)
+            while let row = try cursor.next() {
+                let (distance, bearing) = Geodesic.inverse(from: center, to: Coordinate(latitude: row[1], longitude: row[2]))
+                if distance <= radius { found.append(Neighbour(storeID: row[0], id: row[9], distance: distance, bearing: bearing)) }
+            }
+            return found.sorted { Self.precedes(($0.distance, $0.storeID), ($1.distance, $1.storeID)) }
         }
     }
 
@@ -150,13 +186,13 @@ public final class QueryEngine {
 
     // MARK: - Helpers
 
-    /// The best-first candidate query. Columns: id, latitude, longitude, box (6 values), then with
-    /// `withIncident` the `StoredIncident.selection` columns (decoded only for rows that qualify).
+    /// The best-first candidate query. Columns: id, latitude, longitude, box (6 values), the feed
+    /// id, then with `withIncident` the `StoredIncident.selection` columns (decoded only for rows that qualify).
     private static func candidateStatement(_ db: Database, filter: IncidentFilter, withIncident: Bool = false) throws -> Statement {
         let (condition, _) = filter.sql()
         // CROSS JOIN keeps the R*Tree as the outer loop, so rows arrive in best-first order.
         return try db.cachedStatement(sql: """
-            SELECT r.id, i.latitude, i.longitude, r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z\(withIncident ? ", " + StoredIncident.selection : "")
+            SELECT r.id, i.latitude, i.longitude, r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z, i.external_id\(withIncident ? ", " + StoredIncident.selection : "")
             FROM incident_index r CROSS JOIN incidents i ON i.id = r.id
             WHERE r.id MATCH \(NearestNeighbourSearch.functionName)(?, ?, ?, ?) AND \(condition)
             """)
