@@ -80,6 +80,25 @@ struct CommandLineTests {
         #expect(titles.count == 12)
     }
 
+    @Test func batchQueriesEqualSingleQueries() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        guard try ingestSample() else { return }
+        let points = try TestSupport.write("qid,lat,lon\nk1,50.94,6.96\nk2,51.3,7.5\n", name: "q.csv", in: folder)
+        let batch = try #require(try cli(["near", "--db", db, "--queries", points.path, "--limit", "3", "--timing"]))
+        #expect(batch.status == 0, Comment(rawValue: batch.stderr))
+        let rows = batch.stdout.split(separator: "\n").dropFirst().map { $0.split(separator: ",").map(String.init) }
+        #expect(rows.count == 6 && rows.prefix(3).allSatisfy { $0[0] == "k1" })
+        let single = try #require(try cli(["near", "--db", db, "--lat", "50.94", "--lon", "6.96", "--limit", "3", "--format", "json"]))
+        let nearest = try JSONSerialization.jsonObject(with: Data(single.stdout.utf8)) as! [[String: Any]]
+        #expect(rows.prefix(3).map { $0[1] } == nearest.map { $0["id"] as! String })
+        for (row, n) in zip(rows, nearest) { #expect(abs(Double(row[2])! - (n["distanceMeters"] as! Double)) < 0.05) }
+        #expect(batch.stderr.contains("timing: 2 queries"))
+        let json = batch.stderr.split(separator: "\n").first { $0.hasPrefix("{") }.map { String($0) } ?? "{}"
+        #expect((try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])?["lat_ms"] as? [Double] != nil)
+        let within = try #require(try cli(["within", "--db", db, "--queries", points.path, "--radius", "10km"]))
+        #expect(within.stdout.split(separator: "\n").count == 1 + 2)   // header, then A3 and A59 for k1; nothing near k2
+    }
+
     @Test func exportWritesAFileThatOgrinfoReads() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         guard try ingestSample() else { return }
