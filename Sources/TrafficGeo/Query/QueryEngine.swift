@@ -48,40 +48,46 @@ public final class QueryEngine {
     /// farther than `maxDistance` metres. Equal to a brute-force scan, computed best-first.
     public func nearest(to point: Coordinate, limit: Int, maxDistance: Double? = nil,
                         filter: IncidentFilter = IncidentFilter()) throws -> [QueryResult] {
-        let found = try nearestNeighbours(to: point, limit: limit, maxDistance: maxDistance, filter: filter)
+        let q = try projector.forward(point)
+        // One read transaction: the incidents fetched are the ones the index pointed at.
         return try store.read { db in
-            try found.map { try Self.result(db, id: $0.storeID, distance: $0.distance, bearing: $0.bearing) }
+            try Self.nearestNeighbours(db, point: point, projected: q, limit: limit, maxDistance: maxDistance, filter: filter)
+                .map { try Self.result(db, id: $0.storeID, distance: $0.distance, bearing: $0.bearing) }
         }
     }
 
     /// `nearest` without decoding the incidents: ids and distances, nearest first.
     public func nearestNeighbours(to point: Coordinate, limit: Int, maxDistance: Double? = nil,
                                   filter: IncidentFilter = IncidentFilter()) throws -> [Neighbour] {
-        guard limit > 0 else { return [] }
         let q = try projector.forward(point)
         return try store.read { db in
-            let statement = try Self.candidateStatement(db, filter: filter)
-            var arguments: StatementArguments = [q.x, q.y, q.z, maxDistance ?? Double.greatestFiniteMagnitude]
-            arguments += filter.sql().1
-            var best: [Neighbour] = []
-            best.reserveCapacity(limit + 1)
-            let cursor = try Row.fetchCursor(statement, arguments: arguments)
-            while let row = try cursor.next() {
-                let chord = NearestNeighbourSearch.chord(from: q, toBox: (row[3], row[4], row[5], row[6], row[7], row[8]))
-                if best.count == limit, chord > best[limit - 1].distance { break }
-                let position = Coordinate(latitude: row[1], longitude: row[2])
-                let (distance, bearing) = Geodesic.inverse(from: point, to: position)
-                if let maxDistance, distance > maxDistance { continue }
-                let storeID: Int64 = row[0]
-                if best.count == limit {
-                    guard Self.precedes((distance, storeID), (best[limit - 1].distance, best[limit - 1].storeID)) else { continue }
-                    best.removeLast()
-                }
-                let at = best.firstIndex(where: { Self.precedes((distance, storeID), ($0.distance, $0.storeID)) }) ?? best.endIndex
-                best.insert(Neighbour(storeID: storeID, id: row[9], distance: distance, bearing: bearing), at: at)
-            }
-            return best
+            try Self.nearestNeighbours(db, point: point, projected: q, limit: limit, maxDistance: maxDistance, filter: filter)
         }
+    }
+
+    private static func nearestNeighbours(_ db: Database, point: Coordinate, projected q: ProjectedPoint, limit: Int,
+                                          maxDistance: Double?, filter: IncidentFilter) throws -> [Neighbour] {
+        guard limit > 0 else { return [] }
+        let statement = try candidateStatement(db, filter: filter)
+        var arguments: StatementArguments = [q.x, q.y, q.z, maxDistance ?? Double.greatestFiniteMagnitude]
+        arguments += filter.sql().1
+        var best: [Neighbour] = []
+        best.reserveCapacity(limit + 1)
+        let cursor = try Row.fetchCursor(statement, arguments: arguments)
+        while let row = try cursor.next() {
+            let chord = NearestNeighbourSearch.chord(from: q, toBox: (row[3], row[4], row[5], row[6], row[7], row[8]))
+            if best.count == limit, chord > best[limit - 1].distance { break }
+            let (distance, bearing) = Geodesic.inverse(from: point, to: Coordinate(latitude: row[1], longitude: row[2]))
+            if let maxDistance, distance > maxDistance { continue }
+            let storeID: Int64 = row[0]
+            if best.count == limit {
+                guard precedes((distance, storeID), (best[limit - 1].distance, best[limit - 1].storeID)) else { continue }
+                best.removeLast()
+            }
+            let at = best.firstIndex(where: { precedes((distance, storeID), ($0.distance, $0.storeID)) }) ?? best.endIndex
+            best.insert(Neighbour(storeID: storeID, id: row[9], distance: distance, bearing: bearing), at: at)
+        }
+        return best
     }
 
     // MARK: - Within
@@ -96,35 +102,33 @@ public final class QueryEngine {
     /// Streams every incident within `radius` metres of `center`, in approximately nearest-first order.
     public func within(radius: Double, of center: Coordinate, filter: IncidentFilter = IncidentFilter(),
                        handle: (QueryResult) throws -> Void) throws {
-        let q = try projector.forward(center)
-        try store.read { db in
-            let statement = try Self.candidateStatement(db, filter: filter, withIncident: true)
-            var arguments: StatementArguments = [q.x, q.y, q.z, radius]
-            arguments += filter.sql().1
-            let cursor = try Row.fetchCursor(statement, arguments: arguments)
-            while let row = try cursor.next() {
-                let position = Coordinate(latitude: row[1], longitude: row[2])
-                let (distance, bearing) = Geodesic.inverse(from: center, to: position)
-                guard distance <= radius else { continue }
-                try handle(QueryResult(stored: StoredIncident(row: row, startingAt: 10), distance: distance, bearing: bearing))
-            }
+        try scanWithin(radius: radius, of: center, filter: filter, decode: true) { row, distance, bearing in
+            try handle(QueryResult(stored: StoredIncident(row: row, startingAt: 10), distance: distance, bearing: bearing))
         }
     }
 
     /// Every incident within `radius` metres, as ids and distances (not decoded), nearest first.
     public func withinNeighbours(radius: Double, of center: Coordinate, filter: IncidentFilter = IncidentFilter()) throws -> [Neighbour] {
+        var found: [Neighbour] = []
+        try scanWithin(radius: radius, of: center, filter: filter, decode: false) { row, distance, bearing in
+            found.append(Neighbour(storeID: row[0], id: row[9], distance: distance, bearing: bearing))
+        }
+        return found.sorted { Self.precedes(($0.distance, $0.storeID), ($1.distance, $1.storeID)) }
+    }
+
+    /// The candidates of the radius search that lie within the radius by exact geodesic distance.
+    private func scanWithin(radius: Double, of center: Coordinate, filter: IncidentFilter, decode: Bool,
+                            body: (Row, Double, Double) throws -> Void) throws {
         let q = try projector.forward(center)
-        return try store.read { db in
-            let statement = try Self.candidateStatement(db, filter: filter)
+        try store.read { db in
+            let statement = try Self.candidateStatement(db, filter: filter, withIncident: decode)
             var arguments: StatementArguments = [q.x, q.y, q.z, radius]
             arguments += filter.sql().1
-            var found: [Neighbour] = []
             let cursor = try Row.fetchCursor(statement, arguments: arguments)
             while let row = try cursor.next() {
                 let (distance, bearing) = Geodesic.inverse(from: center, to: Coordinate(latitude: row[1], longitude: row[2]))
-                if distance <= radius { found.append(Neighbour(storeID: row[0], id: row[9], distance: distance, bearing: bearing)) }
+                if distance <= radius { try body(row, distance, bearing) }
             }
-            return found.sorted { Self.precedes(($0.distance, $0.storeID), ($1.distance, $1.storeID)) }
         }
     }
 

@@ -143,14 +143,10 @@ public final class IncidentStore: Sendable {
     /// Deletes incidents whose `expires` lies before `date`; returns how many.
     @discardableResult
     public func pruneExpired(before date: Date = Date()) throws -> Int {
-        do {
-            return try pool.write { db in
-                try db.execute(sql: "DELETE FROM incidents WHERE expires IS NOT NULL AND expires < ?",
-                               arguments: [date.timeIntervalSince1970])
-                return db.changesCount
-            }
-        } catch {
-            throw StoreError.writeFailed(path, reason: StoreError.describe(error))
+        try write { db in
+            try db.execute(sql: "DELETE FROM incidents WHERE expires IS NOT NULL AND expires < ?",
+                           arguments: [date.timeIntervalSince1970])
+            return db.changesCount
         }
     }
 
