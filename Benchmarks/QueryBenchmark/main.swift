@@ -40,7 +40,7 @@ struct Options {
     }
 }
 
-func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+func seconds(_ d: Duration) -> Double { d.inSeconds }
 
 func summary(_ samples: [Double]) -> String {
     let s = samples.sorted()

@@ -84,7 +84,7 @@ struct GeocodeBatchCommand: AsyncParsableCommand {
             }
             if !global.quiet {
                 if Terminal.stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
-                let seconds = Double(summary.elapsed.components.seconds) + Double(summary.elapsed.components.attoseconds) / 1e18
+                let seconds = summary.elapsed.inSeconds
                 Terminal.printError("trafficgeo: \(summary.rows) rows, \(summary.unique) distinct queries: \(summary.found) found, "
                                     + "\(summary.notFound) not found, \(summary.failed) failed, \(summary.empty) empty, \(summary.pending) pending; "
                                     + "\(summary.requests) sent, \(summary.fromCache) from cache; " + String(format: "%.1f s", seconds))
@@ -109,7 +109,7 @@ struct GeocodeBatchCommand: AsyncParsableCommand {
         let lastLog = LockedValue(ContinuousClock.now)
         let terminal = Terminal.stderrIsTerminal
         return { p in
-            let seconds = max(0.001, Double(p.elapsed.components.seconds) + Double(p.elapsed.components.attoseconds) / 1e18)
+            let seconds = max(0.001, p.elapsed.inSeconds)
             let rate = Double(p.done) / seconds
             let eta = rate > 0 ? Double(p.total - p.done) / rate : 0
             let line = String(format: "… %d/%d rows, %.1f/s, ETA %@, %d failed", p.done, p.total, rate, Self.duration(eta), p.failed)

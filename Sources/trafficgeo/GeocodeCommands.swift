@@ -161,7 +161,7 @@ enum GeocodeRunner {
         if !quiet && Terminal.stderrIsTerminal { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
         if !quiet && s.total > 0 {
             let byPrecision = GeocodePrecision.allCases.compactMap { p in s.found[p].map { "\($0) \(p.rawValue)" } }.joined(separator: ", ")
-            let seconds = Double(s.elapsed.components.seconds) + Double(s.elapsed.components.attoseconds) / 1e18
+            let seconds = s.elapsed.inSeconds
             print("geocoded \(s.total): \(s.foundTotal) found (\(byPrecision.isEmpty ? "-" : byPrecision)), \(s.notFound) not found, "
                   + "\(s.failed) failed; \(s.statistics.requests) requests, \(s.statistics.cacheHits) from cache, "
                   + String(format: "%.1f s", seconds))

@@ -80,7 +80,7 @@ struct BatchQueryOptions: ParsableArguments {
     }
 
     static func milliseconds(_ d: Duration) -> Double {
-        Double(d.components.seconds) * 1000 + Double(d.components.attoseconds) / 1e15
+        d.inSeconds * 1000
     }
 }
 /// Filters, sorting and output shared by every query command.

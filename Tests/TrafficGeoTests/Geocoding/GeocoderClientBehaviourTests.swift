@@ -17,7 +17,7 @@ struct GeocoderClientBehaviourTests {
         return p
     }
 
-    static func seconds(_ d: Duration) -> Double { Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18 }
+    static func seconds(_ d: Duration) -> Double { d.inSeconds }
 
     @Test func retryAfterSecondsIsHonoured() async throws {
         let server = try LoopbackHTTPServer { _, n in
