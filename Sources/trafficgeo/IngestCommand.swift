@@ -54,14 +54,18 @@ struct IngestCommand: AsyncParsableCommand {
             ingestor.progress = Self.progressReporter(verbose: global.verbose, quiet: global.quiet)
             var failures: [Error] = []
             var partial = false
-            let service = noGeocode ? nil : try geocoding.makeService(cache: store)
+            // Made on first need: loading the gazetteer costs time and memory that feeds with
+            // coordinates never use. (The --geocoder spec was already checked in validate().)
+            var service: GeocodingService?
             for source in sources {
                 do {
                     let summary = try await ingestor.ingest(source)
                     if Terminal.stderrIsTerminal && !global.quiet { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
                     if !global.quiet { print(Self.describe(summary, location: source == "-" ? "stdin" : source)) }
-                    if let service, summary.withoutPosition > 0 {
-                        let run = try await GeocodeRunner.run(store: store, service: service, source: summary.source,
+                    if !noGeocode, summary.withoutPosition > 0 {
+                        let geocoder = try service ?? geocoding.makeService(cache: store)
+                        service = geocoder
+                        let run = try await GeocodeRunner.run(store: store, service: geocoder, source: summary.source,
                                                               retryNotFound: false, limit: nil, quiet: global.quiet)
                         if run.stoppedBecause != nil { partial = true }
                     }

@@ -22,9 +22,9 @@ final class IncidentWriter {
         self.db = db
         self.now = now.timeIntervalSince1970
         projector = try Projector(target: StoreSchema.indexCRS)
+        // Column 0 the hash, then the incident from column 1 (its store id first): read by position.
         findStatement = try db.makeStatement(sql: """
-            SELECT id, content_hash, title, summary, latitude, longitude, position_source FROM incidents
-            WHERE source = ? AND external_id = ?
+            SELECT i.content_hash, \(StoredIncident.selection) FROM incidents i WHERE i.source = ? AND i.external_id = ?
             """)
         let columns = Self.columns.joined(separator: ", ")
         let placeholders = Self.columns.map { _ in "?" }.joined(separator: ", ")
@@ -48,22 +48,20 @@ final class IncidentWriter {
     func upsert(_ incoming: Incident) throws -> Outcome {
         var incident = incoming
         let existing = try Row.fetchOne(findStatement, arguments: [incident.source, incident.id])
-        if let existing, incident.position == nil,
-           existing["latitude"] as Double? != nil,
-           existing["title"] as String == incident.title, existing["summary"] as String? == incident.summary,
-           let lat = existing["latitude"] as Double?, let lon = existing["longitude"] as Double? {
+        if let existing, incident.position == nil {
+            let stored = StoredIncident(row: existing, startingAt: 1).incident
             // The feed still says the same words and has no coordinates: keep the position a geocoder found earlier.
-            incident.position = Coordinate(latitude: lat, longitude: lon)
-            if let stored = try StoredIncident.fetch(db, id: existing["id"]) {
-                incident.positionSource = stored.incident.positionSource
-                incident.segment = incident.segment ?? stored.incident.segment
+            if let position = stored.position, stored.title == incident.title, stored.summary == incident.summary {
+                incident.position = position
+                incident.positionSource = stored.positionSource
+                incident.segment = incident.segment ?? stored.segment
             }
         }
         let values = Self.values(of: incident)
         let hash = values.hash
         if let existing {
-            let rowID: Int64 = existing["id"]
-            if existing["content_hash"] as Int64 == hash { return .unchanged }
+            let rowID: Int64 = existing[1]
+            if existing[0] as Int64 == hash { return .unchanged }
             try updateStatement.execute(arguments: StatementArguments(values.list + [now, rowID]))
             try index(rowID, incident.position)
             // New words without a position: worth asking the geocoder again.
