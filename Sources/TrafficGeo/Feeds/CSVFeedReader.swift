@@ -31,7 +31,7 @@ struct CSVFeedReader: FeedReader {
             guard let first = try reader.next() else {
                 throw FeedError.malformed(input.location, format: .csv, reason: "the file is empty (no header row)", entriesRead: 0)
             }
-            header = first.fields.map { $0.trimmingCharacters(in: .whitespaces) }
+            header = first.fields.map(\.trimmed)
         } catch let error as CSVRecordReader.ReadError {
             throw FeedError.malformed(input.location, format: .csv, reason: error.description, entriesRead: 0)
         }
@@ -41,6 +41,10 @@ struct CSVFeedReader: FeedReader {
             if let i = names.lazy.compactMap({ lowered.firstIndex(of: $0) }).first { column[field] = i }
         }
         let known = Set(column.values)
+        // Looked up once, not per row.
+        let columns = (id: column["id"], title: column["title"], summary: column["summary"], lat: column["lat"],
+                       lon: column["lon"], updated: column["updated"], expires: column["expires"], road: column["road"],
+                       category: column["category"], weblink: column["weblink"], icon: column["icon"])
         var index = 0
         while true {
             let record: CSVRecordReader.Record
@@ -50,7 +54,7 @@ struct CSVFeedReader: FeedReader {
             } catch let error as CSVRecordReader.ReadError {
                 throw FeedError.malformed(input.location, format: .csv, reason: error.description, entriesRead: index)
             }
-            let row = record.fields.map { $0.trimmingCharacters(in: .whitespaces) }
+            let row = record.fields.map(\.trimmed)
             if row.count == 1, row[0].isEmpty { continue } // blank line
             index += 1
             let line = record.line
@@ -58,19 +62,19 @@ struct CSVFeedReader: FeedReader {
                 try handle(.skipped(SkippedEntry(index: index, line: line, reason: "has \(row.count) fields, the header has \(header.count)")))
                 continue
             }
-            func value(_ field: String) -> String? { column[field].map { row[$0] }?.nilIfBlank }
+            func value(_ i: Int?) -> String? { i.map { row[$0] }?.nilIfBlank }
             var fields = EntryFields()
-            fields.id = value("id")
-            fields.title = value("title")
-            fields.summary = value("summary")
-            fields.latitude = value("lat")
-            fields.longitude = value("lon")
-            fields.updated = value("updated")
-            fields.expires = value("expires")
-            fields.road = value("road")
-            fields.category = value("category")
-            fields.weblink = value("weblink")
-            fields.iconURL = value("icon")
+            fields.id = value(columns.id)
+            fields.title = value(columns.title)
+            fields.summary = value(columns.summary)
+            fields.latitude = value(columns.lat)
+            fields.longitude = value(columns.lon)
+            fields.updated = value(columns.updated)
+            fields.expires = value(columns.expires)
+            fields.road = value(columns.road)
+            fields.category = value(columns.category)
+            fields.weblink = value(columns.weblink)
+            fields.iconURL = value(columns.icon)
             for (i, name) in header.enumerated() where !known.contains(i) && !row[i].isEmpty {
                 fields.properties[name] = String(row[i].prefix(4096))
             }

@@ -31,16 +31,16 @@ struct EntryFields {
     func makeIncident(source: String, index: Int) -> Result<Incident, Failure> {
         let title = self.title?.nonEmptyNormalized ?? Incident.unknownTitle
         let summary = self.summary?.nonEmptyNormalized
-        let weblink = self.weblink?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty
+        let weblink = self.weblink?.trimmed.nilIfEmpty
         var incident = Incident(source: source, id: "", title: title, summary: summary, weblink: weblink,
-                                iconURL: iconURL?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty)
+                                iconURL: iconURL?.trimmed.nilIfEmpty)
         incident.properties = properties
 
-        if let text = updated?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty {
+        if let text = updated?.trimmed.nilIfEmpty {
             guard let date = TimestampParser.parse(text) else { return .failure(.invalid("updated: unreadable date '\(text.prefix(40))'")) }
             incident.updated = date
         }
-        if let text = expires?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty {
+        if let text = expires?.trimmed.nilIfEmpty {
             guard let date = TimestampParser.parse(text) else { return .failure(.invalid("expires: unreadable date '\(text.prefix(40))'")) }
             incident.expires = date
         }
@@ -74,7 +74,7 @@ struct EntryFields {
         incident.road = road.flatMap { RoadReference.first(in: $0) } ?? RoadReference.first(in: title)
         incident.category = category.flatMap { IncidentCategory(loose: $0) ?? CategoryClassifier.classify($0) }
             ?? impliedCategory ?? CategoryClassifier.classify(title, summary) ?? fallbackCategory
-        incident.id = id?.trimmingCharacters(in: .whitespacesAndNewlines).nilIfEmpty
+        incident.id = id?.trimmed.nilIfEmpty
             ?? weblink ?? syntheticID(title: title, summary: summary)
         return .success(incident)
     }
@@ -89,8 +89,8 @@ struct EntryFields {
     }
 
     static func coordinate(_ latitude: String, _ longitude: String) throws(CoordinateError) -> Coordinate {
-        guard let lat = Double(latitude.trimmingCharacters(in: .whitespaces)) else { throw .unreadable(latitude) }
-        guard let lon = Double(longitude.trimmingCharacters(in: .whitespaces)) else { throw .unreadable(longitude) }
+        guard let lat = Double(latitude.trimmed) else { throw .unreadable(latitude) }
+        guard let lon = Double(longitude.trimmed) else { throw .unreadable(longitude) }
         return try Coordinate(validatingLatitude: lat, longitude: lon)
     }
 
@@ -107,5 +107,9 @@ struct EntryFields {
 
 extension String {
     var nilIfEmpty: String? { isEmpty ? nil : self }
-    var nilIfBlank: String? { trimmingCharacters(in: .whitespacesAndNewlines).isEmpty ? nil : self }
+    /// `nil` when the string is only whitespace. Scans scalars (no trimmed copy): ingest calls it
+    /// for every field of every entry.
+    var nilIfBlank: String? {
+        unicodeScalars.contains { !String.isTrimmable($0) } ? self : nil
+    }
 }

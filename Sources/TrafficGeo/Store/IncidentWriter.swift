@@ -17,11 +17,21 @@ final class IncidentWriter {
     private let indexInsert: Statement
     private let indexDelete: Statement
     private let resetGeocodeStatus: Statement
+    /// Set when the R*Tree was empty at the start: index changes are collected here (in order,
+    /// nil = no position) and `finish()` packs them into the tree in one pass.
+    private var deferredIndex: [(id: Int64, point: ProjectedPoint?)]?
+    /// Sources known to have no stored incidents: their entries are inserted without a lookup first.
+    private var freshSources: Set<String> = []
+    private var knownSources: Set<String> = []
 
-    init(db: Database, now: Date) throws {
+    /// With `bulkIndex`, an empty R*Tree is built by `RTreeBulkLoader` when `finish()` is called
+    /// (which must then happen before the transaction commits).
+    init(db: Database, now: Date, bulkIndex: Bool = false) throws {
         self.db = db
-        self.now = now.timeIntervalSince1970
+        // Whole seconds: SQLite stores an integral REAL in 4 bytes instead of 8 (8 bytes a row for both columns).
+        self.now = now.timeIntervalSince1970.rounded(.down)
         projector = try Projector(target: StoreSchema.indexCRS)
+        if bulkIndex, try RTreeBulkLoader.isEmpty(db) { deferredIndex = [] }
         // Column 0 the hash, then the incident from column 1 (its store id first): read by position.
         findStatement = try db.makeStatement(sql: """
             SELECT i.content_hash, \(StoredIncident.selection) FROM incidents i WHERE i.source = ? AND i.external_id = ?
@@ -45,8 +55,39 @@ final class IncidentWriter {
         "geocode_precision", "geocode_confidence", "properties", "content_hash",
     ]
 
+    /// Writes the deferred index entries (bulk mode); a no-op otherwise.
+    func finish() throws {
+        guard let deferred = deferredIndex else { return }
+        deferredIndex = nil
+        // The last change of each incident wins; incidents whose last change removed the position stay out.
+        var latest: [Int64: ProjectedPoint?] = [:]
+        var order: [Int64] = []
+        let repeated = Set(deferred.map(\.id)).count != deferred.count
+        if repeated {
+            for (id, point) in deferred {
+                if latest.updateValue(point, forKey: id) == nil { order.append(id) }
+            }
+        }
+        let entries: [RTreeBulkLoader.Entry] = repeated
+            ? order.compactMap { id in latest[id]!.map { RTreeBulkLoader.Entry(id: id, x: $0.x, y: $0.y, z: $0.z) } }
+            : deferred.compactMap { e in e.point.map { RTreeBulkLoader.Entry(id: e.id, x: $0.x, y: $0.y, z: $0.z) } }
+        try RTreeBulkLoader.load(entries, into: db)
+    }
+
     func upsert(_ incoming: Incident) throws -> Outcome {
         var incident = incoming
+        if try isFresh(incident.source) {
+            // Nothing of this source is stored yet: insert straight away; only an id repeated
+            // within the feed hits the unique constraint and takes the update path below.
+            let values = Self.values(of: incident)
+            do {
+                try insertStatement.execute(arguments: StatementArguments([incident.source, incident.id] + values.list + [now, now]))
+                try index(db.lastInsertedRowID, incident.position)
+                return .inserted
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                // fall through to the lookup
+            }
+        }
         let existing = try Row.fetchOne(findStatement, arguments: [incident.source, incident.id])
         if let existing, incident.position == nil {
             let stored = StoredIncident(row: existing, startingAt: 1).incident
@@ -81,8 +122,20 @@ final class IncidentWriter {
         try index(storeID, incident.position)
     }
 
+    private func isFresh(_ source: String) throws -> Bool {
+        if freshSources.contains(source) { return true }
+        if knownSources.contains(source) { return false }
+        let stored = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM incidents WHERE source = ?)", arguments: [source]) ?? true
+        if stored { knownSources.insert(source) } else { freshSources.insert(source) }
+        return !stored
+    }
+
     /// Puts the incident's position into the R*Tree (or removes it when it has none).
     private func index(_ rowID: Int64, _ position: Coordinate?) throws {
+        if deferredIndex != nil {
+            deferredIndex!.append((rowID, try position.map { try projector.forward($0) }))
+            return
+        }
         guard let position else {
             try indexDelete.execute(arguments: [rowID])
             return
@@ -102,9 +155,7 @@ final class IncidentWriter {
             properties,
         ]
         var hash = StableHash()
-        for value in list {
-            hash.combine(value.map { "\($0.databaseValue)" })
-        }
+        for value in list { hash.combine(column: value) }
         list.append(hash.int64)
         return (list, hash.int64)
     }

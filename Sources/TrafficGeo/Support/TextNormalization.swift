@@ -1,3 +1,4 @@
+import GRDB
 import Foundation
 
 extension String {
@@ -20,6 +21,23 @@ extension String {
             }
         }
         return String(out)
+    }
+
+    /// The string without leading and trailing whitespace or newlines. Like Foundation's
+    /// `trimmingCharacters(in: .whitespacesAndNewlines)` without its UTF-16 round trip, and
+    /// without a copy when there is nothing to trim (the usual case: readers call it per field).
+    public var trimmed: String {
+        let scalars = unicodeScalars
+        guard let first = scalars.first, let last = scalars.last else { return self }
+        guard Self.isTrimmable(first) || Self.isTrimmable(last) else { return self }
+        guard let start = scalars.firstIndex(where: { !Self.isTrimmable($0) }),
+              let end = scalars.lastIndex(where: { !Self.isTrimmable($0) }) else { return "" }
+        return String(scalars[start...end])
+    }
+
+    @inline(__always)
+    static func isTrimmable(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x80 ? scalar == " " || (0x09...0x0D).contains(scalar.value) : scalar.properties.isWhitespace
     }
 
     /// `nil` when the string is empty after trimming, else the trimmed, whitespace-normalised string.
@@ -45,6 +63,31 @@ struct StableHash {
     mutating func combine(_ number: Double?) {
         combine(number.map { String($0.bitPattern) })
     }
+
+    /// One stored column value; NULL, text and numbers hash apart from each other.
+    mutating func combine(column value: DatabaseValueConvertible?) {
+        switch value?.databaseValue.storage {
+        case nil, .null?:
+            byte(0xfe)
+        case let .string(text)?:
+            for b in text.utf8 { byte(b) }
+            byte(0xff)
+        case let .double(number)?:
+            var bits = number.bitPattern
+            for _ in 0..<8 { byte(UInt8(truncatingIfNeeded: bits)); bits >>= 8 }
+            byte(0xfd)
+        case let .int64(number)?:
+            var bits = UInt64(bitPattern: number)
+            for _ in 0..<8 { byte(UInt8(truncatingIfNeeded: bits)); bits >>= 8 }
+            byte(0xfc)
+        case let .blob(data)?:
+            for b in data { byte(b) }
+            byte(0xfb)
+        }
+    }
+
+    @inline(__always)
+    private mutating func byte(_ b: UInt8) { value = (value ^ UInt64(b)) &* 0x0000_0100_0000_01b3 }
 
     var hex: String { String(value, radix: 16) }
     /// The value as a signed integer, which is what SQLite stores.
