@@ -1,122 +1,307 @@
-// Query benchmark: k-NN and radius queries on a store of N incidents, in-process and as a process.
+// The benchmark suite of trafficgeo's hot paths (docs/benchmarks.md).
 //
-//   swift run -c release trafficgeo-bench [--points 1000000] [--queries 1000] [--db /tmp/trafficgeo-bench-1M.sqlite]
-//                                         [--process-runs 30] [--rebuild]
+//   swift build -c release && .build/release/trafficgeo-bench [SUITE ...] [options]
 //
-// Builds the store once (random points in Germany's bounding box, ingested through the CSV
-// reader like any feed), then times each query alone and reports medians and p95; last it runs
-// `trafficgeo near` as a fresh process repeatedly and reports the median wall time.
+// Suites (default: all): geodesic, projection, output, ingest, knn, radius, process.
+//   --points N            incidents in the query store (1,000,000)
+//   --queries N           query points for knn/radius (1,000)
+//   --atom-entries N      entries of the Atom feed for `ingest` (100,000)
+//   --db PATH             the query store, built once and reused (/tmp/trafficgeo-bench-1M.sqlite)
+//   --rebuild             rebuild it
+//   --process-runs N      fresh `trafficgeo near` processes to time (30)
+//   --save-baseline FILE  write the results as JSON
+//   --compare FILE        compare with a saved baseline
+//
+// Every benchmark reports the median (and p95) time of one operation. The machines this runs on
+// are noisy, so each run also times a fixed reference loop, and `--compare` compares each
+// benchmark's ratio to that loop between the two runs (a change of the machine's speed cancels
+// out); the absolute times are printed beside it.
 import Foundation
 import TrafficGeo
 
 struct Options {
+    var suites: [String] = []
     var points = 1_000_000
     var queries = 1000
+    var atomEntries = 100_000
     var db = "/tmp/trafficgeo-bench-1M.sqlite"
     var processRuns = 30
     var rebuild = false
+    var saveBaseline: String?
+    var compare: String?
+
+    static let allSuites = ["geodesic", "projection", "output", "ingest", "knn", "radius", "process"]
 
     init(_ args: [String]) {
         var i = 1
         func value() -> String {
             i += 1
-            guard i < args.count else { fatalError("missing value for \(args[i - 1])") }
+            guard i < args.count else { fail("missing value for \(args[i - 1])") }
             return args[i]
+        }
+        func number() -> Int {
+            let text = value()
+            guard let n = Int(text), n > 0 else { fail("\(args[i - 1]) needs a positive number, not \(text)") }
+            return n
         }
         while i < args.count {
             switch args[i] {
-            case "--points": points = Int(value())!
-            case "--queries": queries = Int(value())!
+            case "--points": points = number()
+            case "--queries": queries = number()
+            case "--atom-entries": atomEntries = number()
             case "--db": db = value()
-            case "--process-runs": processRuns = Int(value())!
+            case "--process-runs": processRuns = number()
             case "--rebuild": rebuild = true
+            case "--save-baseline": saveBaseline = value()
+            case "--compare": compare = value()
             case "-h", "--help":
-                print("usage: trafficgeo-bench [--points N] [--queries N] [--db PATH] [--process-runs N] [--rebuild]")
+                print("usage: trafficgeo-bench [\(Self.allSuites.joined(separator: "|")) ...] [--points N] [--queries N] [--atom-entries N]")
+                print("                        [--db PATH] [--rebuild] [--process-runs N] [--save-baseline FILE] [--compare FILE]")
                 exit(0)
-            default: fatalError("unknown argument \(args[i])")
+            case let suite where Self.allSuites.contains(suite): suites.append(suite)
+            default: fail("unknown argument \(args[i]) (see --help)")
             }
             i += 1
+        }
+        if suites.isEmpty { suites = Self.allSuites }
+    }
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("trafficgeo-bench: \(message)\n".utf8))
+    exit(64)
+}
+
+/// One benchmark's result: seconds per operation.
+struct Measurement: Codable {
+    var name: String
+    var median: Double
+    var p95: Double
+    var samples: Int
+    /// median / the reference loop's median in the same run.
+    var relative: Double = 0
+    var note: String?
+}
+
+let clock = ContinuousClock()
+var results: [Measurement] = []
+
+/// Times `body` `samples` times (after `warmup` untimed runs); each run does `operations` operations.
+@MainActor @discardableResult
+func measure(_ name: String, samples: Int, warmup: Int = 1, operations: Int = 1, note: String? = nil,
+             _ body: () throws -> Void) rethrows -> Measurement {
+    for _ in 0..<warmup { try body() }
+    var times: [Double] = []
+    for _ in 0..<samples {
+        let t0 = clock.now
+        try body()
+        times.append((clock.now - t0).inSeconds / Double(operations))
+    }
+    times.sort()
+    let m = Measurement(name: name, median: times[times.count / 2], p95: times[min(times.count - 1, times.count * 95 / 100)],
+                        samples: samples, note: note)
+    results.append(m)
+    print("\(padded(name)) median \(format(m.median))  p95 \(format(m.p95))\(note.map { "  (\($0))" } ?? "")")
+    return m
+}
+
+func padded(_ name: String) -> String { name.count >= 38 ? name : name + String(repeating: " ", count: 38 - name.count) }
+
+func format(_ seconds: Double) -> String {
+    switch seconds {
+    case ..<1e-6: return String(format: "%7.1f ns", seconds * 1e9)
+    case ..<1e-3: return String(format: "%7.2f µs", seconds * 1e6)
+    case ..<1: return String(format: "%7.3f ms", seconds * 1e3)
+    default: return String(format: "%7.3f s ", seconds)
+    }
+}
+
+let options = Options(CommandLine.arguments)
+var rng = SplitMix64(seed: 7)
+@MainActor func germany() -> Coordinate {
+    Coordinate(latitude: Double.random(in: 47.5...54.8, using: &rng), longitude: Double.random(in: 6.0...14.8, using: &rng))
+}
+
+// The reference: fixed integer and memory work, independent of trafficgeo's code.
+var sink: UInt64 = 0
+let reference = try measure("reference loop (machine speed)", samples: 15, operations: 1) {
+    var table = [UInt64](repeating: 0, count: 1 << 16)
+    var x: UInt64 = 1
+    for i in 0..<2_000_000 {
+        x = x &* 6364136223846793005 &+ 1442695040888963407
+        table[Int(x >> 48)] &+= UInt64(i)
+    }
+    sink &+= table[7]
+}
+
+let points = (0..<10_000).map { _ in germany() }
+let origin = Coordinate(latitude: 50.94, longitude: 6.96)
+
+if options.suites.contains("geodesic") {
+    try measure("geodesic inverse", samples: 15, operations: points.count) {
+        for p in points { sink &+= UInt64(Geodesic.distance(from: origin, to: p)) }
+    }
+}
+
+if options.suites.contains("projection") {
+    let projector = try Projector(target: "EPSG:4978")
+    try measure("PROJ EPSG:4326 → 4978", samples: 15, operations: points.count) {
+        for p in points { sink &+= UInt64(bitPattern: Int64(try projector.forward(p).x)) }
+    }
+}
+
+if options.suites.contains("output") {
+    let incidents: [QueryResult] = points.prefix(2000).enumerated().map { i, p in
+        var incident = Incident(source: "bench", id: "id-\(i)", title: "A\(i % 99 + 1) : Koeln - Olpe",
+                                summary: "Zwischen AS Wenden und AS Krombach Stau, \(i % 7) km")
+        incident.position = p
+        incident.category = .queue
+        incident.updated = Date(timeIntervalSince1970: 1_747_627_200)
+        return QueryResult(stored: StoredIncident(storeID: Int64(i), incident: incident, firstSeen: Date(), lastChanged: Date()), distance: 1234.5, bearing: 90)
+    }
+    let path = NSTemporaryDirectory() + "trafficgeo-bench-output"
+    for format in [OutputFormat.geojson, .json, .csv, .annotations] {
+        try measure("output \(format.rawValue) (per incident)", samples: 15, operations: incidents.count) {
+            let textSink = try TextSink(path: path)
+            let writer = format.makeWriter(sink: textSink)
+            try writer.begin()
+            for r in incidents { try writer.write(r) }
+            try writer.end()
+            try textSink.commit()
+        }
+    }
+    try? FileManager.default.removeItem(atPath: path)
+}
+
+if options.suites.contains("ingest") {
+    // A freiefahrt-shaped Atom feed whose weblinks carry the coordinates (like scripts/make-big-feed.py).
+    let folder = NSTemporaryDirectory() + "trafficgeo-bench-ingest"
+    try? FileManager.default.removeItem(atPath: folder)
+    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+    defer { try? FileManager.default.removeItem(atPath: folder) }
+    let feed = folder + "/feed.xml"
+    var text = "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<feed xmlns=\"http://www.w3.org/2005/Atom\">\n<title>bench</title>\n"
+    FileManager.default.createFile(atPath: feed, contents: nil)
+    let handle = FileHandle(forWritingAtPath: feed)!
+    for i in 0..<options.atomEntries {
+        let p = germany(), road = i % 99 + 1
+        text += """
+              <entry><updated>2025-05-19T04:\(String(format: "%02d", i % 60)):00Z</updated><title>A\(road) : Koeln - Olpe</title>
+            <id>syn-\(i)</id><link type="text/html" rel="alternate" href="https://traffic.example/?id=syn-\(i)&amp;lat=\(String(format: "%.6f", p.latitude))&amp;lon=\(String(format: "%.6f", p.longitude))"/>
+            <summary>Zwischen AS Wenden und AS Krombach in beiden Richtungen Stau, \(i % 7) km</summary></entry>
+
+            """
+        if text.utf8.count > 1 << 20 { handle.write(Data(text.utf8)); text = "" }
+    }
+    handle.write(Data((text + "</feed>\n").utf8))
+    try handle.close()
+    let n = options.atomEntries
+
+    // The three parts of an ingest, each alone: parse, project, store + index.
+    var parsed: [Incident] = []
+    try measure("ingest: parse Atom (per entry)", samples: 3, warmup: 0, operations: n) {
+        parsed = try FeedReading.readAll(FeedInput(localFile: feed), source: "bench").incidents
+    }
+    precondition(parsed.count == n && parsed.allSatisfy { $0.position != nil })
+    let projector = try Projector(target: "EPSG:4978")
+    let project = try measure("ingest: project (per entry)", samples: 5, operations: n) {
+        for incident in parsed { sink &+= UInt64(bitPattern: Int64(try projector.forward(incident.position!).z)) }
+    }
+    var round = 0
+    let store = try measure("ingest: store + index (per entry)", samples: 3, warmup: 0, operations: n) {
+        round += 1
+        let store = try IncidentStore(path: "\(folder)/store-\(round).sqlite")
+        _ = try store.ingest(source: "bench") { emit in for incident in parsed { try emit(.incident(incident)) } }
+    }
+    let whole = try measure("ingest: whole Atom ingest (per entry)", samples: 3, warmup: 0, operations: n,
+                            note: "FeedIngestor, as `trafficgeo ingest`") {
+        round += 1
+        let store = try IncidentStore(path: "\(folder)/store-\(round).sqlite")
+        _ = try FeedIngestor(store: store).ingest(FeedInput(localFile: feed))
+    }
+    let parse = results.first { $0.name.hasPrefix("ingest: parse") }!
+    print(String(format: "ingest: %.0f entries/s; parsing + projection = %.2f × the store + index time",
+                 1 / whole.median, (parse.median + project.median) / store.median))
+}
+
+if options.suites.contains("knn") || options.suites.contains("radius") || options.suites.contains("process") {
+    if options.rebuild || !FileManager.default.fileExists(atPath: options.db) {
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: options.db + suffix) }
+        let csv = options.db + ".csv"
+        FileManager.default.createFile(atPath: csv, contents: nil)
+        let handle = FileHandle(forWritingAtPath: csv)!
+        var build = SplitMix64(seed: 42)
+        var text = "id,title,lat,lon\n"
+        for i in 0..<options.points {
+            let lat = Double.random(in: 47.3...55.0, using: &build), lon = Double.random(in: 5.9...15.0, using: &build)
+            text += "p\(i),A\(i % 99 + 1) : bench,\(String(format: "%.6f", lat)),\(String(format: "%.6f", lon))\n"
+            if text.utf8.count > 1 << 20 { handle.write(Data(text.utf8)); text = "" }
+        }
+        handle.write(Data(text.utf8))
+        try handle.close()
+        let store = try IncidentStore(path: options.db)
+        let start = clock.now
+        let result = try FeedIngestor(store: store, format: .csv, sourceName: "bench").ingest(FeedInput(localFile: csv))
+        print(String(format: "built %d incidents in %.1f s (%.0f entries/s)", result.new, (clock.now - start).inSeconds,
+                     Double(result.new) / (clock.now - start).inSeconds))
+        try? FileManager.default.removeItem(atPath: csv)
+    }
+    let store = try IncidentStore(path: options.db, readOnly: true)
+    let engine = try QueryEngine(store: store)
+    let queries = (0..<options.queries).map { _ in germany() }
+    for q in queries.prefix(100) { _ = try engine.nearestNeighbours(to: q, limit: 10) } // page cache, statements
+    var index = 0
+    func nextQuery() -> Coordinate { defer { index = (index + 1) % queries.count }; return queries[index] }
+
+    if options.suites.contains("knn") {
+        try measure("10-NN, ids + distances", samples: queries.count) { _ = try engine.nearestNeighbours(to: nextQuery(), limit: 10) }
+        try measure("10-NN, whole incidents", samples: queries.count) { _ = try engine.nearest(to: nextQuery(), limit: 10) }
+    }
+    if options.suites.contains("radius") {
+        var found = 0
+        try measure("10 km radius, ids + distances", samples: queries.count) {
+            found += try engine.withinNeighbours(radius: 10_000, of: nextQuery()).count
+        }
+        try measure("10 km radius, whole incidents", samples: queries.count,
+                    note: "\(found / (queries.count + 1)) results a query") { _ = try engine.within(radius: 10_000, of: nextQuery()) }
+    }
+    if options.suites.contains("process") {
+        let cli = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("trafficgeo")
+        if FileManager.default.isExecutableFile(atPath: cli.path) {
+            try measure("`trafficgeo near` fresh process", samples: options.processRuns, warmup: 2) {
+                let q = nextQuery()
+                let process = Process()
+                process.executableURL = cli
+                process.arguments = ["near", "--db", options.db, "--lat", "\(q.latitude)", "--lon", "\(q.longitude)", "--format", "json"]
+                process.standardOutput = FileHandle.nullDevice
+                try process.run()
+                process.waitUntilExit()
+                precondition(process.terminationStatus == 0)
+            }
+        } else {
+            print("(build the trafficgeo product in the same configuration to time the process: \(cli.path) is missing)")
         }
     }
 }
 
-func seconds(_ d: Duration) -> Double { d.inSeconds }
+for i in results.indices { results[i].relative = results[i].median / reference.median }
 
-func summary(_ samples: [Double]) -> String {
-    let s = samples.sorted()
-    let median = s[s.count / 2], p95 = s[min(s.count - 1, Int(Double(s.count) * 0.95))]
-    return String(format: "median %.3f ms, p95 %.3f ms, min %.3f ms", median * 1000, p95 * 1000, s[0] * 1000)
+if let path = options.saveBaseline {
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.prettyPrinted, .sortedKeys]
+    try encoder.encode(results).write(to: URL(fileURLWithPath: path))
+    print("baseline written to \(path)")
 }
 
-let options = Options(CommandLine.arguments)
-let clock = ContinuousClock()
-
-if options.rebuild || !FileManager.default.fileExists(atPath: options.db) {
-    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: options.db + suffix) }
-    let csv = options.db + ".csv"
-    FileManager.default.createFile(atPath: csv, contents: nil)
-    let handle = FileHandle(forWritingAtPath: csv)!
-    var rng = SplitMix64(seed: 42)
-    var text = "id,title,lat,lon\n"
-    for i in 0..<options.points {
-        let lat = Double.random(in: 47.3...55.0, using: &rng), lon = Double.random(in: 5.9...15.0, using: &rng)
-        text += "p\(i),A\(i % 99 + 1) : bench,\(String(format: "%.6f", lat)),\(String(format: "%.6f", lon))\n"
-        if text.utf8.count > 1 << 20 { handle.write(Data(text.utf8)); text = "" }
+if let path = options.compare {
+    guard let data = FileManager.default.contents(atPath: path),
+          let baseline = try? JSONDecoder().decode([Measurement].self, from: data) else { fail("cannot read the baseline \(path)") }
+    print("\ncompared with \(path) (ratio of each benchmark to the reference loop, this run ÷ baseline; < 1 = faster):")
+    for m in results where m.name != reference.name {
+        guard let old = baseline.first(where: { $0.name == m.name }) else { continue }
+        let change = m.relative / old.relative
+        print("  \(padded(m.name)) \(String(format: "%5.2f", change))×   (\(format(old.median)) → \(format(m.median)))"
+              + (change > 1.2 ? "  SLOWER" : change < 0.83 ? "  faster" : ""))
     }
-    handle.write(Data(text.utf8))
-    try handle.close()
-    let store = try IncidentStore(path: options.db)
-    let start = clock.now
-    let result = try FeedIngestor(store: store, format: .csv, sourceName: "bench").ingest(FeedInput(localFile: csv))
-    print(String(format: "built %d incidents in %.1f s (%.0f entries/s)", result.new, seconds(clock.now - start),
-                 Double(result.new) / seconds(clock.now - start)))
-    try? FileManager.default.removeItem(atPath: csv)
 }
-
-let store = try IncidentStore(path: options.db, readOnly: true)
-let engine = try QueryEngine(store: store)
-var rng = SplitMix64(seed: 7)
-let queries = (0..<options.queries).map { _ in
-    Coordinate(latitude: Double.random(in: 47.5...54.8, using: &rng), longitude: Double.random(in: 6.0...14.8, using: &rng))
-}
-// Warm the page cache and the statement cache.
-for q in queries.prefix(100) { _ = try engine.nearest(to: q, limit: 10) }
-
-var knn: [Double] = [], radius: [Double] = []
-var found = 0
-for q in queries {
-    let t0 = clock.now
-    let r = try engine.nearest(to: q, limit: 10)
-    knn.append(seconds(clock.now - t0))
-    precondition(r.count == 10)
-}
-for q in queries {
-    let t0 = clock.now
-    let r = try engine.within(radius: 10_000, of: q)
-    radius.append(seconds(clock.now - t0))
-    found += r.count
-}
-let stats = try store.statistics()
-print("store: \(stats.total) incidents, \(options.queries) query points in Germany")
-print("10-NN (in-process):        \(summary(knn))")
-print("10 km radius (in-process): \(summary(radius)), \(found / options.queries) results per query on average")
-
-// The CLI as a user runs it: a fresh process per query.
-let cli = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("trafficgeo")
-if FileManager.default.isExecutableFile(atPath: cli.path) {
-    var walls: [Double] = []
-    for q in queries.prefix(options.processRuns) {
-        let process = Process()
-        process.executableURL = cli
-        process.arguments = ["near", "--db", options.db, "--lat", "\(q.latitude)", "--lon", "\(q.longitude)", "--format", "json"]
-        process.standardOutput = FileHandle.nullDevice
-        let t0 = clock.now
-        try process.run()
-        process.waitUntilExit()
-        walls.append(seconds(clock.now - t0))
-        precondition(process.terminationStatus == 0)
-    }
-    print("`trafficgeo near` process wall time: \(summary(walls)) over \(walls.count) runs")
-} else {
-    print("(build the trafficgeo product in the same configuration to time the process: \(cli.path) is missing)")
-}
+if sink == 42 { print("") } // keeps the optimiser from dropping the timed work

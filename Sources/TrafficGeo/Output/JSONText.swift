@@ -41,6 +41,12 @@ struct JSONObjectText {
 
     static func appendString(_ s: String, to out: inout String) {
         out += "\""
+        // Most strings need no escaping: copy them whole (per-scalar appends were most of the output time).
+        if !s.utf8.contains(where: { $0 < 0x20 || $0 == 0x22 || $0 == 0x5C || $0 == 0xE2 }) {
+            out += s
+            out += "\""
+            return
+        }
         for scalar in s.unicodeScalars {
             switch scalar {
             case "\"": out += "\\\""

@@ -10,6 +10,12 @@ public struct QueryResult: Sendable, Equatable {
     public var bearing: Double?
 
     public var incident: Incident { stored.incident }
+
+    public init(stored: StoredIncident, distance: Double? = nil, bearing: Double? = nil) {
+        self.stored = stored
+        self.distance = distance
+        self.bearing = bearing
+    }
 }
 
 /// A lean answer: which incident and how far, without decoding the incident (batch queries).
