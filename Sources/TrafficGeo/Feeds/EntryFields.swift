@@ -47,7 +47,12 @@ struct EntryFields {
 
         do {
             if let latitude = latitude?.nilIfBlank, let longitude = longitude?.nilIfBlank {
-                incident.position = try Self.coordinate(latitude, longitude)
+                if let swapped = Self.certainlySwapped(latitude, longitude) {
+                    incident.position = swapped
+                    incident.properties["trafficgeo_note"] = "latitude and longitude were swapped in the feed (latitude \(latitude.prefix(20)) cannot be)"
+                } else {
+                    incident.position = try Self.coordinate(latitude, longitude)
+                }
                 incident.positionSource = .feed
             } else if (latitude?.nilIfBlank == nil) != (longitude?.nilIfBlank == nil) {
                 return .failure(.invalid("has a latitude or a longitude but not both"))
@@ -86,6 +91,15 @@ struct EntryFields {
         hash.combine(summary)
         hash.combine(updated)
         return "urn:trafficgeo:\(hash.hex)"
+    }
+
+    /// The coordinate with the columns swapped, when only that reading is possible: the latitude
+    /// is outside ±90° but inside ±180°, and the longitude would be a valid latitude. (Both inside
+    /// ±90° is ambiguous: kept as given.)
+    static func certainlySwapped(_ latitude: String, _ longitude: String) -> Coordinate? {
+        guard let lat = Double(latitude.trimmed), let lon = Double(longitude.trimmed),
+              abs(lat) > 90, abs(lat) <= 180, abs(lon) <= 90 else { return nil }
+        return try? Coordinate(validatingLatitude: lon, longitude: lat)
     }
 
     static func coordinate(_ latitude: String, _ longitude: String) throws(CoordinateError) -> Coordinate {

@@ -14,6 +14,13 @@ struct XMLFeedReader: FeedReader {
     }
 
     func read(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
+        // Entity declarations sit in the DOCTYPE at the top. Refuse them before parsing: see
+        // EntryCollector's entity callbacks (which Foundation on Linux does not call).
+        if try input.head(16384).range(of: Data("<!ENTITY".utf8)) != nil {
+            throw FeedError.malformed(input.location, format: format,
+                                      reason: "the document declares XML entities; feeds must not (refused: entity expansion and external entities)",
+                                      entriesRead: 0)
+        }
         let stream = try input.makeStream()
         let parser = XMLParser(stream: stream)
         parser.shouldProcessNamespaces = true
@@ -24,6 +31,10 @@ struct XMLFeedReader: FeedReader {
             let ok = parser.parse()
             delegate.handle = nil
             if let error = delegate.handlerError { throw error }
+            if let refusal = delegate.refusal {
+                throw FeedError.malformed(input.location, format: format, reason: "line \(parser.lineNumber): \(refusal)",
+                                          entriesRead: delegate.entriesSeen)
+            }
             if !ok || delegate.entriesSeen == 0 && !delegate.sawRoot {
                 let reason = parser.parserError.map { XMLFeedReader.describe($0, line: parser.lineNumber, column: parser.columnNumber) }
                     ?? "no <\(format == .atom ? "feed" : "rss")> element"
@@ -41,9 +52,36 @@ struct XMLFeedReader: FeedReader {
 
     static func describe(_ error: Error, line: Int, column: Int) -> String {
         let ns = error as NSError
-        let detail = (ns.userInfo[NSLocalizedDescriptionKey] as? String) ?? "XML error \(ns.code)"
+        // Foundation on Linux passes libxml2's error number without its text: name the common ones.
+        let detail = (ns.userInfo[NSLocalizedDescriptionKey] as? String) ?? libxml2Errors[ns.code].map { "\($0) (XML error \(ns.code))" }
+            ?? "XML error \(ns.code)"
         return "line \(line), column \(column): \(detail)"
     }
+
+    /// libxml2's xmlParserErrors numbers (libxml/xmlerror.h) that broken and hostile feeds meet.
+    static let libxml2Errors: [Int: String] = [
+        2: "out of memory",
+        4: "the document is empty",
+        5: "extra content after the end of the document",
+        8: "an invalid character reference",
+        9: "a byte sequence that is not valid in the document's encoding (is it declared right? UTF-8 is the default)",
+        23: "an entity reference without its ';'",
+        26: "an undeclared entity (external entities are never loaded)",
+        27: "an undeclared entity (external entities are never loaded)",
+        31: "an unknown encoding",
+        32: "an unsupported encoding",
+        38: "'<' inside an attribute value",
+        39: "an attribute value without quotes",
+        64: "a reserved name (xml...) used",
+        68: "a name is missing",
+        73: "'>' is missing",
+        76: "an end tag that does not match its start tag",
+        77: "the document ends inside an element (truncated?)",
+        79: "a malformed encoding name",
+        81: "bytes that are not valid in the declared encoding",
+        88: "a parameter entity used inside the DTD",
+        89: "entity references that loop or expand too much (entity expansion refused)",
+    ]
 }
 
 /// The SAX delegate: tracks the element path and fills `EntryFields` for each entry/item.
@@ -57,6 +95,12 @@ private final class EntryCollector: NSObject, XMLParserDelegate {
 
     private var depth = 0
     var openElements: Int { depth }
+    /// Why reading stopped on purpose (hostile or absurd input), if it did.
+    var refusal: String?
+    /// Feeds nest a few levels deep; thousands of levels only serve to exhaust the reader.
+    static let maxDepth = 64
+    /// One entry's text; a bigger title or summary is an attack or a broken server, not news.
+    static let maxEntryTextBytes = 1 << 20
     /// Depth of the open entry/item element, or nil outside one.
     private var entryDepth: Int?
     private var fields = EntryFields()
@@ -79,6 +123,7 @@ private final class EntryCollector: NSObject, XMLParserDelegate {
                 qualifiedName qName: String?, attributes: [String: String] = [:]) {
         depth += 1
         if depth == 1 { sawRoot = true }
+        if depth > Self.maxDepth { return refuse(parser, "elements nested more than \(Self.maxDepth) deep") }
         if entryDepth == nil {
             if elementName == entryElement {
                 entryDepth = depth
@@ -125,7 +170,9 @@ private final class EntryCollector: NSObject, XMLParserDelegate {
     }
 
     func parser(_ parser: XMLParser, foundCharacters string: String) {
-        if child != nil { text += string }
+        guard child != nil else { return }
+        text += string
+        if text.utf8.count > Self.maxEntryTextBytes { refuse(parser, "an element holds more than \(Self.maxEntryTextBytes >> 20) MiB of text") }
     }
 
     func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
@@ -173,6 +220,30 @@ private final class EntryCollector: NSObject, XMLParserDelegate {
             let trimmed = text.normalizedWhitespace
             if !trimmed.isEmpty, fields.properties.count < 64 { fields.properties[qualified] = String(trimmed.prefix(4096)) }
         }
+    }
+
+    // A feed has no business declaring entities. Internal ones are how "billion laughs" expansion
+    // bombs work, external ones how XXE reads local files or URLs: refuse the document at the
+    // declaration, before anything is expanded. `read` refuses declarations in the first 16 KiB
+    // itself; these catch later ones where Foundation reports them (Apple platforms). Beyond that,
+    // libxml2 never loads external entities (shouldResolveExternalEntities is false) and stops
+    // expansion loops and amplification itself (error 89).
+    func parser(_ parser: XMLParser, foundInternalEntityDeclarationWithName name: String, value: String?) {
+        refuse(parser, "the document declares the XML entity '\(name.prefix(40))'; feeds must not declare entities (refused: entity expansion)")
+    }
+
+    func parser(_ parser: XMLParser, foundExternalEntityDeclarationWithName name: String, publicID: String?, systemID: String?) {
+        refuse(parser, "the document declares the external XML entity '\(name.prefix(40))'; feeds must not declare entities (refused: external entities are never loaded)")
+    }
+
+    func parser(_ parser: XMLParser, foundUnparsedEntityDeclarationWithName name: String, publicID: String?, systemID: String?, notationName: String?) {
+        refuse(parser, "the document declares the XML entity '\(name.prefix(40))'; feeds must not declare entities")
+    }
+
+    private func refuse(_ parser: XMLParser, _ reason: String) {
+        guard refusal == nil else { return }
+        refusal = reason
+        parser.abortParsing()
     }
 
     private func finishEntry(_ parser: XMLParser) {

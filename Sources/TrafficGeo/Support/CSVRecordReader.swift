@@ -97,12 +97,12 @@ public final class CSVRecordReader {
             case UInt8(ascii: "\"") where field.isEmpty:
                 inQuotes = true
             case separator:
-                fields.append(String(decoding: field, as: UTF8.self))
+                fields.append(Self.text(field))
                 field.removeAll(keepingCapacity: true)
             case 0x0D, 0x0A:
                 if c == 0x0D, try peekByte() == 0x0A { _ = try nextByte() }
                 line += 1
-                fields.append(String(decoding: field, as: UTF8.self))
+                fields.append(Self.text(field))
                 return Record(fields: fields, line: startLine)
             default:
                 field.append(c)
@@ -110,7 +110,24 @@ public final class CSVRecordReader {
             }
         }
         guard sawAnything else { return nil }
-        fields.append(String(decoding: field, as: UTF8.self))
+        fields.append(Self.text(field))
         return Record(fields: fields, line: startLine)
+    }
+}
+
+extension CSVRecordReader {
+    /// A field's text: UTF-8, or, when the bytes are not valid UTF-8, Windows-1252 (what
+    /// spreadsheets export on German systems; every byte is a character there, so nothing is lost).
+    static func text<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
+        if let utf8 = String(validating: bytes, as: UTF8.self) { return utf8 }
+        return String(String.UnicodeScalarView(bytes.map(windows1252)))
+    }
+
+    /// Windows-1252: Latin-1 except 0x80–0x9F, which hold € ‚ ƒ „ … † ‡ ˆ ‰ Š ‹ Œ Ž ‘ ’ “ ” • – — ˜ ™ š › œ ž Ÿ.
+    private static func windows1252(_ byte: UInt8) -> Unicode.Scalar {
+        guard (0x80...0x9F).contains(byte) else { return Unicode.Scalar(byte) }
+        let table: [UInt32] = [0x20AC, 0xFFFD, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0xFFFD, 0x017D, 0xFFFD,
+                               0xFFFD, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0xFFFD, 0x017E, 0x0178]
+        return Unicode.Scalar(table[Int(byte - 0x80)])!
     }
 }
