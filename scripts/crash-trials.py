@@ -48,7 +48,10 @@ class Geocoder(http.server.BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        try:
+            self.wfile.write(body)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client was killed mid-request: that is the point
 
     def log_message(self, *args):
         pass
@@ -95,6 +98,7 @@ def main():
         sys.exit(f"crash-trials: no trafficgeo binary at {binary} (swift build, or --bin)")
     rnd = random.Random(a.seed)
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Geocoder)
+    server.handle_error = lambda request, address: None  # killed clients drop connections
     threading.Thread(target=server.serve_forever, daemon=True).start()
     geocoder = ["--geocoder", f"nominatim=http://127.0.0.1:{server.server_address[1]}", "--concurrency", "4", "--timeout", "5"]
     work = tempfile.mkdtemp(prefix="trafficgeo-crash-")

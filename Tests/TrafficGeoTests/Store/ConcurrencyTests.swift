@@ -1,0 +1,114 @@
+import Foundation
+import Testing
+@testable import TrafficGeo
+
+/// Several processes on one database file, and files that cannot be written.
+@Suite("Concurrent use and unwritable databases", .serialized)
+struct ConcurrencyTests {
+    static func cli() throws -> URL {
+        try #require(TestSupport.cliExecutable, "the trafficgeo executable is not built")
+    }
+
+    /// Queries keep answering (from the last committed state) while another process ingests.
+    @Test func queriesRunWhileAnotherProcessIngests() async throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let db = folder.appendingPathComponent("db.sqlite").path
+        let small = try TestSupport.write(SyntheticFeeds.atom(count: 200, seed: 1, idPrefix: "a"), name: "small.xml", in: folder)
+        let big = try TestSupport.write(SyntheticFeeds.atom(count: 15_000, seed: 2, idPrefix: "b"), name: "big.xml", in: folder)
+        #expect(try TestSupport.run(Self.cli().path, ["ingest", "-q", "--no-geocode", "--db", db, small.path]).status == 0)
+
+        let engine = try QueryEngine(store: IncidentStore(path: db, readOnly: true))
+        var rounds = 0
+        for _ in 0..<2 {
+            let ingest = try TestSupport.launch(Self.cli(), ["ingest", "-q", "--no-geocode", "--source-name", "big\(rounds)", "--db", db, big.path])
+            var queries = 0, failures: [String] = []
+            while ingest.isRunning {
+                do {
+                    let found = try engine.nearest(to: Coordinate(latitude: 50.9, longitude: 7.0), limit: 5)
+                    if found.count != 5 { failures.append("\(found.count) results") }
+                } catch {
+                    failures.append("\(error)")
+                }
+                queries += 1
+            }
+            ingest.waitUntilExit()
+            #expect(ingest.terminationStatus == 0)
+            #expect(failures.isEmpty, "\(failures.prefix(3))")
+            #expect(queries > 10, "only \(queries) queries ran during the ingest")
+            rounds += 1
+        }
+        #expect(try engine.store.checkIntegrity().isEmpty)
+    }
+
+    /// Two ingests at once: the second waits for the first (busy timeout) and both land.
+    @Test func twoIngestsAtOnceSerialise() throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let db = folder.appendingPathComponent("db.sqlite").path
+        let a = try TestSupport.write(SyntheticFeeds.atom(count: 8_000, seed: 3, idPrefix: "a"), name: "a.xml", in: folder)
+        let b = try TestSupport.write(SyntheticFeeds.atom(count: 8_000, seed: 4, idPrefix: "b"), name: "b.xml", in: folder)
+        for round in 0..<2 {
+            let first = try TestSupport.launch(Self.cli(), ["ingest", "-q", "--no-geocode", "--source-name", "a", "--db", db, a.path])
+            let second = try TestSupport.launch(Self.cli(), ["ingest", "-q", "--no-geocode", "--source-name", "b", "--db", db, b.path])
+            first.waitUntilExit()
+            second.waitUntilExit()
+            #expect((first.terminationStatus, second.terminationStatus) == (0, 0), "round \(round)")
+        }
+        let store = try IncidentStore(path: db, readOnly: true)
+        let stats = try store.statistics()
+        #expect(stats.total == 16_000 && stats.located == 16_000)
+        #expect(try store.checkIntegrity().isEmpty)
+    }
+
+    /// An immutable file (even root cannot write it): a clear error, exit 1 (a database failure), nothing changed.
+    @Test func aReadOnlyDatabaseSaysSo() throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let db = folder.appendingPathComponent("db.sqlite").path
+        let feed = try TestSupport.write(SyntheticFeeds.atom(count: 50, seed: 5), name: "f.xml", in: folder)
+        #expect(try TestSupport.run(Self.cli().path, ["ingest", "-q", "--no-geocode", "--db", db, feed.path]).status == 0)
+        let readOnly: Bool
+        if getuid() == 0 {
+            guard let chattr = TestSupport.which("chattr"), try TestSupport.run(chattr, ["+i", db]).status == 0 else {
+                print("skipped: running as root and chattr +i is not available here, so no file is read-only")
+                return
+            }
+            readOnly = true
+        } else {
+            readOnly = chmod(db, 0o444) == 0
+        }
+        defer { if getuid() == 0 { _ = try? TestSupport.run(TestSupport.which("chattr") ?? "/usr/bin/chattr", ["-i", db]) } }
+        #expect(readOnly)
+        let other = try TestSupport.write(SyntheticFeeds.atom(count: 50, seed: 6, idPrefix: "x"), name: "g.xml", in: folder)
+        let result = try TestSupport.run(Self.cli().path, ["ingest", "--no-geocode", "--db", db, other.path])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("read-only"), "\(result.stderr)")
+        // Queries still work on it.
+        #expect(try TestSupport.run(Self.cli().path, ["near", "--db", db, "--lat", "50", "--lon", "7"]).status == 0)
+    }
+
+    /// A full disk (a 1 MiB tmpfs): a clear error, and the database stays as it was.
+    @Test func aFullDiskSaysSoAndLosesNothing() throws {
+        let mountPoint = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: mountPoint) }
+        guard getuid() == 0, let mount = TestSupport.which("mount"),
+              try TestSupport.run(mount, ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path]).status == 0 else {
+            print("skipped: cannot mount a small tmpfs here (needs root and mount permission) to fill a disk")
+            return
+        }
+        defer { _ = try? TestSupport.run(TestSupport.which("umount") ?? "/bin/umount", [mountPoint.path]) }
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let db = mountPoint.appendingPathComponent("db.sqlite").path
+        let small = try TestSupport.write(SyntheticFeeds.atom(count: 100, seed: 7), name: "small.xml", in: folder)
+        let big = try TestSupport.write(SyntheticFeeds.atom(count: 20_000, seed: 8, idPrefix: "big"), name: "big.xml", in: folder)
+        #expect(try TestSupport.run(Self.cli().path, ["ingest", "-q", "--no-geocode", "--db", db, small.path]).status == 0)
+        let result = try TestSupport.run(Self.cli().path, ["ingest", "--no-geocode", "--db", db, big.path])
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("disk is full"), "\(result.stderr)")
+        let store = try IncidentStore(path: db, readOnly: true)
+        #expect(try store.statistics().total == 100)
+        #expect(try store.checkIntegrity().isEmpty)
+    }
+}
