@@ -25,7 +25,11 @@ struct GeocoderOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Retries after a timeout, a lost connection, a 5xx or a 429, with exponential backoff (default 4).", valueName: "n"))
     var retries: Int?
 
+    @Option(help: ArgumentHelp("Largest geocoder answer accepted, in bytes (default 8388608 = 8 MiB).", valueName: "bytes"))
+    var maxAnswerBytes: Int?
+
     func validate() throws {
+        if let maxAnswerBytes, maxAnswerBytes < 1024 { throw ValidationError("--max-answer-bytes must be at least 1024.") }
         if let retries, retries < 0 { throw ValidationError("--retries must be 0 or more.") }
         if let rate, !(rate >= 0 && rate.isFinite) { throw ValidationError("--rate must be a number ≥ 0.") }
         if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1.") }
@@ -40,6 +44,7 @@ struct GeocoderOptions: ParsableArguments {
         config.concurrency = concurrency
         config.timeout = timeout
         config.retries = retries
+        config.maxBodyBytes = maxAnswerBytes
         return config
     }
 

@@ -32,6 +32,9 @@ struct IngestCommand: AsyncParsableCommand {
     @Option(help: "Refuse feeds larger than this many bytes.")
     var maxFeedBytes: Int64 = FeedInput.defaultMaxBytes
 
+    @Option(help: "Read at most this many entries of one feed; a longer feed keeps these and counts as broken (exit 3).")
+    var maxEntries: Int = FeedIngestor.defaultMaxEntries
+
     @Flag(help: "Store incidents without a position as they are; geocode them later with `trafficgeo geocode pending`.")
     var noGeocode = false
 
@@ -42,6 +45,7 @@ struct IngestCommand: AsyncParsableCommand {
             throw ValidationError("--source-name names one feed; give one source with it.")
         }
         if maxFeedBytes <= 0 { throw ValidationError("--max-feed-bytes must be positive.") }
+        if maxEntries <= 0 { throw ValidationError("--max-entries must be positive.") }
         if sources.filter({ $0 == "-" }).count > 1 { throw ValidationError("stdin (-) can be read only once.") }
     }
 
@@ -51,6 +55,7 @@ struct IngestCommand: AsyncParsableCommand {
             let store = try global.openStore()
             var ingestor = FeedIngestor(store: store, format: format, sourceName: sourceName)
             ingestor.maxFeedBytes = maxFeedBytes
+            ingestor.maxEntries = maxEntries
             ingestor.progress = Self.progressReporter(verbose: global.verbose, quiet: global.quiet)
             var failures: [Error] = []
             var partial = false

@@ -25,6 +25,8 @@ public struct GeocoderConfiguration: Sendable {
     public var rate: Double?
     public var concurrency: Int?
     public var timeout: Double?
+    /// Largest answer body accepted (nil: RequestPolicy's default, 8 MiB).
+    public var maxBodyBytes: Int?
     public var retries: Int?
 
     public init(entries: [Entry] = [.gazetteer], userAgent: String = UserAgent.default) {
@@ -43,13 +45,13 @@ public struct GeocoderConfiguration: Sendable {
                 continue
             }
             guard let eq = item.firstIndex(of: "=") else {
-                throw GeocodingError.configuration("geocoder '\(item)': write KIND=URL (nominatim, nominatim-geojson, photon, pelias, csv) or 'gazetteer'")
+                throw GeocodingError.configuration("geocoder '\(Redaction.redact(String(item)))': write KIND=URL (nominatim, nominatim-geojson, photon, pelias, csv) or 'gazetteer'")
             }
             let kind = item[..<eq].lowercased()
             let urlText = String(item[item.index(after: eq)...])
             guard var components = URLComponents(string: urlText), let scheme = components.scheme?.lowercased(),
                   scheme == "http" || scheme == "https", components.host?.isEmpty == false else {
-                throw GeocodingError.configuration("geocoder '\(item)': '\(urlText)' is not an http(s) URL")
+                throw GeocodingError.configuration("geocoder '\(Redaction.redact(String(item)))' is not an http(s) URL")
             }
             let key = components.queryItems?.first(where: { $0.name == "api_key" || $0.name == "key" })?.value
             components.queryItems = nil
@@ -76,6 +78,7 @@ public struct GeocoderConfiguration: Sendable {
                 if let concurrency { p.concurrency = max(1, concurrency) }
                 if let timeout { p.timeout = timeout }
                 if let retries { p.maxRetries = retries }
+                if let maxBodyBytes { p.maxBodyBytes = maxBodyBytes }
                 return p
             }
             switch entry {

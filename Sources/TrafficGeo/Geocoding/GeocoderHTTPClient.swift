@@ -54,7 +54,7 @@ public final class GeocoderHTTPClient: Sendable {
 
     public init(provider: String, baseURL: URL, userAgent: String, policy: RequestPolicy, http: HTTPClient = SharedHTTPClient.client) throws {
         guard let scheme = baseURL.scheme?.lowercased(), scheme == "http" || scheme == "https", baseURL.host != nil else {
-            throw GeocodingError.configuration("\(provider): '\(baseURL.absoluteString)' is not an http(s) URL")
+            throw GeocodingError.configuration("\(provider): '\(Redaction.redact(baseURL.absoluteString))' is not an http(s) URL")
         }
         try UserAgentPolicy.check(userAgent, for: baseURL)
         self.provider = provider
@@ -154,7 +154,7 @@ public final class GeocoderHTTPClient: Sendable {
     }
 
     private static func describe(_ error: Error) -> String {
-        let text = String(describing: error)
+        let text = Redaction.redact(String(describing: error))
         return text.count > 200 ? String(text.prefix(200)) + "…" : text
     }
 }

@@ -63,13 +63,20 @@ public final class TextSink {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw OutputError.cannotWrite(path, reason: "it is a directory")
         }
-        let temporary = folder + "/.\(url.lastPathComponent).\(ProcessInfo.processInfo.processIdentifier).tmp"
-        guard FileManager.default.createFile(atPath: temporary, contents: nil),
-              let handle = FileHandle(forWritingAtPath: temporary) else {
-            throw OutputError.cannotWrite(path, reason: "cannot create a file in \(folder) (permission?)")
+        // mkstemps: a fresh name, created with O_EXCL, so a symlink planted at a guessable
+        // temporary name can never redirect the output; the rename then replaces `path` itself
+        // (a symlink at `path` is replaced, its target is never written).
+        var template = Array((folder + "/.\(url.lastPathComponent).XXXXXX.tmp").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemps($0.baseAddress!, 4) }
+        guard fd >= 0 else {
+            throw OutputError.cannotWrite(path, reason: "cannot create a file in \(folder): \(String(cString: strerror(errno)))")
         }
-        self.handle = handle
-        temporaryPath = temporary
+        // mkstemp makes the file private (0600); an output file gets the usual 0666 minus the umask.
+        let mask = umask(0)
+        umask(mask)
+        fchmod(fd, 0o666 & ~mask)
+        self.handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
+        temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         finalPath = path
     }
 

@@ -12,6 +12,10 @@ public struct FeedIngestor: Sendable {
     /// Overrides the source name incidents are filed under (default: the location as given).
     public var sourceName: String?
     public var maxFeedBytes: Int64 = FeedInput.defaultMaxBytes
+    /// Entries read from one feed at most; past it, the feed counts as broken (the entries before
+    /// are kept, like a truncated feed's).
+    public var maxEntries = FeedIngestor.defaultMaxEntries
+    public static let defaultMaxEntries = 10_000_000
     public var logger = Logger(label: "trafficgeo.ingest")
     /// Called with the number of entries read so far, every `progressInterval` entries.
     public var progress: (@Sendable (Int) -> Void)?
@@ -38,6 +42,11 @@ public struct FeedIngestor: Sendable {
         var count = 0
         return try store.ingest(source: source, format: format) { emit in
             try reader.read(input, source: source) { event in
+                if count >= maxEntries {
+                    throw FeedError.malformed(input.location, format: format,
+                                              reason: "more than \(maxEntries) entries (--max-entries); the first \(maxEntries) were kept",
+                                              entriesRead: count)
+                }
                 if case let .skipped(entry) = event { logger.warning("\(input.location): skipped \(entry)") }
                 try emit(event)
                 count += 1
