@@ -47,12 +47,10 @@ struct EntryFields {
 
         do {
             if let latitude = latitude?.nilIfBlank, let longitude = longitude?.nilIfBlank {
-                if let swapped = Self.certainlySwapped(latitude, longitude) {
-                    incident.position = swapped
-                    incident.properties["trafficgeo_note"] = "latitude and longitude were swapped in the feed (latitude \(latitude.prefix(20)) cannot be)"
-                } else {
-                    incident.position = try Self.coordinate(latitude, longitude)
+                if Self.looksSwapped(latitude, longitude) {
+                    return .failure(.invalid("latitude \(latitude.prefix(20)) is out of range, and longitude \(longitude.prefix(20)) would be a valid latitude: are latitude and longitude swapped?"))
                 }
+                incident.position = try Self.coordinate(latitude, longitude)
                 incident.positionSource = .feed
             } else if (latitude?.nilIfBlank == nil) != (longitude?.nilIfBlank == nil) {
                 return .failure(.invalid("has a latitude or a longitude but not both"))
@@ -93,13 +91,12 @@ struct EntryFields {
         return "urn:trafficgeo:\(hash.hex)"
     }
 
-    /// The coordinate with the columns swapped, when only that reading is possible: the latitude
-    /// is outside ±90° but inside ±180°, and the longitude would be a valid latitude. (Both inside
-    /// ±90° is ambiguous: kept as given.)
-    static func certainlySwapped(_ latitude: String, _ longitude: String) -> Coordinate? {
-        guard let lat = Double(latitude.trimmed), let lon = Double(longitude.trimmed),
-              abs(lat) > 90, abs(lat) <= 180, abs(lon) <= 90 else { return nil }
-        return try? Coordinate(validatingLatitude: lon, longitude: lat)
+    /// The latitude is outside ±90° but inside ±180°, and the longitude would be a valid latitude:
+    /// the only reading that makes a coordinate is the swapped one. Reported, not silently fixed
+    /// (a typo such as 91 for 51 looks the same).
+    static func looksSwapped(_ latitude: String, _ longitude: String) -> Bool {
+        guard let lat = Double(latitude.trimmed), let lon = Double(longitude.trimmed) else { return false }
+        return abs(lat) > 90 && abs(lat) <= 180 && abs(lon) <= 90
     }
 
     static func coordinate(_ latitude: String, _ longitude: String) throws(CoordinateError) -> Coordinate {

@@ -21,6 +21,14 @@ struct XMLFeedReader: FeedReader {
                                       reason: "the document declares XML entities; feeds must not (refused: entity expansion and external entities)",
                                       entriesRead: 0)
         }
+        let encoding = UTF8Validation.declaredXMLEncoding(head: try input.head(512)) ?? "utf-8"
+        if encoding == "utf-8" || encoding == "utf8",
+           let problem = UTF8Validation.firstProblem(in: try input.makeStream()) {
+            throw FeedError.malformed(input.location, format: format,
+                                      reason: "line \(problem.line) (byte \(problem.offset)): bytes that are not valid UTF-8, the document's encoding; "
+                                          + "if it is Latin-1 or Windows-1252, its <?xml?> declaration must say so",
+                                      entriesRead: 0)
+        }
         let stream = try input.makeStream()
         let parser = XMLParser(stream: stream)
         parser.shouldProcessNamespaces = true

@@ -9,9 +9,6 @@ import Foundation
 public enum FuzzTargets {
     public static let all = ["atom", "rss", "autobahn", "geojson", "csv", "title", "nominatim", "photon", "pelias", "legacy-csv"]
 
-    /// Feeds go through a file (readers stream from files); one per process, overwritten per input.
-    private static let feedFile = FileManager.default.temporaryDirectory
-        .appendingPathComponent("trafficgeo-fuzz-\(ProcessInfo.processInfo.processIdentifier).input")
 
     /// Runs `target` on `data`. Returns how many values came out (so the work is not optimised away).
     @discardableResult
@@ -38,6 +35,8 @@ public enum FuzzTargets {
     }
 
     private static func readFeed(_ data: Data, as format: FeedFormat) -> Int {
+        // Readers stream from files: one per input (the test suite replays inputs in parallel).
+        let feedFile = FileManager.default.temporaryDirectory.appendingPathComponent("trafficgeo-fuzz-\(UUID().uuidString).input")
         guard (try? data.write(to: feedFile)) != nil else { return 0 }
         defer { try? FileManager.default.removeItem(at: feedFile) }
         var count = 0

@@ -1,0 +1,66 @@
+import Foundation
+
+/// Finds the first byte sequence that is not UTF-8, streaming (constant memory).
+///
+/// Why: Foundation's XMLParser on Linux crashes (a force-unwrapped String) when an element or
+/// attribute name holds invalid UTF-8, which libxml2 passes through in UTF-8 documents: found by
+/// fuzzing (Fuzz/corpus/atom/regression-invalid-utf8-name). Feeds declared UTF-8 (or undeclared)
+/// are checked first, which also gives a clearer error than the parser's.
+enum UTF8Validation {
+    struct Problem: Equatable {
+        /// Byte offset and 1-based line of the first bad byte.
+        var offset: Int
+        var line: Int
+    }
+
+    static func firstProblem(in stream: InputStream) -> Problem? {
+        stream.open()
+        defer { stream.close() }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var offset = 0, line = 1
+        var need = 0            // continuation bytes still expected
+        var lowerBound: UInt8 = 0x80, upperBound: UInt8 = 0xBF  // allowed range of the next continuation byte
+        var sequenceStart = (offset: 0, line: 1)
+        while true {
+            let n = stream.read(&buffer, maxLength: buffer.count)
+            if n <= 0 { break }
+            for i in 0..<n {
+                let b = buffer[i]
+                if need > 0 {
+                    guard b >= lowerBound && b <= upperBound else { return Problem(offset: sequenceStart.offset, line: sequenceStart.line) }
+                    need -= 1
+                    lowerBound = 0x80; upperBound = 0xBF
+                } else if b < 0x80 {
+                    if b == 0x0A { line += 1 }
+                } else {
+                    sequenceStart = (offset + i, line)
+                    switch b {
+                    case 0xC2...0xDF: need = 1
+                    case 0xE0: need = 2; lowerBound = 0xA0
+                    case 0xE1...0xEC, 0xEE, 0xEF: need = 2
+                    case 0xED: need = 2; upperBound = 0x9F          // no UTF-16 surrogates
+                    case 0xF0: need = 3; lowerBound = 0x90
+                    case 0xF1...0xF3: need = 3
+                    case 0xF4: need = 3; upperBound = 0x8F          // ≤ U+10FFFF
+                    default: return Problem(offset: offset + i, line: line)
+                    }
+                }
+            }
+            offset += n
+        }
+        return need > 0 ? Problem(offset: sequenceStart.offset, line: sequenceStart.line) : nil
+    }
+
+    /// The encoding an XML document declares (`<?xml ... encoding="..."?>`), lowercased; nil when
+    /// it declares none. A UTF-16 byte order mark counts as "utf-16".
+    static func declaredXMLEncoding(head: Data) -> String? {
+        let bytes = [UInt8](head.prefix(512))
+        if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) { return "utf-16" }
+        let text = String(decoding: bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes, as: UTF8.self)
+        guard text.hasPrefix("<?xml"), let end = text.range(of: "?>") else { return nil }
+        let declaration = text[..<end.lowerBound]
+        guard let match = declaration.range(of: #"encoding\s*=\s*["'][^"']*["']"#, options: .regularExpression) else { return nil }
+        let value = declaration[match].split(whereSeparator: { $0 == "\"" || $0 == "'" }).dropFirst().first
+        return value.map { $0.lowercased() }
+    }
+}
