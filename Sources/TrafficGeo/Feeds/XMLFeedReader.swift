@@ -22,7 +22,13 @@ struct XMLFeedReader: FeedReader {
                                       entriesRead: 0)
         }
         let encoding = UTF8Validation.declaredXMLEncoding(head: try input.head(512)) ?? "utf-8"
-        if encoding == "utf-8" || encoding == "utf8",
+        guard UTF8Validation.convertedEncodings.contains(encoding) || UTF8Validation.utf8Encodings.contains(encoding) else {
+            throw FeedError.malformed(input.location, format: format,
+                                      reason: "the document declares the encoding '\(encoding.prefix(40))', which trafficgeo does not read "
+                                          + "(UTF-8, UTF-16, ISO-8859-1, ISO-8859-15 and Windows-1252 it does)",
+                                      entriesRead: 0)
+        }
+        if UTF8Validation.utf8Encodings.contains(encoding),
            let problem = UTF8Validation.firstProblem(in: try input.makeStream()) {
             throw FeedError.malformed(input.location, format: format,
                                       reason: "line \(problem.line) (byte \(problem.offset)): bytes that are not valid UTF-8, the document's encoding; "

@@ -51,12 +51,22 @@ enum UTF8Validation {
         return need > 0 ? Problem(offset: sequenceStart.offset, line: sequenceStart.line) : nil
     }
 
+    /// Declared encodings whose bytes reach the parser as they are: checked as UTF-8 first.
+    static let utf8Encodings: Set<String> = ["utf-8", "utf8", "us-ascii", "ascii"]
+    /// Declared encodings libxml2 converts to UTF-8 (every byte sequence it accepts comes out valid).
+    static let convertedEncodings: Set<String> = [
+        "utf-16", "utf-16le", "utf-16be", "iso-8859-1", "iso8859-1", "latin1", "latin-1", "l1",
+        "iso-8859-15", "iso8859-15", "latin-9", "windows-1252", "cp1252",
+    ]
+
     /// The encoding an XML document declares (`<?xml ... encoding="..."?>`), lowercased; nil when
     /// it declares none. A UTF-16 byte order mark counts as "utf-16".
     static func declaredXMLEncoding(head: Data) -> String? {
         let bytes = [UInt8](head.prefix(512))
         if bytes.starts(with: [0xFE, 0xFF]) || bytes.starts(with: [0xFF, 0xFE]) { return "utf-16" }
-        let text = String(decoding: bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes, as: UTF8.self)
+        // A UTF-8 byte order mark wins over any declaration (libxml2 reads such a document as UTF-8).
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { return "utf-8" }
+        let text = String(decoding: bytes, as: UTF8.self)
         guard text.hasPrefix("<?xml"), let end = text.range(of: "?>") else { return nil }
         let declaration = text[..<end.lowerBound]
         guard let match = declaration.range(of: #"encoding\s*=\s*["'][^"']*["']"#, options: .regularExpression) else { return nil }
