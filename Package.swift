@@ -23,10 +23,20 @@ let package = Package(
             pkgConfig: "proj",
             providers: [.apt(["libproj-dev", "proj-data"]), .brew(["proj"])]
         ),
+        // libxml2's SAX2 push parser (apt libxml2-dev) behind a small C layer (CXMLStream): the
+        // Atom/RSS readers use it directly because Foundation's XMLParser on Linux crashes on
+        // hostile documents.
+        .systemLibrary(
+            name: "CLibXML2",
+            pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
+        ),
+        .target(name: "CXMLStream", dependencies: ["CLibXML2"]),
         .target(
             name: "TrafficGeo",
             dependencies: [
                 "CProj",
+                "CXMLStream",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

@@ -1,10 +1,7 @@
 import Foundation
-#if canImport(FoundationXML)
-import FoundationXML
-#endif
 
-/// Streams an Atom or RSS feed through Foundation's SAX `XMLParser` (libxml2 on Linux): one entry's
-/// fields in memory at a time, external entities never resolved.
+/// Streams an Atom or RSS feed through libxml2's SAX parser (`SAXParser`): one entry's fields in
+/// memory at a time, entity declarations refused, external entities never loaded.
 struct XMLFeedReader: FeedReader {
     let format: FeedFormat
 
@@ -36,26 +33,22 @@ struct XMLFeedReader: FeedReader {
                                       entriesRead: 0)
         }
         let stream = try input.makeStream()
-        let parser = XMLParser(stream: stream)
-        parser.shouldProcessNamespaces = true
-        parser.shouldResolveExternalEntities = false
         try withoutActuallyEscaping(handle) { escapable in
             let delegate = EntryCollector(format: format, source: source, handle: escapable)
-            parser.delegate = delegate
-            let ok = parser.parse()
+            let parser = SAXParser(handler: delegate)
+            let ok = parser.parse(stream)
             delegate.handle = nil
             if let error = delegate.handlerError { throw error }
             if let refusal = delegate.refusal {
-                throw FeedError.malformed(input.location, format: format, reason: "line \(parser.lineNumber): \(refusal)",
+                throw FeedError.malformed(input.location, format: format, reason: "line \(delegate.refusalLine): \(refusal)",
                                           entriesRead: delegate.entriesSeen)
             }
             if !ok || delegate.entriesSeen == 0 && !delegate.sawRoot {
-                let reason = parser.parserError.map { XMLFeedReader.describe($0, line: parser.lineNumber, column: parser.columnNumber) }
+                let reason = parser.error.map { XMLFeedReader.describe(code: $0.code, message: $0.message, line: $0.line, column: $0.column) }
                     ?? "no <\(format == .atom ? "feed" : "rss")> element"
                 throw FeedError.malformed(input.location, format: format, reason: reason, entriesRead: delegate.entriesSeen)
             }
-            // libxml2's push parser, as Foundation drives it from a stream, accepts a document that
-            // simply stops: unclosed elements at the end mean a truncated feed.
+            // A document that simply stops: unclosed elements at the end mean a truncated feed.
             if delegate.openElements != 0 {
                 throw FeedError.malformed(input.location, format: format,
                                           reason: "the document ends with \(delegate.openElements) elements still open (truncated?)",
@@ -64,11 +57,9 @@ struct XMLFeedReader: FeedReader {
         }
     }
 
-    static func describe(_ error: Error, line: Int, column: Int) -> String {
-        let ns = error as NSError
-        // Foundation on Linux passes libxml2's error number without its text: name the common ones.
-        let detail = (ns.userInfo[NSLocalizedDescriptionKey] as? String) ?? libxml2Errors[ns.code].map { "\($0) (XML error \(ns.code))" }
-            ?? "XML error \(ns.code)"
+    static func describe(code: Int, message: String, line: Int, column: Int) -> String {
+        // libxml2's own words, with a plainer explanation for the errors broken and hostile feeds cause.
+        let detail = libxml2Errors[code].map { "\($0) (libxml2: \(message))" } ?? message
         return "line \(line), column \(column): \(detail)"
     }
 
@@ -99,7 +90,7 @@ struct XMLFeedReader: FeedReader {
 }
 
 /// The SAX delegate: tracks the element path and fills `EntryFields` for each entry/item.
-private final class EntryCollector: NSObject, XMLParserDelegate {
+private final class EntryCollector: SAXHandler {
     let format: FeedFormat
     let source: String
     var handle: ((FeedEvent) throws -> Void)?
@@ -111,6 +102,7 @@ private final class EntryCollector: NSObject, XMLParserDelegate {
     var openElements: Int { depth }
     /// Why reading stopped on purpose (hostile or absurd input), if it did.
     var refusal: String?
+    var refusalLine = 0
     /// Feeds nest a few levels deep; thousands of levels only serve to exhaust the reader.
     static let maxDepth = 64
     /// One entry's text; a bigger title or summary is an attack or a broken server, not news.
@@ -133,8 +125,8 @@ private final class EntryCollector: NSObject, XMLParserDelegate {
 
     private var entryElement: String { format == .atom ? "entry" : "item" }
 
-    func parser(_ parser: XMLParser, didStartElement elementName: String, namespaceURI: String?,
-                qualifiedName qName: String?, attributes: [String: String] = [:]) {
+    func startElement(_ parser: SAXParser, localName elementName: String, namespaceURI: String?,
+                      qualifiedName qName: String, attributes: [String: String]) {
         depth += 1
         if depth == 1 { sawRoot = true }
         if depth > Self.maxDepth { return refuse(parser, "elements nested more than \(Self.maxDepth) deep") }
@@ -149,7 +141,7 @@ private final class EntryCollector: NSObject, XMLParserDelegate {
         }
         guard let entryDepth else { return }
         if depth == entryDepth + 1 {
-            child = (elementName, qName ?? elementName)
+            child = (elementName, qName)
             childDepth = depth
             text = ""
             startChild(elementName, namespaceURI: namespaceURI, attributes: attributes)
@@ -183,17 +175,13 @@ private final class EntryCollector: NSObject, XMLParserDelegate {
         }
     }
 
-    func parser(_ parser: XMLParser, foundCharacters string: String) {
+    func characters(_ parser: SAXParser, _ string: String) {
         guard child != nil else { return }
         text += string
         if text.utf8.count > Self.maxEntryTextBytes { refuse(parser, "an element holds more than \(Self.maxEntryTextBytes >> 20) MiB of text") }
     }
 
-    func parser(_ parser: XMLParser, foundCDATA CDATABlock: Data) {
-        if child != nil { text += String(decoding: CDATABlock, as: UTF8.self) }
-    }
-
-    func parser(_ parser: XMLParser, didEndElement elementName: String, namespaceURI: String?, qualifiedName qName: String?) {
+    func endElement(_ parser: SAXParser, localName elementName: String, namespaceURI: String?, qualifiedName qName: String) {
         defer { depth -= 1 }
         guard let entryDepth else { return }
         if depth == entryDepth {
@@ -238,29 +226,21 @@ private final class EntryCollector: NSObject, XMLParserDelegate {
 
     // A feed has no business declaring entities. Internal ones are how "billion laughs" expansion
     // bombs work, external ones how XXE reads local files or URLs: refuse the document at the
-    // declaration, before anything is expanded. `read` refuses declarations in the first 16 KiB
-    // itself; these catch later ones where Foundation reports them (Apple platforms). Beyond that,
-    // libxml2 never loads external entities (shouldResolveExternalEntities is false) and stops
-    // expansion loops and amplification itself (error 89).
-    func parser(_ parser: XMLParser, foundInternalEntityDeclarationWithName name: String, value: String?) {
-        refuse(parser, "the document declares the XML entity '\(name.prefix(40))'; feeds must not declare entities (refused: entity expansion)")
+    // declaration, before anything is expanded. (`read` refuses declarations in the first 16 KiB
+    // before parsing; this catches later ones. libxml2 never loads external entities here, and
+    // stops expansion loops and amplification itself.)
+    func entityDeclaration(_ parser: SAXParser, name: String, external: Bool) {
+        refuse(parser, "the document declares the \(external ? "external " : "")XML entity '\(name.prefix(40))'; feeds must not declare entities (refused)")
     }
 
-    func parser(_ parser: XMLParser, foundExternalEntityDeclarationWithName name: String, publicID: String?, systemID: String?) {
-        refuse(parser, "the document declares the external XML entity '\(name.prefix(40))'; feeds must not declare entities (refused: external entities are never loaded)")
-    }
-
-    func parser(_ parser: XMLParser, foundUnparsedEntityDeclarationWithName name: String, publicID: String?, systemID: String?, notationName: String?) {
-        refuse(parser, "the document declares the XML entity '\(name.prefix(40))'; feeds must not declare entities")
-    }
-
-    private func refuse(_ parser: XMLParser, _ reason: String) {
+    private func refuse(_ parser: SAXParser, _ reason: String) {
         guard refusal == nil else { return }
         refusal = reason
-        parser.abortParsing()
+        refusalLine = parser.lineNumber
+        parser.abort()
     }
 
-    private func finishEntry(_ parser: XMLParser) {
+    private func finishEntry(_ parser: SAXParser) {
         entriesSeen += 1
         let event: FeedEvent
         switch fields.makeIncident(source: source, index: entriesSeen) {
@@ -273,7 +253,7 @@ private final class EntryCollector: NSObject, XMLParserDelegate {
             try handle?(event)
         } catch {
             handlerError = error
-            parser.abortParsing()
+            parser.abort()
         }
     }
 }

@@ -54,12 +54,12 @@ public final class IncidentStore: Sendable {
             throw StoreError.cannotOpen(path, reason: "no such database (run `trafficgeo ingest` first)")
         }
         do {
-            pool = try DatabasePool(path: path, configuration: config)
+            pool = try Self.retryingWhileBusy { try DatabasePool(path: path, configuration: config) }
         } catch {
             throw StoreError.cannotOpen(path, reason: StoreError.describe(error))
         }
         do {
-            if !readOnly { try StoreSchema.migrator.migrate(pool) }
+            if !readOnly { try Self.retryingWhileBusy { try StoreSchema.migrator.migrate(pool) } }
             let crs = try pool.read { db in
                 try String.fetchOne(db, sql: "SELECT value FROM store_info WHERE key = 'index_crs'")
             }
@@ -70,6 +70,24 @@ public final class IncidentStore: Sendable {
             throw error
         } catch {
             throw StoreError.cannotOpen(path, reason: StoreError.describe(error))
+        }
+    }
+
+    /// Runs `body` again while SQLite says the database is busy, for up to 30 s. Two processes
+    /// creating or migrating the same new file at once meet locks that SQLite reports at once,
+    /// without waiting in its busy handler (to avoid a deadlock between lock upgrades); waiting
+    /// here and trying again lets the second one open the finished file.
+    static func retryingWhileBusy<T>(_ body: () throws -> T) throws -> T {
+        let deadline = ContinuousClock.now + .seconds(30)
+        var pause = 0.02
+        while true {
+            do {
+                return try body()
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+                guard ContinuousClock.now < deadline else { throw error }
+                Thread.sleep(forTimeInterval: pause * Double.random(in: 0.5...1.5))
+                pause = min(pause * 2, 0.5)
+            }
         }
     }
 
