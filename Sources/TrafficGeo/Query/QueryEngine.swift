@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// One answer of a query: a stored incident with its exact distance and bearing from the query point.
 public struct QueryResult: Sendable, Equatable {
@@ -115,11 +116,36 @@ public final class QueryEngine {
 
     /// Every incident within `radius` metres, as ids and distances (not decoded), nearest first.
     public func withinNeighbours(radius: Double, of center: Coordinate, filter: IncidentFilter = IncidentFilter()) throws -> [Neighbour] {
+        let q = try projector.forward(center)
         var found: [Neighbour] = []
-        try scanWithin(radius: radius, of: center, filter: filter, decode: false) { row, distance, bearing in
-            found.append(Neighbour(storeID: row[0], id: row[9], distance: distance, bearing: bearing))
+        try store.read { db in
+            let (condition, filterArguments) = filter.sql()
+            // Only the columns the answer needs, read straight from the statement: this loop runs
+            // once per result (hundreds per query), Row decoding was a fifth of its time.
+            let statement = try db.cachedStatement(sql: """
+                SELECT r.id, i.latitude, i.longitude, i.external_id
+                FROM incident_index r CROSS JOIN incidents i ON i.id = r.id
+                WHERE r.id MATCH \(NearestNeighbourSearch.functionName)(?, ?, ?, ?) AND \(condition)
+                """)
+            var arguments: StatementArguments = [q.x, q.y, q.z, radius]
+            arguments += filterArguments
+            let cursor = try Row.fetchCursor(statement, arguments: arguments)
+            let raw = statement.sqliteStatement
+            while try cursor.next() != nil {
+                let point = Coordinate(latitude: sqlite3_column_double(raw, 1), longitude: sqlite3_column_double(raw, 2))
+                let (distance, bearing) = Geodesic.inverse(from: center, to: point)
+                guard distance <= radius else { continue }
+                found.append(Neighbour(storeID: sqlite3_column_int64(raw, 0), id: Self.text(raw, 3), distance: distance, bearing: bearing))
+            }
         }
         return found.sorted { Self.precedes(($0.distance, $0.storeID), ($1.distance, $1.storeID)) }
+    }
+
+    /// A text column, read without GRDB's value conversion.
+    @inline(__always)
+    private static func text(_ statement: SQLiteStatement, _ column: Int32) -> String {
+        guard let bytes = sqlite3_column_text(statement, column) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column))), as: UTF8.self)
     }
 
     /// The candidates of the radius search that lie within the radius by exact geodesic distance.

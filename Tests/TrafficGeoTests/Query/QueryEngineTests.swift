@@ -76,6 +76,9 @@ struct QueryEngineTests {
                 let truth = Set(points.enumerated().filter { Geodesic.distance(from: q, to: $0.element) <= radius }.map { "p\($0.offset)" })
                 #expect(Set(got.map(\.incident.id)) == truth, "query \(q) radius \(radius)")
                 #expect(got.map(\.distance!) == got.map(\.distance!).sorted())
+                // The lean path of batch queries gives the same answers.
+                let lean = try engine.withinNeighbours(radius: radius, of: q)
+                #expect(lean.map(\.id) == got.map(\.incident.id) && lean.map(\.distance) == got.map(\.distance!))
             }
             // The radius equal to the distance of a point includes it; a millimetre less excludes it.
             let nearest = try engine.nearest(to: q, limit: 5)
