@@ -32,7 +32,9 @@ struct NearCommand: AsyncParsableCommand {
             let max = try maxDistance.map { try DistanceArgument.validated($0, option: "--max-distance") }
             if batch.queries != nil {
                 let filter = query.filter
-                try batch.run(output: query.output) { try engine.nearestNeighbours(to: $0, limit: limit, maxDistance: max, filter: filter) }
+                try engine.session { session in
+                    try batch.run(output: query.output) { try session.nearestNeighbours(to: $0, limit: limit, maxDistance: max, filter: filter) }
+                }
                 return
             }
             var results = try engine.nearest(to: location.resolvedCoordinate(quiet: global.quiet), limit: limit, maxDistance: max, filter: query.filter)
@@ -68,7 +70,9 @@ struct WithinCommand: AsyncParsableCommand {
             let metres = try DistanceArgument.validated(radius, option: "--radius")
             if batch.queries != nil {
                 let filter = query.filter
-                try batch.run(output: query.output) { try engine.withinNeighbours(radius: metres, of: $0, filter: filter) }
+                try engine.session { session in
+                    try batch.run(output: query.output) { try session.withinNeighbours(radius: metres, of: $0, filter: filter) }
+                }
                 return
             }
             let results = try engine.within(radius: metres, of: location.resolvedCoordinate(quiet: global.quiet), filter: query.filter)

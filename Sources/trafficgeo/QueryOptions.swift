@@ -37,7 +37,7 @@ struct LocationOptions: ParsableArguments {
     }
 }
 
-/// Many query points from a file, answered in one process (`--queries`), with optional timing.
+/// Many query points from a file, answered in one process (`--queries`) on one read snapshot, with optional timing.
 struct BatchQueryOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Answer every point of this CSV (columns qid or id, lat, lon) in one process; rows qid,id,distance_m.", valueName: "file"))
     var queries: String?

@@ -42,7 +42,7 @@ public enum QuerySort: String, Sendable, CaseIterable {
 /// One engine owns one PROJ context: use it from one task at a time.
 public final class QueryEngine {
     public let store: IncidentStore
-    private let projector: Projector
+    fileprivate let projector: Projector
 
     public init(store: IncidentStore) throws {
         self.store = store
@@ -66,9 +66,32 @@ public final class QueryEngine {
     /// `nearest` without decoding the incidents: ids and distances, nearest first.
     public func nearestNeighbours(to point: Coordinate, limit: Int, maxDistance: Double? = nil,
                                   filter: IncidentFilter = IncidentFilter()) throws -> [Neighbour] {
-        let q = try projector.forward(point)
-        return try store.read { db in
-            try Self.nearestNeighbours(db, point: point, projected: q, limit: limit, maxDistance: maxDistance, filter: filter)
+        try session { try $0.nearestNeighbours(to: point, limit: limit, maxDistance: maxDistance, filter: filter) }
+    }
+
+    // MARK: - Sessions
+
+    /// Runs `body` inside one read transaction: every query made through the session sees the
+    /// same committed state of the store (an ingest running meanwhile is invisible to it), and
+    /// a batch of queries opens the transaction once instead of per query. The session must not
+    /// escape `body`; a long session keeps the WAL from being checkpointed until it ends.
+    public func session<T>(_ body: (QuerySession) throws -> T) throws -> T {
+        try store.read { db in try body(QuerySession(engine: self, db: db)) }
+    }
+
+    /// Lean queries (ids and distances) on one read snapshot; see `QueryEngine.session`.
+    public struct QuerySession {
+        let engine: QueryEngine
+        let db: Database
+
+        public func nearestNeighbours(to point: Coordinate, limit: Int, maxDistance: Double? = nil,
+                                      filter: IncidentFilter = IncidentFilter()) throws -> [Neighbour] {
+            let q = try engine.projector.forward(point)
+            return try QueryEngine.nearestNeighbours(db, point: point, projected: q, limit: limit, maxDistance: maxDistance, filter: filter)
+        }
+
+        public func withinNeighbours(radius: Double, of center: Coordinate, filter: IncidentFilter = IncidentFilter()) throws -> [Neighbour] {
+            try QueryEngine.withinNeighbours(db, radius: radius, of: center, projected: try engine.projector.forward(center), filter: filter)
         }
     }
 
@@ -116,29 +139,31 @@ public final class QueryEngine {
 
     /// Every incident within `radius` metres, as ids and distances (not decoded), nearest first.
     public func withinNeighbours(radius: Double, of center: Coordinate, filter: IncidentFilter = IncidentFilter()) throws -> [Neighbour] {
-        let q = try projector.forward(center)
+        try session { try $0.withinNeighbours(radius: radius, of: center, filter: filter) }
+    }
+
+    private static func withinNeighbours(_ db: Database, radius: Double, of center: Coordinate, projected q: ProjectedPoint,
+                                         filter: IncidentFilter) throws -> [Neighbour] {
+        let (condition, filterArguments) = filter.sql()
+        // Only the columns the answer needs, read straight from the statement: this loop runs
+        // once per result (hundreds per query), Row decoding was a fifth of its time.
+        let statement = try db.cachedStatement(sql: """
+            SELECT r.id, i.latitude, i.longitude, i.external_id
+            FROM incident_index r CROSS JOIN incidents i ON i.id = r.id
+            WHERE r.id MATCH \(NearestNeighbourSearch.functionName)(?, ?, ?, ?) AND \(condition)
+            """)
+        var arguments: StatementArguments = [q.x, q.y, q.z, radius]
+        arguments += filterArguments
         var found: [Neighbour] = []
-        try store.read { db in
-            let (condition, filterArguments) = filter.sql()
-            // Only the columns the answer needs, read straight from the statement: this loop runs
-            // once per result (hundreds per query), Row decoding was a fifth of its time.
-            let statement = try db.cachedStatement(sql: """
-                SELECT r.id, i.latitude, i.longitude, i.external_id
-                FROM incident_index r CROSS JOIN incidents i ON i.id = r.id
-                WHERE r.id MATCH \(NearestNeighbourSearch.functionName)(?, ?, ?, ?) AND \(condition)
-                """)
-            var arguments: StatementArguments = [q.x, q.y, q.z, radius]
-            arguments += filterArguments
-            let cursor = try Row.fetchCursor(statement, arguments: arguments)
-            let raw = statement.sqliteStatement
-            while try cursor.next() != nil {
-                let point = Coordinate(latitude: sqlite3_column_double(raw, 1), longitude: sqlite3_column_double(raw, 2))
-                let (distance, bearing) = Geodesic.inverse(from: center, to: point)
-                guard distance <= radius else { continue }
-                found.append(Neighbour(storeID: sqlite3_column_int64(raw, 0), id: Self.text(raw, 3), distance: distance, bearing: bearing))
-            }
+        let cursor = try Row.fetchCursor(statement, arguments: arguments)
+        let raw = statement.sqliteStatement
+        while try cursor.next() != nil {
+            let point = Coordinate(latitude: sqlite3_column_double(raw, 1), longitude: sqlite3_column_double(raw, 2))
+            let (distance, bearing) = Geodesic.inverse(from: center, to: point)
+            guard distance <= radius else { continue }
+            found.append(Neighbour(storeID: sqlite3_column_int64(raw, 0), id: text(raw, 3), distance: distance, bearing: bearing))
         }
-        return found.sorted { Self.precedes(($0.distance, $0.storeID), ($1.distance, $1.storeID)) }
+        return found.sorted { precedes(($0.distance, $0.storeID), ($1.distance, $1.storeID)) }
     }
 
     /// A text column, read without GRDB's value conversion.
