@@ -46,14 +46,14 @@ struct AutobahnJSONReader: FeedReader {
         }
         let reference = Self.coordinate(fields.latitude, fields.longitude)
         if let extent = LooseJSON.string(object["extent"]) {
-            let numbers = extent.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            let numbers = extent.split(separator: ",").compactMap { Double(String($0).trimmed) }
             if numbers.count == 4 {
                 let pairs = orient([(numbers[0], numbers[1]), (numbers[2], numbers[3])], near: reference)
                 if let pairs, pairs[0] != pairs[1] { fields.segment = pairs }
             }
         }
         if reference == nil, let point = LooseJSON.string(object["point"]) {
-            let numbers = point.split(separator: ",").compactMap { Double($0.trimmingCharacters(in: .whitespaces)) }
+            let numbers = point.split(separator: ",").compactMap { Double(String($0).trimmed) }
             if numbers.count == 2, let oriented = orient([(numbers[0], numbers[1])], near: nil) {
                 fields.latitude = String(oriented[0].latitude)
                 fields.longitude = String(oriented[0].longitude)

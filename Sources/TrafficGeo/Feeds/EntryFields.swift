@@ -107,11 +107,23 @@ struct EntryFields {
 
     /// `lat=`/`lon=` query items of a weblink (`lng`, `long`, `latitude`, `longitude` too).
     static func weblinkCoordinate(_ link: String) throws(CoordinateError) -> Coordinate? {
-        guard link.contains("lat"), let items = URLComponents(string: link)?.queryItems else { return nil }
-        func value(_ names: Set<String>) -> String? {
-            items.first(where: { names.contains($0.name.lowercased()) })?.value
+        // The query by hand: URLComponents was a tenth of the time of reading a feed entry.
+        guard let question = link.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
+        var latitude: Substring?, longitude: Substring?
+        for pair in link[link.index(after: question)...].prefix(while: { $0 != "#" }).split(whereSeparator: { $0 == "&" || $0 == ";" }) {
+            guard let eq = pair.firstIndex(of: "="), pair.distance(from: pair.startIndex, to: eq) <= 9 else { continue }
+            switch pair[..<eq].lowercased() {
+            case "lat", "latitude": latitude = latitude ?? pair[pair.index(after: eq)...]
+            case "lon", "lng", "long", "longitude": longitude = longitude ?? pair[pair.index(after: eq)...]
+            default: continue
+            }
         }
-        guard let lat = value(["lat", "latitude"]), let lon = value(["lon", "lng", "long", "longitude"]) else { return nil }
+        func value(_ text: Substring?) -> String? {
+            guard let text else { return nil }
+            let value = String(text)
+            return value.utf8.contains(UInt8(ascii: "%")) ? value.removingPercentEncoding ?? value : value
+        }
+        guard let lat = value(latitude), let lon = value(longitude) else { return nil }
         return try coordinate(lat, lon)
     }
 }

@@ -168,7 +168,7 @@ enum LooseJSON {
     static func double(_ value: Any?) -> Double? {
         switch value {
         case let n as NSNumber: return n.doubleValue
-        case let s as String: return Double(s.trimmingCharacters(in: .whitespaces))
+        case let s as String: return Double(s.trimmed)
         default: return nil
         }
     }

@@ -11,7 +11,7 @@ public enum RoadReference {
 
     /// The normalised form of a road reference the user typed, or `nil` if it is not one.
     public static func normalize(_ text: String) -> String? {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
+        let trimmed = text.trimmed
         guard let ref = first(in: trimmed), matchesWhole(trimmed) else { return nil }
         return ref
     }

@@ -10,7 +10,7 @@ import Foundation
 /// only one of these shapes; a feed mixes them.
 public enum TimestampParser {
     public static func parse(_ text: String) -> Date? {
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmed
         guard !trimmed.isEmpty, trimmed.utf8.count < 64 else { return nil }
         let bytes = Array(trimmed.utf8)
         if bytes.count >= 5, bytes[0...3].allSatisfy({ $0 >= 48 && $0 <= 57 }), bytes[4] == UInt8(ascii: "-") {
