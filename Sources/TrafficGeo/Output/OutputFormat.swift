@@ -54,6 +54,18 @@ public final class TextSink {
     /// A file: written to a temporary file beside it and renamed into place by `commit()`, so
     /// readers never see half a file and a failure leaves any old file untouched.
     public init(path: String) throws {
+        // A device, pipe or socket (`-o /dev/null`, `-o /dev/stdout`, a FIFO) is written as it is:
+        // renaming a file over it would replace /dev/null with a regular file for everyone.
+        var info = stat()
+        if stat(path, &info) == 0, (info.st_mode & S_IFMT) != S_IFREG, (info.st_mode & S_IFMT) != S_IFDIR {
+            guard let handle = FileHandle(forWritingAtPath: path) else {
+                throw OutputError.cannotWrite(path, reason: "cannot open it for writing (permission?)")
+            }
+            self.handle = handle
+            temporaryPath = nil
+            finalPath = nil
+            return
+        }
         let url = URL(fileURLWithPath: path)
         let folder = url.deletingLastPathComponent().path
         var isDirectory: ObjCBool = false

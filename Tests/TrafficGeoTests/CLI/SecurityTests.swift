@@ -63,6 +63,34 @@ struct SecurityTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).filter { $0.hasSuffix(".tmp") }.isEmpty)
     }
 
+    /// `-o /dev/null` or a FIFO is written to, never replaced by a regular file.
+    @Test func devicesAndPipesAreWrittenNotReplaced() throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let db = folder.appendingPathComponent("db.sqlite").path
+        let feed = try TestSupport.write(SyntheticFeeds.atom(count: 5), name: "f.xml", in: folder)
+        #expect(try TestSupport.run(Self.cli(), ["ingest", "-q", "--no-geocode", "--db", db, feed.path]).status == 0)
+        // A FIFO stands in for /dev/null (replacing the real one would break this machine if it failed).
+        let fifo = folder.appendingPathComponent("pipe").path
+        #expect(mkfifo(fifo, 0o600) == 0)
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/bin/cat")
+        reader.arguments = [fifo]
+        let out = Pipe()
+        reader.standardOutput = out
+        try reader.run()
+        let result = try TestSupport.run(Self.cli(), ["export", "--db", db, "--format", "csv", "-o", fifo])
+        let received = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        reader.waitUntilExit()
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(received.split(whereSeparator: \.isNewline).count == 6, "\(received)")  // CSV lines end in CRLF
+        var info = stat()
+        #expect(stat(fifo, &info) == 0 && (info.st_mode & S_IFMT) == S_IFIFO, "the FIFO is still a FIFO")
+        let null = try TestSupport.run(Self.cli(), ["export", "--db", db, "-o", "/dev/null"])
+        #expect(null.status == 0)
+        #expect(stat("/dev/null", &info) == 0 && (info.st_mode & S_IFMT) == S_IFCHR, "/dev/null is still a device")
+    }
+
     @Test func entryCountLimitKeepsTheFirstEntries() throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
