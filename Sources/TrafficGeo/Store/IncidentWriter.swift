@@ -81,7 +81,7 @@ final class IncidentWriter {
             // within the feed hits the unique constraint and takes the update path below.
             let values = Self.values(of: incident)
             do {
-                try insertStatement.execute(arguments: StatementArguments([incident.source, incident.id] + values.list + [now, now]))
+                try insertStatement.execute(arguments: Self.arguments([incident.source.databaseValue, incident.id.databaseValue], values.list, [now.databaseValue, now.databaseValue]))
                 try index(db.lastInsertedRowID, incident.position)
                 return .inserted
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
@@ -103,13 +103,13 @@ final class IncidentWriter {
         if let existing {
             let rowID: Int64 = existing[1]
             if existing[0] as Int64 == hash { return .unchanged }
-            try updateStatement.execute(arguments: StatementArguments(values.list + [now, rowID]))
+            try updateStatement.execute(arguments: Self.arguments([], values.list, [now.databaseValue, rowID.databaseValue]))
             try index(rowID, incident.position)
             // New words without a position: worth asking the geocoder again.
             if incident.position == nil { try resetGeocodeStatus.execute(arguments: [rowID]) }
             return .updated
         }
-        try insertStatement.execute(arguments: StatementArguments([incident.source, incident.id] + values.list + [now, now]))
+        try insertStatement.execute(arguments: Self.arguments([incident.source.databaseValue, incident.id.databaseValue], values.list, [now.databaseValue, now.databaseValue]))
         try index(db.lastInsertedRowID, incident.position)
         return .inserted
     }
@@ -118,7 +118,7 @@ final class IncidentWriter {
     /// re-indexes it; the content hash follows, so re-reading the feed later counts it unchanged.
     func replacePosition(storeID: Int64, with incident: Incident) throws {
         let values = Self.values(of: incident)
-        try updateStatement.execute(arguments: StatementArguments(values.list + [now, storeID]))
+        try updateStatement.execute(arguments: Self.arguments([], values.list, [now.databaseValue, storeID.databaseValue]))
         try index(storeID, incident.position)
     }
 
@@ -144,20 +144,32 @@ final class IncidentWriter {
         try indexInsert.execute(arguments: [rowID, p.x, p.x, p.y, p.y, p.z, p.z])
     }
 
-    private static func values(of i: Incident) -> (list: [DatabaseValueConvertible?], hash: Int64) {
-        let segment = i.segment.map(GeoJSONText.coordinates)
-        let properties = i.properties.isEmpty ? nil : GeoJSONText.object(i.properties)
+    /// The stored columns of `columns`, in order, as database values (no existential boxing: the
+    /// arguments of the insert statement were a fifth of a big ingest), and their change hash.
+    private static func values(of i: Incident) -> (list: [DatabaseValue], hash: Int64) {
+        func value(_ x: (some DatabaseValueConvertible)?) -> DatabaseValue { x?.databaseValue ?? .null }
         let source = i.positionSource
-        var list: [DatabaseValueConvertible?] = [
-            i.title, i.summary, i.weblink, i.iconURL, i.updated?.timeIntervalSince1970, i.expires?.timeIntervalSince1970,
-            i.road, i.category?.rawValue, i.position?.latitude, i.position?.longitude, segment,
-            source?.kind.rawValue, source?.geocoder, source?.query, source?.precision?.rawValue, source?.confidence,
-            properties,
+        var list: [DatabaseValue] = [
+            value(i.title), value(i.summary), value(i.weblink), value(i.iconURL),
+            value(i.updated?.timeIntervalSince1970), value(i.expires?.timeIntervalSince1970),
+            value(i.road), value(i.category?.rawValue), value(i.position?.latitude), value(i.position?.longitude),
+            value(i.segment.map(GeoJSONText.coordinates)), value(source?.kind.rawValue), value(source?.geocoder),
+            value(source?.query), value(source?.precision?.rawValue), value(source?.confidence),
+            value(i.properties.isEmpty ? nil : GeoJSONText.object(i.properties)),
         ]
         var hash = StableHash()
         for value in list { hash.combine(column: value) }
-        list.append(hash.int64)
+        list.append(hash.int64.databaseValue)
         return (list, hash.int64)
+    }
+
+    private static func arguments(_ head: [DatabaseValue], _ body: [DatabaseValue], _ tail: [DatabaseValue]) -> StatementArguments {
+        var all: [DatabaseValue] = []
+        all.reserveCapacity(head.count + body.count + tail.count)
+        all += head
+        all += body
+        all += tail
+        return StatementArguments(all)
     }
 }
 

@@ -65,22 +65,22 @@ struct StableHash {
     }
 
     /// One stored column value; NULL, text and numbers hash apart from each other.
-    mutating func combine(column value: DatabaseValueConvertible?) {
-        switch value?.databaseValue.storage {
-        case nil, .null?:
+    mutating func combine(column value: DatabaseValue) {
+        switch value.storage {
+        case .null:
             byte(0xfe)
-        case let .string(text)?:
+        case let .string(text):
             for b in text.utf8 { byte(b) }
             byte(0xff)
-        case let .double(number)?:
+        case let .double(number):
             var bits = number.bitPattern
             for _ in 0..<8 { byte(UInt8(truncatingIfNeeded: bits)); bits >>= 8 }
             byte(0xfd)
-        case let .int64(number)?:
+        case let .int64(number):
             var bits = UInt64(bitPattern: number)
             for _ in 0..<8 { byte(UInt8(truncatingIfNeeded: bits)); bits >>= 8 }
             byte(0xfc)
-        case let .blob(data)?:
+        case let .blob(data):
             for b in data { byte(b) }
             byte(0xfb)
         }
