@@ -175,7 +175,7 @@ def main():
                         if os.path.exists(db + suffix):
                             os.remove(db + suffix)
                 extra = ["--db", db] + (["-o", out] if kind == "batch" else [])
-                delay, was_killed = run_killed(command + extra, 0.05, max(0.1, full * 0.95))
+                delay, was_killed = run_killed(command + extra, 0.05, max(0.1, full * 0.8))
                 killed += was_killed
                 problems = []
                 if os.path.exists(db):
