@@ -13,12 +13,13 @@ struct XMLFeedReader: FeedReader {
     func read(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
         // Entity declarations sit in the DOCTYPE at the top: refuse them before parsing, with a
         // clear message (EntryCollector.entityDeclaration stops any later one).
-        if try input.head(16384).range(of: Data("<!ENTITY".utf8)) != nil {
+        let head = try input.head(16384)
+        if head.range(of: Data("<!ENTITY".utf8)) != nil {
             throw FeedError.malformed(input.location, format: format,
                                       reason: "the document declares XML entities; feeds must not (refused: entity expansion and external entities)",
                                       entriesRead: 0)
         }
-        let encoding = UTF8Validation.declaredXMLEncoding(head: try input.head(512)) ?? "utf-8"
+        let encoding = UTF8Validation.declaredXMLEncoding(head: head) ?? "utf-8"
         guard UTF8Validation.convertedEncodings.contains(encoding) || UTF8Validation.utf8Encodings.contains(encoding) else {
             throw FeedError.malformed(input.location, format: format,
                                       reason: "the document declares the encoding '\(encoding.prefix(40))', which trafficgeo does not read "

@@ -8,6 +8,14 @@ struct SecurityTests {
         try #require(TestSupport.cliExecutable, "the trafficgeo executable is not built").path
     }
 
+    /// A database in `folder` with `count` synthetic incidents, ingested by the CLI.
+    static func database(incidents count: Int, in folder: URL) throws -> String {
+        let db = folder.appendingPathComponent("db.sqlite").path
+        let feed = try TestSupport.write(SyntheticFeeds.atom(count: count), name: "f.xml", in: folder)
+        #expect(try TestSupport.run(cli(), ["ingest", "-q", "--no-geocode", "--db", db, feed.path]).status == 0)
+        return db
+    }
+
     @Test func secretsAreRedacted() {
         #expect(Redaction.redact("pelias=https://api.example.org/v1?api_key=abc123&size=5")
                 == "pelias=https://api.example.org/v1?api_key=REDACTED&size=5")
@@ -32,9 +40,7 @@ struct SecurityTests {
     @Test func sqlInFiltersIsJustText() throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let db = folder.appendingPathComponent("db.sqlite").path
-        let feed = try TestSupport.write(SyntheticFeeds.atom(count: 30), name: "f.xml", in: folder)
-        #expect(try TestSupport.run(Self.cli(), ["ingest", "-q", "--no-geocode", "--db", db, feed.path]).status == 0)
+        let db = try Self.database(incidents: 30, in: folder)
         for args in [["--search", "'; DROP TABLE incidents; --"], ["--road", "A1' OR '1'='1"], ["--category", "x') OR 1=1 --"],
                      ["--search", "%"], ["--search", "\u{0}"]] {
             let result = try TestSupport.run(Self.cli(), ["near", "--db", db, "--lat", "50", "--lon", "7", "--format", "csv"] + args)
@@ -48,9 +54,7 @@ struct SecurityTests {
     @Test func outputNeverFollowsASymlink() throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let db = folder.appendingPathComponent("db.sqlite").path
-        let feed = try TestSupport.write(SyntheticFeeds.atom(count: 5), name: "f.xml", in: folder)
-        #expect(try TestSupport.run(Self.cli(), ["ingest", "-q", "--no-geocode", "--db", db, feed.path]).status == 0)
+        let db = try Self.database(incidents: 5, in: folder)
         let precious = try TestSupport.write("keep me", name: "precious.txt", in: folder)
         let link = folder.appendingPathComponent("out.geojson")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: precious)
@@ -67,9 +71,7 @@ struct SecurityTests {
     @Test func devicesAndPipesAreWrittenNotReplaced() throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let db = folder.appendingPathComponent("db.sqlite").path
-        let feed = try TestSupport.write(SyntheticFeeds.atom(count: 5), name: "f.xml", in: folder)
-        #expect(try TestSupport.run(Self.cli(), ["ingest", "-q", "--no-geocode", "--db", db, feed.path]).status == 0)
+        let db = try Self.database(incidents: 5, in: folder)
         // A FIFO stands in for /dev/null (replacing the real one would break this machine if it failed).
         let fifo = folder.appendingPathComponent("pipe").path
         #expect(mkfifo(fifo, 0o600) == 0)
