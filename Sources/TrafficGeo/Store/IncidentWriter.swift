@@ -20,6 +20,10 @@ final class IncidentWriter {
     /// Set when the R*Tree was empty at the start: index changes are collected here (in order,
     /// nil = no position) and `finish()` packs them into the tree in one pass.
     private var deferredIndex: [(id: Int64, point: ProjectedPoint?)]?
+    /// Inserted rows get increasing ids, so the deferred list can hold an id twice only if some id
+    /// came in out of order (an update): then `finish` keeps the last change per id.
+    private var deferredMayRepeat = false
+    private var lastDeferredID = Int64.min
     /// Sources known to have no stored incidents: their entries are inserted without a lookup first.
     private var freshSources: Set<String> = []
     private var knownSources: Set<String> = []
@@ -62,7 +66,7 @@ final class IncidentWriter {
         // The last change of each incident wins; incidents whose last change removed the position stay out.
         var latest: [Int64: ProjectedPoint?] = [:]
         var order: [Int64] = []
-        let repeated = Set(deferred.map(\.id)).count != deferred.count
+        let repeated = deferredMayRepeat
         if repeated {
             for (id, point) in deferred {
                 if latest.updateValue(point, forKey: id) == nil { order.append(id) }
@@ -134,6 +138,8 @@ final class IncidentWriter {
     private func index(_ rowID: Int64, _ position: Coordinate?) throws {
         if deferredIndex != nil {
             deferredIndex!.append((rowID, try position.map { try projector.forward($0) }))
+            if rowID <= lastDeferredID { deferredMayRepeat = true }
+            lastDeferredID = max(lastDeferredID, rowID)
             return
         }
         guard let position else {

@@ -86,10 +86,10 @@ enum RTreeBulkLoader {
                     var at = 4 + c * cellSize
                     put64(UInt64(bitPattern: ref), at: at, in: &blob)
                     at += 8
-                    for value in [cell.box.0, cell.box.1, cell.box.2, cell.box.3, cell.box.4, cell.box.5] {
-                        put32(value.bitPattern, at: at, in: &blob)
-                        at += 4
-                    }
+                    let box = cell.box  // six float32s, written without an array per cell
+                    put32(box.0.bitPattern, at: at, in: &blob); put32(box.1.bitPattern, at: at + 4, in: &blob)
+                    put32(box.2.bitPattern, at: at + 8, in: &blob); put32(box.3.bitPattern, at: at + 12, in: &blob)
+                    put32(box.4.bitPattern, at: at + 16, in: &blob); put32(box.5.bitPattern, at: at + 20, in: &blob)
                     if level == 0 {
                         leafOf.append((cell.ref, nodeno))
                     } else {

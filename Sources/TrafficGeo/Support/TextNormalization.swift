@@ -8,11 +8,7 @@ extension String {
         var pendingSpace = false
         var wroteAny = false
         for scalar in unicodeScalars {
-            // ASCII fast path; other scalars (NBSP, ideographic space, ...) by their Unicode property.
-            let isSpace = scalar.value < 0x80
-                ? scalar == " " || (0x09...0x0D).contains(scalar.value)
-                : scalar.properties.isWhitespace
-            if isSpace {
+            if Self.isTrimmable(scalar) {
                 pendingSpace = wroteAny
             } else {
                 if pendingSpace { out.append(" "); pendingSpace = false }
@@ -35,6 +31,8 @@ extension String {
         return String(scalars[start...end])
     }
 
+    /// Whitespace as `trimmed` and `normalizedWhitespace` see it: an ASCII fast path, other
+    /// scalars (NBSP, ideographic space, ...) by their Unicode property.
     @inline(__always)
     static func isTrimmable(_ scalar: Unicode.Scalar) -> Bool {
         scalar.value < 0x80 ? scalar == " " || (0x09...0x0D).contains(scalar.value) : scalar.properties.isWhitespace
