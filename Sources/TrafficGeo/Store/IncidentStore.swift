@@ -60,8 +60,8 @@ public final class IncidentStore: Sendable {
         }
         do {
             if !readOnly { try Self.retryingWhileBusy { try StoreSchema.migrator.migrate(pool) } }
-            let crs = try pool.read { db in
-                try String.fetchOne(db, sql: "SELECT value FROM store_info WHERE key = 'index_crs'")
+            let crs = try Self.retryingWhileBusy {
+                try pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM store_info WHERE key = 'index_crs'") }
             }
             guard crs == StoreSchema.indexCRS else {
                 throw StoreError.incompatible(path, reason: "its index CRS is \(crs ?? "missing"), this version uses \(StoreSchema.indexCRS)")

@@ -42,18 +42,18 @@ struct ConcurrencyTests {
     }
 
     /// Two ingests at once: the second waits for the first (busy timeout) and both land.
-    @Test func twoIngestsAtOnceSerialise() throws {
+    @Test func twoIngestsAtOnceSerialise() async throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let db = folder.appendingPathComponent("db.sqlite").path
         let a = try TestSupport.write(SyntheticFeeds.atom(count: 8_000, seed: 3, idPrefix: "a"), name: "a.xml", in: folder)
         let b = try TestSupport.write(SyntheticFeeds.atom(count: 8_000, seed: 4, idPrefix: "b"), name: "b.xml", in: folder)
         for round in 0..<2 {
-            let first = try TestSupport.launch(Self.cli(), ["ingest", "-q", "--no-geocode", "--source-name", "a", "--db", db, a.path])
-            let second = try TestSupport.launch(Self.cli(), ["ingest", "-q", "--no-geocode", "--source-name", "b", "--db", db, b.path])
-            first.waitUntilExit()
-            second.waitUntilExit()
-            #expect((first.terminationStatus, second.terminationStatus) == (0, 0), "round \(round)")
+            // Both at once, their messages kept for the report.
+            async let first = Task.detached { try TestSupport.run(Self.cli().path, ["ingest", "-q", "--no-geocode", "--source-name", "a", "--db", db, a.path]) }.value
+            async let second = Task.detached { try TestSupport.run(Self.cli().path, ["ingest", "-q", "--no-geocode", "--source-name", "b", "--db", db, b.path]) }.value
+            let (one, two) = try await (first, second)
+            #expect((one.status, two.status) == (0, 0), "round \(round): \(one.stderr) \(two.stderr)")
         }
         let store = try IncidentStore(path: db, readOnly: true)
         let stats = try store.statistics()
