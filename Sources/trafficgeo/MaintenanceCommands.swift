@@ -17,10 +17,10 @@ struct StatsCommand: AsyncParsableCommand {
             let s = try store.statistics()
             func date(_ d: Date?) -> String { d.map(TimestampParser.format) ?? "-" }
             print("database:        \(s.path) (\(ByteCountFormatter.string(fromByteCount: s.fileBytes, countStyle: .file)))")
-            print("index CRS:       \(s.indexCRS) (geocentric R*Tree)")
+            print("index CRS:       \(s.indexCRS) (geocentric R*Tree of blocks)")
             print("incidents:       \(s.total) (\(s.located) located, \(s.total - s.located) without position)")
             print("active now:      \(s.active), expired: \(s.expired)")
-            print("R*Tree entries:  \(s.indexEntries)")
+            print("spatial index:   \(s.indexBlocks) blocks, \(s.indexSingles) single incidents")
             print("updated:         \(date(s.oldestUpdate)) … \(date(s.newestUpdate))")
             print("geocode cache:   \(s.geocodeCacheEntries) answers")
             for (title, counts) in [("sources", s.bySource), ("categories", s.byCategory), ("roads (top 10)", s.byRoad), ("positions from", s.byPositionSource)] where !counts.isEmpty {
@@ -30,7 +30,7 @@ struct StatsCommand: AsyncParsableCommand {
             if check {
                 let problems = try store.checkIntegrity()
                 if problems.isEmpty {
-                    print("check:           ok (integrity_check, rtreecheck, R*Tree = located incidents)")
+                    print("check:           ok (integrity_check, rtreecheck, every located incident indexed once)")
                 } else {
                     problems.forEach { Terminal.printError("trafficgeo: error: \($0)") }
                     throw TrafficGeoExit.failure

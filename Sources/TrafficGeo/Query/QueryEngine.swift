@@ -24,8 +24,10 @@ public struct Neighbour: Sendable, Equatable {
     public var storeID: Int64
     /// The feed's id of the incident.
     public var id: String
+    /// WGS84 geodesic distance in metres.
     public var distance: Double
-    public var bearing: Double
+    /// Where the incident is (for a bearing: `Geodesic.inverse`).
+    public var position: Coordinate
 }
 
 /// How results are ordered; ties are broken by store id, so output is stable.
@@ -39,14 +41,13 @@ public enum QuerySort: String, Sendable, CaseIterable {
 ///     let engine = try QueryEngine(store: store)
 ///     let nearest = try engine.nearest(to: Coordinate(latitude: 50.94, longitude: 6.96), limit: 5)
 ///
-/// One engine owns one PROJ context: use it from one task at a time.
+/// Distances are WGS84 geodesics: Karney's algorithm, or for chords under 30 km the short-line
+/// formula of `Geodesic.shortLineDistance` (the same numbers to a few nanometres, 10× cheaper).
 public final class QueryEngine {
     public let store: IncidentStore
-    fileprivate let projector: Projector
 
     public init(store: IncidentStore) throws {
         self.store = store
-        projector = try Projector(target: store.indexCRS)
     }
 
     // MARK: - Nearest
@@ -55,11 +56,13 @@ public final class QueryEngine {
     /// farther than `maxDistance` metres. Equal to a brute-force scan, computed best-first.
     public func nearest(to point: Coordinate, limit: Int, maxDistance: Double? = nil,
                         filter: IncidentFilter = IncidentFilter()) throws -> [QueryResult] {
-        let q = try projector.forward(point)
         // One read transaction: the incidents fetched are the ones the index pointed at.
-        return try store.read { db in
-            try Self.nearestNeighbours(db, point: point, projected: q, limit: limit, maxDistance: maxDistance, filter: filter)
-                .map { try Self.result(db, id: $0.storeID, distance: $0.distance, bearing: $0.bearing) }
+        // Decoded results carry Karney's distance (it comes with the bearing) for every result.
+        try store.read { db in
+            try Self.nearestNeighbours(db, point: point, limit: limit, maxDistance: maxDistance, filter: filter).map {
+                let (distance, bearing) = Geodesic.inverse(from: point, to: $0.position)
+                return try Self.result(db, id: $0.storeID, distance: distance, bearing: bearing)
+            }.sorted { Self.precedes(($0.distance ?? 0, $0.stored.storeID), ($1.distance ?? 0, $1.stored.storeID)) }
         }
     }
 
@@ -86,36 +89,41 @@ public final class QueryEngine {
 
         public func nearestNeighbours(to point: Coordinate, limit: Int, maxDistance: Double? = nil,
                                       filter: IncidentFilter = IncidentFilter()) throws -> [Neighbour] {
-            let q = try engine.projector.forward(point)
-            return try QueryEngine.nearestNeighbours(db, point: point, projected: q, limit: limit, maxDistance: maxDistance, filter: filter)
+            try QueryEngine.nearestNeighbours(db, point: point, limit: limit, maxDistance: maxDistance, filter: filter)
         }
 
         public func withinNeighbours(radius: Double, of center: Coordinate, filter: IncidentFilter = IncidentFilter()) throws -> [Neighbour] {
-            try QueryEngine.withinNeighbours(db, radius: radius, of: center, projected: try engine.projector.forward(center), filter: filter)
+            try QueryEngine.withinNeighbours(db, radius: radius, of: center, filter: filter)
         }
     }
 
-    private static func nearestNeighbours(_ db: Database, point: Coordinate, projected q: ProjectedPoint, limit: Int,
+    private static func nearestNeighbours(_ db: Database, point: Coordinate, limit: Int,
                                           maxDistance: Double?, filter: IncidentFilter) throws -> [Neighbour] {
         guard limit > 0 else { return [] }
-        let statement = try candidateStatement(db, filter: filter)
-        var arguments: StatementArguments = [q.x, q.y, q.z, maxDistance ?? Double.greatestFiniteMagnitude]
-        arguments += filter.sql().1
+        let q = GeocentricPoint(point)
+        var candidates = try Candidates(db, around: q, maxChord: maxDistance ?? .greatestFiniteMagnitude, filter: filter)
         var best: [Neighbour] = []
         best.reserveCapacity(limit + 1)
-        let cursor = try Row.fetchCursor(statement, arguments: arguments)
-        while let row = try cursor.next() {
-            let chord = NearestNeighbourSearch.chord(from: q, toBox: (row[3], row[4], row[5], row[6], row[7], row[8]))
-            if best.count == limit, chord > best[limit - 1].distance { break }
-            let (distance, bearing) = Geodesic.inverse(from: point, to: Coordinate(latitude: row[1], longitude: row[2]))
-            if let maxDistance, distance > maxDistance { continue }
-            let storeID: Int64 = row[0]
+        while let (p, position) = try candidates.next() {
+            if best.count == limit {
+                let kth = best[limit - 1].distance
+                // Entries come in increasing order of their box's chord, a lower bound for all they hold.
+                if candidates.entryChord > kth { break }
+                if q.chord(to: p) > kth { continue }
+            }
+            var distance = Geodesic.distance(q, p, from: point, to: position)
+            if let maxDistance {
+                // As in `within`: on the boundary, Karney's algorithm decides.
+                if abs(distance - maxDistance) < 1e-6 { distance = Geodesic.distance(from: point, to: position) }
+                if distance > maxDistance { continue }
+            }
+            let storeID = candidates.storeID
             if best.count == limit {
                 guard precedes((distance, storeID), (best[limit - 1].distance, best[limit - 1].storeID)) else { continue }
                 best.removeLast()
             }
             let at = best.firstIndex(where: { precedes((distance, storeID), ($0.distance, $0.storeID)) }) ?? best.endIndex
-            best.insert(Neighbour(storeID: storeID, id: row[9], distance: distance, bearing: bearing), at: at)
+            best.insert(Neighbour(storeID: storeID, id: candidates.externalID, distance: distance, position: position), at: at)
         }
         return best
     }
@@ -132,8 +140,13 @@ public final class QueryEngine {
     /// Streams every incident within `radius` metres of `center`, in approximately nearest-first order.
     public func within(radius: Double, of center: Coordinate, filter: IncidentFilter = IncidentFilter(),
                        handle: (QueryResult) throws -> Void) throws {
-        try scanWithin(radius: radius, of: center, filter: filter, decode: true) { row, distance, bearing in
-            try handle(QueryResult(stored: StoredIncident(row: row, startingAt: 10), distance: distance, bearing: bearing))
+        try store.read { db in
+            var candidates = try Candidates(db, around: GeocentricPoint(center), maxChord: radius, filter: filter, decoding: true)
+            try Self.scanWithin(&candidates, radius: radius, of: center) { found, distance in
+                let stored = StoredIncident(row: found.row, startingAt: Candidates.incidentColumn)
+                try handle(QueryResult(stored: stored, distance: distance,
+                                       bearing: Geodesic.inverse(from: center, to: found.position).bearing))
+            }
         }
     }
 
@@ -142,50 +155,26 @@ public final class QueryEngine {
         try session { try $0.withinNeighbours(radius: radius, of: center, filter: filter) }
     }
 
-    private static func withinNeighbours(_ db: Database, radius: Double, of center: Coordinate, projected q: ProjectedPoint,
-                                         filter: IncidentFilter) throws -> [Neighbour] {
-        let (condition, filterArguments) = filter.sql()
-        // Only the columns the answer needs, read straight from the statement: this loop runs
-        // once per result (hundreds per query), Row decoding was a fifth of its time.
-        let statement = try db.cachedStatement(sql: """
-            SELECT r.id, i.latitude, i.longitude, i.external_id
-            FROM incident_index r CROSS JOIN incidents i ON i.id = r.id
-            WHERE r.id MATCH \(NearestNeighbourSearch.functionName)(?, ?, ?, ?) AND \(condition)
-            """)
-        var arguments: StatementArguments = [q.x, q.y, q.z, radius]
-        arguments += filterArguments
+    private static func withinNeighbours(_ db: Database, radius: Double, of center: Coordinate, filter: IncidentFilter) throws -> [Neighbour] {
+        var candidates = try Candidates(db, around: GeocentricPoint(center), maxChord: radius, filter: filter)
         var found: [Neighbour] = []
-        let cursor = try Row.fetchCursor(statement, arguments: arguments)
-        let raw = statement.sqliteStatement
-        while try cursor.next() != nil {
-            let point = Coordinate(latitude: sqlite3_column_double(raw, 1), longitude: sqlite3_column_double(raw, 2))
-            let (distance, bearing) = Geodesic.inverse(from: center, to: point)
-            guard distance <= radius else { continue }
-            found.append(Neighbour(storeID: sqlite3_column_int64(raw, 0), id: text(raw, 3), distance: distance, bearing: bearing))
+        try scanWithin(&candidates, radius: radius, of: center) { row, distance in
+            found.append(Neighbour(storeID: row.storeID, id: row.externalID, distance: distance, position: row.position))
         }
         return found.sorted { precedes(($0.distance, $0.storeID), ($1.distance, $1.storeID)) }
     }
 
-    /// A text column, read without GRDB's value conversion.
-    @inline(__always)
-    private static func text(_ statement: SQLiteStatement, _ column: Int32) -> String {
-        guard let bytes = sqlite3_column_text(statement, column) else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, column))), as: UTF8.self)
-    }
-
-    /// The candidates of the radius search that lie within the radius by exact geodesic distance.
-    private func scanWithin(radius: Double, of center: Coordinate, filter: IncidentFilter, decode: Bool,
-                            body: (Row, Double, Double) throws -> Void) throws {
-        let q = try projector.forward(center)
-        try store.read { db in
-            let statement = try Self.candidateStatement(db, filter: filter, withIncident: decode)
-            var arguments: StatementArguments = [q.x, q.y, q.z, radius]
-            arguments += filter.sql().1
-            let cursor = try Row.fetchCursor(statement, arguments: arguments)
-            while let row = try cursor.next() {
-                let (distance, bearing) = Geodesic.inverse(from: center, to: Coordinate(latitude: row[1], longitude: row[2]))
-                if distance <= radius { try body(row, distance, bearing) }
-            }
+    /// Calls `body` with the exact distance of each candidate within `radius` (boundary included).
+    private static func scanWithin(_ candidates: inout Candidates, radius: Double, of center: Coordinate,
+                                   body: (Candidates, Double) throws -> Void) throws {
+        let q = candidates.query
+        while let (p, position) = try candidates.next() {
+            if q.chord(to: p) > radius { continue }
+            var distance = Geodesic.distance(q, p, from: center, to: position)
+            // Within a micrometre of the radius Karney's algorithm decides (the short-line
+            // formula is nanometres off): a radius of exactly a reported distance includes it.
+            if abs(distance - radius) < 1e-6 { distance = Geodesic.distance(from: center, to: position) }
+            if distance <= radius { try body(candidates, distance) }
         }
     }
 
@@ -247,18 +236,6 @@ public final class QueryEngine {
 
     // MARK: - Helpers
 
-    /// The best-first candidate query. Columns: id, latitude, longitude, box (6 values), the feed
-    /// id, then with `withIncident` the `StoredIncident.selection` columns (decoded only for rows that qualify).
-    private static func candidateStatement(_ db: Database, filter: IncidentFilter, withIncident: Bool = false) throws -> Statement {
-        let (condition, _) = filter.sql()
-        // CROSS JOIN keeps the R*Tree as the outer loop, so rows arrive in best-first order.
-        return try db.cachedStatement(sql: """
-            SELECT r.id, i.latitude, i.longitude, r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z, i.external_id\(withIncident ? ", " + StoredIncident.selection : "")
-            FROM incident_index r CROSS JOIN incidents i ON i.id = r.id
-            WHERE r.id MATCH \(NearestNeighbourSearch.functionName)(?, ?, ?, ?) AND \(condition)
-            """)
-    }
-
     private static func result(_ db: Database, id: Int64, distance: Double, bearing: Double) throws -> QueryResult {
         guard let stored = try StoredIncident.fetch(db, id: id) else {
             throw StoreError.readFailed("", reason: "R*Tree entry \(id) has no incident")
@@ -269,5 +246,71 @@ public final class QueryEngine {
     @inline(__always)
     private static func precedes(_ a: (Double, Int64), _ b: (Double, Int64)) -> Bool {
         a.0 != b.0 ? a.0 < b.0 : a.1 < b.1
+    }
+}
+
+/// The rows of the spatial index's entries, best-first: entries in increasing order of the chord
+/// from the query point to their box (the R*Tree `knn` callback), each entry's rows by one range
+/// scan of the incidents table. `next()` yields only the rows an entry owns (`BlockIndex.owns`),
+/// so every located incident comes once.
+struct Candidates {
+    let query: GeocentricPoint
+    private let statement: Statement
+    private let cursor: RowCursor
+    private let raw: SQLiteStatement
+    private var entryID: Int64 = 0
+    private var box = BlockIndex.Box(minX: 0, maxX: 0, minY: 0, maxY: 0, minZ: 0, maxZ: 0)
+    /// The chord from the query point to the current entry's box.
+    private(set) var entryChord = 0.0
+    /// The current row's position.
+    private(set) var position = Coordinate(latitude: 0, longitude: 0)
+
+    /// With `decoding`, the `StoredIncident.selection` columns of `row` start at this column.
+    static let incidentColumn = 11
+    /// The current row (valid until the next call of `next`).
+    private(set) var row = Row()
+
+    init(_ db: Database, around query: GeocentricPoint, maxChord: Double, filter: IncidentFilter, decoding: Bool = false) throws {
+        self.query = query
+        let (condition, filterArguments) = filter.sql()
+        // CROSS JOIN keeps the R*Tree as the outer loop, so rows arrive in best-first order.
+        statement = try db.cachedStatement(sql: """
+            SELECT r.id, r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z, i.id, i.latitude, i.longitude, i.external_id\(decoding ? ", " + StoredIncident.selection : "")
+            FROM \(BlockIndex.table) r CROSS JOIN incidents i
+            WHERE r.id MATCH \(NearestNeighbourSearch.functionName)(?, ?, ?, ?)
+              AND i.id BETWEEN \(BlockIndex.firstIDSQL) AND \(BlockIndex.lastIDSQL) AND i.latitude IS NOT NULL AND \(condition)
+            """)
+        var arguments: StatementArguments = [query.x, query.y, query.z, maxChord]
+        arguments += filterArguments
+        cursor = try Row.fetchCursor(statement, arguments: arguments)
+        raw = statement.sqliteStatement
+    }
+
+    /// The next row an entry owns: its geocentric point and position. Columns are read straight
+    /// from the statement: this runs for every candidate row (hundreds per query).
+    mutating func next() throws -> (GeocentricPoint, Coordinate)? {
+        while let current = try cursor.next() {
+            row = current
+            let id = sqlite3_column_int64(raw, 0)
+            if id != entryID {
+                entryID = id
+                box = BlockIndex.Box(minX: sqlite3_column_double(raw, 1), maxX: sqlite3_column_double(raw, 2),
+                                     minY: sqlite3_column_double(raw, 3), maxY: sqlite3_column_double(raw, 4),
+                                     minZ: sqlite3_column_double(raw, 5), maxZ: sqlite3_column_double(raw, 6))
+                entryChord = box.chord(from: query)
+            }
+            position = Coordinate(latitude: sqlite3_column_double(raw, 8), longitude: sqlite3_column_double(raw, 9))
+            let p = GeocentricPoint(position)
+            if BlockIndex.owns(entryID: entryID, box: box, p) { return (p, position) }
+        }
+        return nil
+    }
+
+    var storeID: Int64 { sqlite3_column_int64(raw, 7) }
+
+    /// The feed's id of the current row, read without GRDB's value conversion.
+    var externalID: String {
+        guard let bytes = sqlite3_column_text(raw, 10) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(raw, 10))), as: UTF8.self)
     }
 }

@@ -108,7 +108,7 @@ public final class IncidentStore: Sendable {
         var summary = IngestSummary(source: source, format: format)
         do {
             try pool.write { db in
-                let writer = try IncidentWriter(db: db, now: now, bulkIndex: true)
+                let writer = try IncidentWriter(db: db, now: now)
                 do {
                     try read { event in
                         summary.read += 1
@@ -116,11 +116,7 @@ public final class IncidentStore: Sendable {
                         case let .skipped(entry):
                             summary.skipped.append(entry)
                         case let .incident(incident):
-                            switch try writer.upsert(incident) {
-                            case .inserted: summary.new += 1
-                            case .updated: summary.updated += 1
-                            case .unchanged: summary.unchanged += 1
-                            }
+                            try writer.upsert(incident)
                             if incident.position == nil { summary.withoutPosition += 1 }
                         }
                     }
@@ -129,6 +125,9 @@ public final class IncidentStore: Sendable {
                     summary.feedError = error.description
                 }
                 try writer.finish()
+                summary.new = writer.counts.inserted
+                summary.updated = writer.counts.updated
+                summary.unchanged = writer.counts.unchanged
             }
         } catch let error as FeedError {
             throw error
@@ -195,7 +194,8 @@ public final class IncidentStore: Sendable {
                 stats.oldestUpdate = (row["oldest"] as Double?).map(Date.init(timeIntervalSince1970:))
                 stats.newestUpdate = (row["newest"] as Double?).map(Date.init(timeIntervalSince1970:))
             }
-            stats.indexEntries = try Int.fetchOne(db, sql: "SELECT count(*) FROM incident_index") ?? 0
+            stats.indexBlocks = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(BlockIndex.table) WHERE id > 0") ?? 0
+            stats.indexSingles = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(BlockIndex.table) WHERE id < 0") ?? 0
             stats.bySource = try Self.counts(db, "source")
             stats.byCategory = try Self.counts(db, "category")
             stats.byRoad = try Self.counts(db, "road", limit: 10)
@@ -217,20 +217,11 @@ public final class IncidentStore: Sendable {
         ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
     }
 
-    /// Checks the database file and that the R*Tree holds exactly the located incidents.
+    /// Checks the database file and that the spatial index finds every located incident once.
     public func checkIntegrity() throws -> [String] {
         try read { db in
             var problems = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
-            let rtreeCheck = try String.fetchOne(db, sql: "SELECT rtreecheck('incident_index')") ?? "ok"
-            if rtreeCheck != "ok" { problems.append(rtreeCheck) }
-            let missing = try Int.fetchOne(db, sql: """
-                SELECT count(*) FROM incidents i WHERE latitude IS NOT NULL AND NOT EXISTS (SELECT 1 FROM incident_index r WHERE r.id = i.id)
-                """) ?? 0
-            let orphans = try Int.fetchOne(db, sql: """
-                SELECT count(*) FROM incident_index r WHERE NOT EXISTS (SELECT 1 FROM incidents i WHERE i.id = r.id AND i.latitude IS NOT NULL)
-                """) ?? 0
-            if missing > 0 { problems.append("\(missing) located incidents missing from the R*Tree") }
-            if orphans > 0 { problems.append("\(orphans) R*Tree entries without a located incident") }
+            problems += try BlockIndex.verify(db)
             return problems
         }
     }
@@ -244,7 +235,9 @@ public struct StoreStatistics: Sendable {
     public var located = 0
     public var active = 0
     public var expired = 0
-    public var indexEntries = 0
+    /// Spatial index entries: blocks of consecutive incidents, and single incidents.
+    public var indexBlocks = 0
+    public var indexSingles = 0
     public var oldestUpdate: Date?
     public var newestUpdate: Date?
     public var bySource: [(String, Int)] = []

@@ -1,129 +1,147 @@
 import Foundation
 import GRDB
 
-/// Inserts or updates incidents and their R*Tree entries inside an open write transaction.
+/// Inserts or updates incidents and keeps the spatial index (`BlockIndex`) right, inside an open
+/// write transaction. Statements are prepared once per writer.
 ///
-/// Statements are prepared once per writer; positions are projected to the store's CRS with one
-/// PROJ context owned by the writer (PROJ contexts are per thread).
+/// New incidents are held back (packed, `PendingInserts`) and stored by `flush()` in Hilbert-curve
+/// order of their positions, so that nearby incidents get consecutive ids and the index can cover
+/// them as blocks. `finish()` must be called before the transaction commits.
 final class IncidentWriter {
     enum Outcome { case inserted, updated, unchanged }
 
+    /// What the writer did so far; entries of the feed that repeat an id count as updates.
+    struct Counts { var inserted = 0, updated = 0, unchanged = 0 }
+    private(set) var counts = Counts()
+
     private let db: Database
     private let now: Double
-    private let projector: Projector
+    private let index: BlockIndexWriter
     private let findStatement: Statement
     private let insertStatement: Statement
     private let updateStatement: Statement
-    private let indexInsert: Statement
-    private let indexDelete: Statement
     private let resetGeocodeStatus: Statement
-    /// Set when the R*Tree was empty at the start: index changes are collected here (in order,
-    /// nil = no position) and `finish()` packs them into the tree in one pass.
-    private var deferredIndex: [(id: Int64, point: ProjectedPoint?)]?
-    /// Inserted rows get increasing ids, so the deferred list can hold an id twice only if some id
-    /// came in out of order (an update): then `finish` keeps the last change per id.
-    private var deferredMayRepeat = false
-    private var lastDeferredID = Int64.min
-    /// Sources known to have no stored incidents: their entries are inserted without a lookup first.
+    private var pending = PendingInserts()
+    /// Pending incidents are stored once this many wait (about 100 bytes each for short entries);
+    /// bigger feeds are stored and indexed in several runs, each in curve order.
+    private let flushThreshold: Int
+    /// Sources known to have no stored incidents: their entries are not looked up first.
     private var freshSources: Set<String> = []
     private var knownSources: Set<String> = []
 
-    /// With `bulkIndex`, an empty R*Tree is built by `RTreeBulkLoader` when `finish()` is called
-    /// (which must then happen before the transaction commits).
-    init(db: Database, now: Date, bulkIndex: Bool = false) throws {
+    init(db: Database, now: Date, flushThreshold: Int = 2_000_000) throws {
         self.db = db
         // Whole seconds: SQLite stores an integral REAL in 4 bytes instead of 8 (8 bytes a row for both columns).
         self.now = now.timeIntervalSince1970.rounded(.down)
-        projector = try Projector(target: StoreSchema.indexCRS)
-        if bulkIndex, try RTreeBulkLoader.isEmpty(db) { deferredIndex = [] }
-        // Column 0 the hash, then the incident from column 1 (its store id first): read by position.
-        findStatement = try db.makeStatement(sql: """
-            SELECT i.content_hash, \(StoredIncident.selection) FROM incidents i WHERE i.source = ? AND i.external_id = ?
-            """)
+        self.flushThreshold = max(1, flushThreshold)
+        index = try BlockIndexWriter(db: db)
         let columns = Self.columns.joined(separator: ", ")
+        // Column 0 the hash, 1 the store id, then `columns` in order.
+        findStatement = try db.makeStatement(sql: "SELECT content_hash, id, \(columns) FROM incidents WHERE source = ? AND external_id = ?")
         let placeholders = Self.columns.map { _ in "?" }.joined(separator: ", ")
         insertStatement = try db.makeStatement(sql: """
-            INSERT INTO incidents (source, external_id, \(columns), first_seen, last_changed) VALUES (?, ?, \(placeholders), ?, ?)
+            INSERT INTO incidents (id, source, external_id, \(columns), content_hash, first_seen, last_changed)
+            VALUES (?, ?, ?, \(placeholders), ?, ?, ?)
             """)
         let assignments = Self.columns.map { "\($0) = ?" }.joined(separator: ", ")
-        updateStatement = try db.makeStatement(sql: "UPDATE incidents SET \(assignments), last_changed = ? WHERE id = ?")
-        indexInsert = try db.makeStatement(sql: "INSERT OR REPLACE INTO incident_index VALUES (?, ?, ?, ?, ?, ?, ?)")
-        indexDelete = try db.makeStatement(sql: "DELETE FROM incident_index WHERE id = ?")
+        updateStatement = try db.makeStatement(sql: "UPDATE incidents SET \(assignments), content_hash = ?, last_changed = ? WHERE id = ?")
         resetGeocodeStatus = try db.makeStatement(sql: "UPDATE incidents SET geocode_status = NULL, geocode_error = NULL WHERE id = ?")
     }
 
-    /// The stored columns besides identity and bookkeeping, in binding order.
+    /// The stored columns besides identity, hash and bookkeeping, in binding order.
     static let columns = [
         "title", "summary", "weblink", "icon_url", "updated", "expires", "road", "category",
         "latitude", "longitude", "segment", "position_source", "geocoder", "geocode_query",
-        "geocode_precision", "geocode_confidence", "properties", "content_hash",
+        "geocode_precision", "geocode_confidence", "properties",
     ]
-
-    /// Writes the deferred index entries (bulk mode); a no-op otherwise.
-    func finish() throws {
-        guard let deferred = deferredIndex else { return }
-        deferredIndex = nil
-        // The last change of each incident wins; incidents whose last change removed the position stay out.
-        var latest: [Int64: ProjectedPoint?] = [:]
-        var order: [Int64] = []
-        let repeated = deferredMayRepeat
-        if repeated {
-            for (id, point) in deferred {
-                if latest.updateValue(point, forKey: id) == nil { order.append(id) }
-            }
-        }
-        let entries: [RTreeBulkLoader.Entry] = repeated
-            ? order.compactMap { id in latest[id]!.map { RTreeBulkLoader.Entry(id: id, x: $0.x, y: $0.y, z: $0.z) } }
-            : deferred.compactMap { e in e.point.map { RTreeBulkLoader.Entry(id: e.id, x: $0.x, y: $0.y, z: $0.z) } }
-        try RTreeBulkLoader.load(entries, into: db)
+    /// Positions in `columns`.
+    private enum Column {
+        static let title = 0, summary = 1, latitude = 8, longitude = 9, segment = 10
+        /// position_source … geocode_confidence: how the position was found.
+        static let positionSource = 11...15
     }
 
-    func upsert(_ incoming: Incident) throws -> Outcome {
-        var incident = incoming
-        if try isFresh(incident.source) {
-            // Nothing of this source is stored yet: insert straight away; only an id repeated
-            // within the feed hits the unique constraint and takes the update path below.
-            let values = Self.values(of: incident)
-            do {
-                try insertStatement.execute(arguments: Self.arguments([incident.source.databaseValue, incident.id.databaseValue], values.list, [now.databaseValue, now.databaseValue]))
-                try index(db.lastInsertedRowID, incident.position)
-                return .inserted
-            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
-                // fall through to the lookup
-            }
-        }
-        let existing = try Row.fetchOne(findStatement, arguments: [incident.source, incident.id])
-        if let existing, incident.position == nil {
-            let stored = StoredIncident(row: existing, startingAt: 1).incident
-            // The feed still says the same words and has no coordinates: keep the position a geocoder found earlier.
-            if let position = stored.position, stored.title == incident.title, stored.summary == incident.summary {
-                incident.position = position
-                incident.positionSource = stored.positionSource
-                incident.segment = incident.segment ?? stored.segment
-            }
-        }
-        let values = Self.values(of: incident)
-        let hash = values.hash
-        if let existing {
-            let rowID: Int64 = existing[1]
-            if existing[0] as Int64 == hash { return .unchanged }
-            try updateStatement.execute(arguments: Self.arguments([], values.list, [now.databaseValue, rowID.databaseValue]))
-            try index(rowID, incident.position)
-            // New words without a position: worth asking the geocoder again.
-            if incident.position == nil { try resetGeocodeStatus.execute(arguments: [rowID]) }
+    /// Stores the incidents still pending; call before the transaction commits.
+    func finish() throws {
+        try flush()
+    }
+
+    @discardableResult
+    func upsert(_ incident: Incident) throws -> Outcome {
+        var list = Self.values(of: incident)
+        let key = PendingInserts.key(source: incident.source, id: incident.id)
+        if let slot = pending.slot(of: key) {
+            // The feed repeats an id not stored yet: the later entry wins, as for stored ones.
+            let earlier = pending.values(at: slot)
+            Self.carryPosition(into: &list) { earlier[PendingInserts.firstColumn + $0] }
+            let hash = Self.hash(list)
+            if earlier.last == hash.databaseValue { counts.unchanged += 1; return .unchanged }
+            pending.replace(slot, with: [incident.source.databaseValue, incident.id.databaseValue] + list + [hash.databaseValue], position: incident.position)
+            counts.updated += 1
             return .updated
         }
-        try insertStatement.execute(arguments: Self.arguments([incident.source.databaseValue, incident.id.databaseValue], values.list, [now.databaseValue, now.databaseValue]))
-        try index(db.lastInsertedRowID, incident.position)
+        if try !isFresh(incident.source), let existing = try Row.fetchOne(findStatement, arguments: [incident.source, incident.id]) {
+            return try update(existing, with: &list)
+        }
+        pending.append(key: key, values: [incident.source.databaseValue, incident.id.databaseValue] + list + [Self.hash(list).databaseValue],
+                       position: incident.position)
+        counts.inserted += 1
+        if pending.count >= flushThreshold { try flush() }
         return .inserted
+    }
+
+    /// Updates a stored incident (`existing`: a `findStatement` row) to the column values `list`.
+    private func update(_ existing: Row, with list: inout [DatabaseValue]) throws -> Outcome {
+        let rowID: Int64 = existing[1]
+        Self.carryPosition(into: &list) { existing[2 + $0] as DatabaseValue }
+        let hash = Self.hash(list)
+        if existing[0] as Int64 == hash { counts.unchanged += 1; return .unchanged }
+        try updateStatement.execute(arguments: StatementArguments(list + [hash.databaseValue, now.databaseValue, rowID.databaseValue]))
+        let position = Self.position(list)
+        try index.positionChanged(id: rowID, to: position)
+        // New words without a position: worth asking the geocoder again.
+        if position == nil { try resetGeocodeStatus.execute(arguments: [rowID]) }
+        counts.updated += 1
+        return .updated
+    }
+
+    /// Stores the pending incidents: those without a position first, then the others along the
+    /// Hilbert curve with consecutive ids, indexed as blocks.
+    private func flush() throws {
+        guard pending.count > 0 else { return }
+        let order = pending.storageOrder()
+        var nextID = try index.nextFreeID()
+        var firstLocatedID: Int64?
+        var points: [GeocentricPoint] = []
+        points.reserveCapacity(order.count)
+        for slot in order {
+            let values = pending.values(at: slot)
+            do {
+                try insertStatement.execute(arguments: StatementArguments([nextID.databaseValue] + values + [now.databaseValue, now.databaseValue]))
+            } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
+                // Stored by an earlier flush of this ingest (a repeated id in a big feed): an update after all.
+                guard let existing = try Row.fetchOne(findStatement, arguments: [values[0], values[1]]) else { throw error }
+                counts.inserted -= 1
+                var list = Array(values[PendingInserts.firstColumn ..< PendingInserts.firstColumn + Self.columns.count])
+                _ = try update(existing, with: &list)
+                continue
+            }
+            if let p = pending.position(at: slot) {
+                if firstLocatedID == nil { firstLocatedID = nextID }
+                points.append(GeocentricPoint(p))
+            }
+            nextID += 1
+        }
+        if let firstLocatedID { try index.addBlocks(firstID: firstLocatedID, points: points) }
+        pending = PendingInserts()
     }
 
     /// Replaces the stored fields of an existing incident (a geocoder found its position) and
     /// re-indexes it; the content hash follows, so re-reading the feed later counts it unchanged.
     func replacePosition(storeID: Int64, with incident: Incident) throws {
-        let values = Self.values(of: incident)
-        try updateStatement.execute(arguments: Self.arguments([], values.list, [now.databaseValue, storeID.databaseValue]))
-        try index(storeID, incident.position)
+        let list = Self.values(of: incident)
+        try updateStatement.execute(arguments: StatementArguments(list + [Self.hash(list).databaseValue, now.databaseValue, storeID.databaseValue]))
+        try index.positionChanged(id: storeID, to: incident.position)
     }
 
     private func isFresh(_ source: String) throws -> Bool {
@@ -134,28 +152,28 @@ final class IncidentWriter {
         return !stored
     }
 
-    /// Puts the incident's position into the R*Tree (or removes it when it has none).
-    private func index(_ rowID: Int64, _ position: Coordinate?) throws {
-        if deferredIndex != nil {
-            deferredIndex!.append((rowID, try position.map { try projector.forward($0) }))
-            if rowID <= lastDeferredID { deferredMayRepeat = true }
-            lastDeferredID = max(lastDeferredID, rowID)
-            return
-        }
-        guard let position else {
-            try indexDelete.execute(arguments: [rowID])
-            return
-        }
-        let p = try projector.forward(position)
-        try indexInsert.execute(arguments: [rowID, p.x, p.x, p.y, p.y, p.z, p.z])
+    /// The feed still says the same words and has no coordinates: keep the position found
+    /// earlier (by a geocoder, or by an earlier entry). `earlier(i)` is the earlier value of column i.
+    private static func carryPosition(into list: inout [DatabaseValue], earlier: (Int) -> DatabaseValue) {
+        guard list[Column.latitude].isNull, !earlier(Column.latitude).isNull,
+              earlier(Column.title) == list[Column.title], earlier(Column.summary) == list[Column.summary] else { return }
+        list[Column.latitude] = earlier(Column.latitude)
+        list[Column.longitude] = earlier(Column.longitude)
+        for c in Column.positionSource { list[c] = earlier(c) }
+        if list[Column.segment].isNull { list[Column.segment] = earlier(Column.segment) }
+    }
+
+    private static func position(_ list: [DatabaseValue]) -> Coordinate? {
+        guard let lat = Double.fromDatabaseValue(list[Column.latitude]), let lon = Double.fromDatabaseValue(list[Column.longitude]) else { return nil }
+        return Coordinate(latitude: lat, longitude: lon)
     }
 
     /// The stored columns of `columns`, in order, as database values (no existential boxing: the
-    /// arguments of the insert statement were a fifth of a big ingest), and their change hash.
-    private static func values(of i: Incident) -> (list: [DatabaseValue], hash: Int64) {
+    /// arguments of the insert statement were a fifth of a big ingest).
+    private static func values(of i: Incident) -> [DatabaseValue] {
         func value(_ x: (some DatabaseValueConvertible)?) -> DatabaseValue { x?.databaseValue ?? .null }
         let source = i.positionSource
-        var list: [DatabaseValue] = [
+        return [
             value(i.title), value(i.summary), value(i.weblink), value(i.iconURL),
             value(i.updated?.timeIntervalSince1970), value(i.expires?.timeIntervalSince1970),
             value(i.road), value(i.category?.rawValue), value(i.position?.latitude), value(i.position?.longitude),
@@ -163,19 +181,132 @@ final class IncidentWriter {
             value(source?.query), value(source?.precision?.rawValue), value(source?.confidence),
             value(i.properties.isEmpty ? nil : GeoJSONText.object(i.properties)),
         ]
-        var hash = StableHash()
-        for value in list { hash.combine(column: value) }
-        list.append(hash.int64.databaseValue)
-        return (list, hash.int64)
     }
 
-    private static func arguments(_ head: [DatabaseValue], _ body: [DatabaseValue], _ tail: [DatabaseValue]) -> StatementArguments {
-        var all: [DatabaseValue] = []
-        all.reserveCapacity(head.count + body.count + tail.count)
-        all += head
-        all += body
-        all += tail
-        return StatementArguments(all)
+    /// The change hash of the column values.
+    private static func hash(_ list: [DatabaseValue]) -> Int64 {
+        var hash = StableHash()
+        for value in list { hash.combine(column: value) }
+        return hash.int64
+    }
+}
+
+/// New incidents waiting to be stored, packed into one byte buffer: about 100 bytes for a short
+/// entry instead of ~550 as arrays of database values (a million-point ingest holds them all).
+private struct PendingInserts {
+    /// Values are source, external id, the writer's columns, content hash.
+    static let firstColumn = 2
+
+    private struct Item {
+        var offset: Int
+        var curveIndex: UInt64
+        var latitude: Double, longitude: Double
+        var located: Bool
+    }
+
+    private var bytes: [UInt8] = []
+    private var items: [Item] = []
+    private var slots: [String: Int] = [:]
+
+    var count: Int { items.count }
+
+    static func key(source: String, id: String) -> String { source + "\u{0}" + id }
+
+    func slot(of key: String) -> Int? { slots[key] }
+
+    mutating func append(key: String, values: [DatabaseValue], position: Coordinate?) {
+        slots[key] = items.count
+        items.append(item(values, position))
+    }
+
+    /// A later entry with the same id: its values replace the earlier ones (the old bytes stay unused).
+    mutating func replace(_ slot: Int, with values: [DatabaseValue], position: Coordinate?) {
+        items[slot] = item(values, position)
+    }
+
+    func position(at slot: Int) -> Coordinate? {
+        let item = items[slot]
+        return item.located ? Coordinate(latitude: item.latitude, longitude: item.longitude) : nil
+    }
+
+    /// Slots in the order to store them: unlocated first (in feed order), then along the curve.
+    func storageOrder() -> [Int] {
+        items.indices.sorted { a, b in
+            let x = items[a], y = items[b]
+            if x.located != y.located { return !x.located }
+            return x.curveIndex != y.curveIndex ? x.curveIndex < y.curveIndex : a < b
+        }
+    }
+
+    private mutating func item(_ values: [DatabaseValue], _ position: Coordinate?) -> Item {
+        let offset = bytes.count
+        bytes.append(UInt8(values.count))
+        for value in values { encode(value) }
+        guard let position else { return Item(offset: offset, curveIndex: 0, latitude: 0, longitude: 0, located: false) }
+        return Item(offset: offset, curveIndex: HilbertCurve3D.index(of: GeocentricPoint(position)),
+                    latitude: position.latitude, longitude: position.longitude, located: true)
+    }
+
+    // Encoding: a tag byte, then 8 bytes (integer, real) or a 4-byte length and the bytes (text, blob).
+    private enum Tag: UInt8 { case null, integer, real, text, blob }
+
+    private mutating func encode(_ value: DatabaseValue) {
+        switch value.storage {
+        case .null: bytes.append(Tag.null.rawValue)
+        case let .int64(v): bytes.append(Tag.integer.rawValue); put(UInt64(bitPattern: v))
+        case let .double(v): bytes.append(Tag.real.rawValue); put(v.bitPattern)
+        case let .string(s):
+            bytes.append(Tag.text.rawValue)
+            var s = s
+            s.withUTF8 { putBytes($0) }
+        case let .blob(d):
+            bytes.append(Tag.blob.rawValue)
+            d.withUnsafeBytes { putBytes($0.bindMemory(to: UInt8.self)) }
+        }
+    }
+
+    private mutating func put(_ v: UInt64) {
+        withUnsafeBytes(of: v.littleEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    private mutating func putBytes(_ b: UnsafeBufferPointer<UInt8>) {
+        withUnsafeBytes(of: UInt32(b.count).littleEndian) { bytes.append(contentsOf: $0) }
+        bytes.append(contentsOf: b)
+    }
+
+    func values(at slot: Int) -> [DatabaseValue] {
+        bytes.withUnsafeBufferPointer { b in
+            var at = items[slot].offset
+            let n = Int(b[at])
+            at += 1
+            var values: [DatabaseValue] = []
+            values.reserveCapacity(n)
+            func word() -> UInt64 {
+                var v: UInt64 = 0
+                for k in 0..<8 { v |= UInt64(b[at + k]) << (8 * UInt64(k)) }
+                at += 8
+                return v
+            }
+            func chunk() -> UnsafeBufferPointer<UInt8> {
+                var length = 0
+                for k in 0..<4 { length |= Int(b[at + k]) << (8 * k) }
+                at += 4
+                defer { at += length }
+                return UnsafeBufferPointer(rebasing: b[at ..< at + length])
+            }
+            for _ in 0..<n {
+                let tag = Tag(rawValue: b[at])!
+                at += 1
+                switch tag {
+                case .null: values.append(.null)
+                case .integer: values.append(Int64(bitPattern: word()).databaseValue)
+                case .real: values.append(Double(bitPattern: word()).databaseValue)
+                case .text: values.append(String(decoding: chunk(), as: UTF8.self).databaseValue)
+                case .blob: values.append(Data(chunk()).databaseValue)
+                }
+            }
+            return values
+        }
     }
 }
 

@@ -1,8 +1,8 @@
 import Foundation
 import GRDB
 
-/// Builds the R*Tree `incident_index` in one pass when it is empty: Sort-Tile-Recursive packing
-/// written straight into the R*Tree's shadow tables, instead of one R*-tree insertion per point.
+/// Builds the R*Tree `incident_blocks` in one pass when it is empty: a packed Hilbert R-tree
+/// written straight into the R*Tree's shadow tables, instead of one R*-tree insertion per entry.
 ///
 /// Why: SQLite inserts into an R*Tree one entry at a time (choose-subtree, split), about 11 µs an
 /// entry on this machine, and leaves nodes ~55-70 % full. A packed tree is built in a sort and
@@ -19,10 +19,10 @@ import GRDB
 /// After loading, SQLite maintains the tree as usual (inserts, deletes, splits); `rtreecheck()`
 /// verifies it (the store's `checkIntegrity` runs it).
 enum RTreeBulkLoader {
-    /// One point to index: the incident's store id and its geocentric coordinates.
+    /// One entry to index: its id and its box in geocentric metres.
     struct Entry {
         var id: Int64
-        var x: Double, y: Double, z: Double
+        var box: BlockIndex.Box
     }
 
     /// A cell of a node: a rowid (leaf) or child node index (inner), and its float32 box.
@@ -32,7 +32,7 @@ enum RTreeBulkLoader {
         var centre: (Float, Float, Float) { ((box.0 + box.1) / 2, (box.2 + box.3) / 2, (box.4 + box.5) / 2) }
     }
 
-    static let table = "incident_index"
+    static let table = BlockIndex.table
 
     /// Whether the R*Tree has no entries (its shadow rowid table is empty).
     static func isEmpty(_ db: Database) throws -> Bool {
@@ -50,7 +50,7 @@ enum RTreeBulkLoader {
         let fanout = (nodeSize - 4) / cellSize
 
         // Bottom-up: each level is its cells in packing order, grouped into nodes.
-        var cells = entries.map { Cell(ref: $0.id, box: pointBox($0)) }
+        var cells = entries.map { Cell(ref: $0.id, box: float32Box($0.box)) }
         sortAlongHilbertCurve(&cells)
         var levels: [[[Cell]]] = []
         repeat {
@@ -137,7 +137,7 @@ enum RTreeBulkLoader {
     }
 
     /// `count` items cut into `parts` consecutive ranges whose sizes differ by at most one.
-    private static func evenRanges(_ count: Int, parts: Int) -> [Range<Int>] {
+    static func evenRanges(_ count: Int, parts: Int) -> [Range<Int>] {
         let parts = max(1, min(parts, count))
         return (0..<parts).map { p in (count * p / parts)..<(count * (p + 1) / parts) }
     }
@@ -150,9 +150,9 @@ enum RTreeBulkLoader {
         return b
     }
 
-    /// The point's box in float32, rounded outward as SQLite does, so the box contains the point.
-    private static func pointBox(_ e: Entry) -> (Float, Float, Float, Float, Float, Float) {
-        (down(e.x), up(e.x), down(e.y), up(e.y), down(e.z), up(e.z))
+    /// The box in float32, rounded outward as SQLite does, so it contains everything the exact box does.
+    private static func float32Box(_ b: BlockIndex.Box) -> (Float, Float, Float, Float, Float, Float) {
+        (down(b.minX), up(b.maxX), down(b.minY), up(b.maxY), down(b.minZ), up(b.maxZ))
     }
 
     private static func down(_ v: Double) -> Float { let f = Float(v); return Double(f) > v ? f.nextDown : f }
@@ -213,5 +213,15 @@ enum HilbertCurve3D {
             key = (key << 3) | UInt64((x.0 >> UInt32(b)) & 1) << 2 | UInt64((x.1 >> UInt32(b)) & 1) << 1 | UInt64((x.2 >> UInt32(b)) & 1)
         }
         return key
+    }
+}
+
+extension HilbertCurve3D {
+    /// The curve index of a geocentric point on a fixed grid over the whole Earth (cells of
+    /// about 6 m): computable for each point on its own, before the extent of a feed is known.
+    static func index(of p: GeocentricPoint) -> UInt64 {
+        let half = 6_400_000.0, scale = Double(side - 1) / (2 * half)
+        func cell(_ v: Double) -> UInt32 { UInt32(Swift.max(0, Swift.min(Double(side - 1), (v + half) * scale))) }
+        return index(cell(p.x), cell(p.y), cell(p.z))
     }
 }

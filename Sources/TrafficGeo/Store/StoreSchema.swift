@@ -2,7 +2,7 @@ import GRDB
 
 /// The database schema, as GRDB migrations: add a migration, never edit a shipped one.
 enum StoreSchema {
-    /// The CRS of the R*Tree coordinates: geocentric (ECEF) metres, so that the index is right
+    /// The CRS of the spatial index's coordinates: geocentric (ECEF) metres, so that the index is right
     /// anywhere on Earth, across the antimeridian and at the poles, and the straight-line (chord)
     /// distance to a box is a lower bound of the geodesic distance.
     static let indexCRS = "EPSG:4978"
@@ -84,6 +84,24 @@ enum StoreSchema {
                 CREATE INDEX incidents_updated ON incidents(updated) WHERE updated IS NOT NULL;
                 CREATE INDEX incidents_expires ON incidents(expires) WHERE expires IS NOT NULL;
                 CREATE INDEX incidents_road ON incidents(road) WHERE road IS NOT NULL;
+                """)
+        }
+        migrator.registerMigration("v4: block index") { db in
+            // The R*Tree of one entry per point becomes an R*Tree of blocks of consecutive
+            // incidents (see BlockIndex). Incidents stored before keep single entries, with the
+            // boxes they had; new ones are stored in curve order and indexed as blocks.
+            try db.execute(sql: """
+                CREATE VIRTUAL TABLE incident_blocks USING rtree(id, min_x, max_x, min_y, max_y, min_z, max_z);
+                CREATE TABLE incident_block_ranges (
+                    first_id INTEGER PRIMARY KEY,
+                    last_id INTEGER NOT NULL
+                );
+                INSERT INTO incident_blocks SELECT -id, min_x, max_x, min_y, max_y, min_z, max_z FROM incident_index;
+                DROP TRIGGER incidents_delete_index;
+                DROP TABLE incident_index;
+                CREATE TRIGGER incidents_delete_index AFTER DELETE ON incidents BEGIN
+                    DELETE FROM incident_blocks WHERE id = -old.id;
+                END;
                 """)
         }
         return migrator

@@ -11,7 +11,7 @@ struct CrashSafetyTests {
         return try store.read { db in
             let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM incidents") ?? 0
             let sum = try Int64.fetchOne(db, sql: "SELECT total(content_hash % 1000003) FROM incidents") ?? 0
-            let index = try Int.fetchOne(db, sql: "SELECT count(*) FROM incident_index") ?? 0
+            let index = try Int.fetchOne(db, sql: "SELECT count(*) FROM incident_blocks") ?? 0
             return (rows, sum, index)
         }
     }

@@ -3,7 +3,7 @@ import GRDB
 import Testing
 @testable import TrafficGeo
 
-@Suite("SQLite store with the geocentric R*Tree")
+@Suite("SQLite store with the geocentric block index")
 struct IncidentStoreTests {
     static func feed(_ entries: [(id: String, title: String, lat: Double?, lon: Double?)]) -> String {
         var text = "<feed xmlns=\"http://www.w3.org/2005/Atom\">\n"
@@ -36,7 +36,7 @@ struct IncidentStoreTests {
         try assertIndexMatchesTable(store)
     }
 
-    @Test func rtreeHoldsTheProjectedPositionOfEveryLocatedIncident() throws {
+    @Test func indexFindsEveryLocatedIncidentOnce() throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
@@ -81,29 +81,33 @@ struct IncidentStoreTests {
         }
     }
 
-    /// Every located incident has exactly one R*Tree box, containing its projected position.
+    /// Every located incident is found through exactly one index entry (a block covering its
+    /// id whose box holds it, or its own entry), whose box holds its PROJ-projected position;
+    /// no entry serves an incident without a position.
     func assertIndexMatchesTable(_ store: IncidentStore) throws {
         let projector = try Projector(target: "EPSG:4978")
         try store.read { db in
-            let rows = try Row.fetchAll(db, sql: """
-                SELECT i.id, i.latitude, i.longitude, r.id AS rid, r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z
-                FROM incidents i LEFT JOIN incident_index r ON r.id = i.id
-                """)
-            for row in rows {
-                guard let lat = row["latitude"] as Double?, let lon = row["longitude"] as Double? else {
-                    #expect(row["rid"] as Int64? == nil)
+            let entries = try Row.fetchAll(db, sql: "SELECT id, min_x, max_x, min_y, max_y, min_z, max_z FROM incident_blocks").map { row in
+                let id: Int64 = row[0]
+                let range = id > 0 ? (id >> 8)...((id >> 8) + (id & 255)) : (-id)...(-id)
+                return (id: id, range: range, box: BlockIndex.Box(minX: row[1], maxX: row[2], minY: row[3], maxY: row[4], minZ: row[5], maxZ: row[6]))
+            }
+            for row in try Row.fetchAll(db, sql: "SELECT id, latitude, longitude FROM incidents") {
+                let id: Int64 = row[0]
+                guard let lat = row[1] as Double?, let lon = row[2] as Double? else {
+                    #expect(!entries.contains { $0.id == -id }, "incident \(id) has no position but an entry")
                     continue
                 }
-                let p = try projector.forward(Coordinate(latitude: lat, longitude: lon))
-                #expect(row["rid"] as Int64? == row["id"] as Int64)
-                #expect(row["min_x"] <= p.x && p.x <= row["max_x"])
-                #expect(row["min_y"] <= p.y && p.y <= row["max_y"])
-                #expect(row["min_z"] <= p.z && p.z <= row["max_z"])
+                let p = GeocentricPoint(Coordinate(latitude: lat, longitude: lon))
+                let proj = try projector.forward(Coordinate(latitude: lat, longitude: lon))
+                let owners = entries.filter { $0.range.contains(id) && BlockIndex.owns(entryID: $0.id, box: $0.box, p) }
+                #expect(owners.count == 1, "incident \(id): \(owners.count) entries")
+                for o in owners {
+                    #expect(o.box.minX - 1e-6 <= proj.x && proj.x <= o.box.maxX + 1e-6)
+                    #expect(o.box.minY - 1e-6 <= proj.y && proj.y <= o.box.maxY + 1e-6)
+                    #expect(o.box.minZ - 1e-6 <= proj.z && proj.z <= o.box.maxZ + 1e-6)
+                }
             }
-            let indexCount = try Int.fetchOne(db, sql: "SELECT count(*) FROM incident_index")
-            let located = try Int.fetchOne(db, sql: "SELECT count(*) FROM incidents WHERE latitude IS NOT NULL")
-            #expect(indexCount == located)
         }
     }
 }
-

@@ -1,0 +1,48 @@
+import Foundation
+import Testing
+@testable import TrafficGeo
+
+@Suite("Geocentric points and the short-line geodesic distance")
+struct GeocentricPointTests {
+    /// The closed form agrees with PROJ's EPSG:4326 → EPSG:4978 everywhere, poles and antimeridian included.
+    @Test func closedFormMatchesPROJ() throws {
+        let projector = try Projector(target: "EPSG:4978")
+        var generator = SplitMix64(seed: 3)
+        var coordinates = [Coordinate(latitude: 90, longitude: 0), Coordinate(latitude: -90, longitude: 180),
+                           Coordinate(latitude: 0, longitude: -180), Coordinate(latitude: 0, longitude: 180)]
+        for _ in 0..<2000 {
+            coordinates.append(Coordinate(latitude: Double.random(in: -90...90, using: &generator), longitude: Double.random(in: -180...180, using: &generator)))
+        }
+        for c in coordinates {
+            let p = GeocentricPoint(c), q = try projector.forward(c)
+            #expect(abs(p.x - q.x) < 1e-6 && abs(p.y - q.y) < 1e-6 && abs(p.z - q.z) < 1e-6, "\(c)")
+        }
+    }
+
+    /// Against Karney's algorithm on random pairs from 1 cm to 30 km at every latitude, across
+    /// the antimeridian and near the poles: never more than 10 nm apart; longer chords fall back
+    /// to Karney, so `distance` is Karney's number there.
+    @Test func shortLineDistanceMatchesKarney() {
+        var generator = SplitMix64(seed: 17)
+        var worst = 0.0
+        for i in 0..<20_000 {
+            let lat = i % 50 == 0 ? Double.random(in: 89.9...90, using: &generator) : Double.random(in: -89.99...89.99, using: &generator)
+            let lon = i % 40 == 0 ? Double.random(in: 179.9...180, using: &generator) : Double.random(in: -180...180, using: &generator)
+            let a = Coordinate(latitude: lat, longitude: lon)
+            let length = exp(Double.random(in: log(0.01)...log(30_000), using: &generator))
+            let b = Geodesic.direct(from: a, bearing: Double.random(in: 0..<360, using: &generator), distance: length)
+            let karney = Geodesic.distance(from: a, to: b)
+            let pa = GeocentricPoint(a), pb = GeocentricPoint(b)
+            guard let short = Geodesic.shortLineDistance(pa, pb) else {
+                Issue.record("a \(length) m line was not short")
+                continue
+            }
+            worst = max(worst, abs(short - karney))
+            #expect(Geodesic.distance(pa, pb, from: a, to: b) == short)
+        }
+        #expect(worst < 1e-8, "largest difference \(worst) m")
+        let far = Coordinate(latitude: 50, longitude: 8), farther = Coordinate(latitude: 51, longitude: 9)
+        #expect(Geodesic.shortLineDistance(GeocentricPoint(far), GeocentricPoint(farther)) == nil)
+        #expect(Geodesic.distance(GeocentricPoint(far), GeocentricPoint(farther), from: far, to: farther) == Geodesic.distance(from: far, to: farther))
+    }
+}
