@@ -100,10 +100,11 @@ public final class QueryEngine {
     private static func nearestNeighbours(_ db: Database, point: Coordinate, limit: Int,
                                           maxDistance: Double?, filter: IncidentFilter) throws -> [Neighbour] {
         guard limit > 0 else { return [] }
-        let q = GeocentricPoint(point)
-        var candidates = try Candidates(db, around: q, maxChord: maxDistance ?? .greatestFiniteMagnitude, filter: filter)
+        var candidates = try Candidates(db, around: point, maxChord: maxDistance ?? .greatestFiniteMagnitude, filter: filter)
+        defer { candidates.close() }
         var best: [Neighbour] = []
         best.reserveCapacity(limit + 1)
+        let q = candidates.query
         while let (p, position) = try candidates.next() {
             if best.count == limit {
                 let kth = best[limit - 1].distance
@@ -124,6 +125,7 @@ public final class QueryEngine {
             }
             let at = best.firstIndex(where: { precedes((distance, storeID), ($0.distance, $0.storeID)) }) ?? best.endIndex
             best.insert(Neighbour(storeID: storeID, id: candidates.externalID, distance: distance, position: position), at: at)
+            if best.count == limit { candidates.farthest = Swift.min(candidates.farthest, best[limit - 1].distance) }
         }
         return best
     }
@@ -141,11 +143,13 @@ public final class QueryEngine {
     public func within(radius: Double, of center: Coordinate, filter: IncidentFilter = IncidentFilter(),
                        handle: (QueryResult) throws -> Void) throws {
         try store.read { db in
-            var candidates = try Candidates(db, around: GeocentricPoint(center), maxChord: radius, filter: filter, decoding: true)
+            var candidates = try Candidates(db, around: center, maxChord: radius, filter: filter)
+            defer { candidates.close() }
             try Self.scanWithin(&candidates, radius: radius, of: center) { found, distance in
-                let stored = StoredIncident(row: found.row, startingAt: Candidates.incidentColumn)
-                try handle(QueryResult(stored: stored, distance: distance,
-                                       bearing: Geodesic.inverse(from: center, to: found.position).bearing))
+                // Decoded by id: a second statement, so the candidate loop stays lean.
+                let result = try Self.result(db, id: found.storeID, distance: distance,
+                                             bearing: Geodesic.inverse(from: center, to: found.position).bearing)
+                try handle(result)
             }
         }
     }
@@ -156,7 +160,8 @@ public final class QueryEngine {
     }
 
     private static func withinNeighbours(_ db: Database, radius: Double, of center: Coordinate, filter: IncidentFilter) throws -> [Neighbour] {
-        var candidates = try Candidates(db, around: GeocentricPoint(center), maxChord: radius, filter: filter)
+        var candidates = try Candidates(db, around: center, maxChord: radius, filter: filter)
+        defer { candidates.close() }
         var found: [Neighbour] = []
         try scanWithin(&candidates, radius: radius, of: center) { row, distance in
             found.append(Neighbour(storeID: row.storeID, id: row.externalID, distance: distance, position: row.position))
@@ -253,64 +258,99 @@ public final class QueryEngine {
 /// from the query point to their box (the R*Tree `knn` callback), each entry's rows by one range
 /// scan of the incidents table. `next()` yields only the rows an entry owns (`BlockIndex.owns`),
 /// so every located incident comes once.
+///
+/// Two statements stepped through SQLite's C API rather than one join through GRDB's cursors:
+/// in a join the six box columns were read again for every row of a block, and a cursor's
+/// `Row` costs a retain and release per row; this loop runs for every candidate (hundreds per query).
 struct Candidates {
     let query: GeocentricPoint
-    private let statement: Statement
-    private let cursor: RowCursor
-    private let raw: SQLiteStatement
+    private let db: Database
+    private let entries: SQLiteStatement
+    private let rows: SQLiteStatement
     private var entryID: Int64 = 0
     private var box = BlockIndex.Box(minX: 0, maxX: 0, minY: 0, maxY: 0, minZ: 0, maxZ: 0)
+    private var rowsPending = false
     /// The chord from the query point to the current entry's box.
     private(set) var entryChord = 0.0
     /// The current row's position.
     private(set) var position = Coordinate(latitude: 0, longitude: 0)
+    /// Rows certainly farther than this (metres) are skipped before any trigonometry.
+    var farthest = Double.infinity
+    private let latitude: Double
 
-    /// With `decoding`, the `StoredIncident.selection` columns of `row` start at this column.
-    static let incidentColumn = 11
-    /// The current row (valid until the next call of `next`).
-    private(set) var row = Row()
+    /// Metres per degree of latitude at least: a(1 − e²)·π/180 (the meridian's radius of
+    /// curvature is smallest at the equator), less a part in 10⁶ for rounding. Any path between
+    /// two latitudes is at least this long per degree between them.
+    private static let minimumMetresPerDegree = Geodesic.wgs84SemiMajorAxis * (1 - GeocentricPoint.e2) * .pi / 180 * (1 - 1e-6)
 
-    init(_ db: Database, around query: GeocentricPoint, maxChord: Double, filter: IncidentFilter, decoding: Bool = false) throws {
-        self.query = query
-        let (condition, filterArguments) = filter.sql()
-        // CROSS JOIN keeps the R*Tree as the outer loop, so rows arrive in best-first order.
-        statement = try db.cachedStatement(sql: """
-            SELECT r.id, r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z, i.id, i.latitude, i.longitude, i.external_id\(decoding ? ", " + StoredIncident.selection : "")
-            FROM \(BlockIndex.table) r CROSS JOIN incidents i
-            WHERE r.id MATCH \(NearestNeighbourSearch.functionName)(?, ?, ?, ?)
-              AND i.id BETWEEN \(BlockIndex.firstIDSQL) AND \(BlockIndex.lastIDSQL) AND i.latitude IS NOT NULL AND \(condition)
+    init(_ db: Database, around center: Coordinate, maxChord: Double, filter: IncidentFilter) throws {
+        query = GeocentricPoint(center)
+        latitude = center.latitude
+        self.db = db
+        let entryStatement = try db.cachedStatement(sql: """
+            SELECT id, min_x, max_x, min_y, max_y, min_z, max_z FROM \(BlockIndex.table)
+            WHERE id MATCH \(NearestNeighbourSearch.functionName)(?, ?, ?, ?)
             """)
-        var arguments: StatementArguments = [query.x, query.y, query.z, maxChord]
-        arguments += filterArguments
-        cursor = try Row.fetchCursor(statement, arguments: arguments)
-        raw = statement.sqliteStatement
+        try entryStatement.setArguments([query.x, query.y, query.z, maxChord])
+        farthest = maxChord
+        let (condition, filterArguments) = filter.sql()
+        let rowStatement = try db.cachedStatement(sql: """
+            SELECT i.id, i.latitude, i.longitude, i.external_id FROM incidents i
+            WHERE i.id BETWEEN ? AND ? AND i.latitude IS NOT NULL AND \(condition)
+            """)
+        // The range is bound per entry below; the filter's values stay bound across resets.
+        try rowStatement.setArguments([0, 0] + filterArguments)
+        entries = entryStatement.sqliteStatement
+        rows = rowStatement.sqliteStatement
     }
 
-    /// The next row an entry owns: its geocentric point and position. Columns are read straight
-    /// from the statement: this runs for every candidate row (hundreds per query).
+    /// The next row an entry owns: its geocentric point and position.
     mutating func next() throws -> (GeocentricPoint, Coordinate)? {
-        while let current = try cursor.next() {
-            row = current
-            let id = sqlite3_column_int64(raw, 0)
-            if id != entryID {
-                entryID = id
-                box = BlockIndex.Box(minX: sqlite3_column_double(raw, 1), maxX: sqlite3_column_double(raw, 2),
-                                     minY: sqlite3_column_double(raw, 3), maxY: sqlite3_column_double(raw, 4),
-                                     minZ: sqlite3_column_double(raw, 5), maxZ: sqlite3_column_double(raw, 6))
-                entryChord = box.chord(from: query)
+        while true {
+            if rowsPending, try step(rows) {
+                let rowLatitude = sqlite3_column_double(rows, 1)
+                // Not a result whichever entry owns it; skipping it skips it everywhere.
+                if abs(rowLatitude - latitude) * Self.minimumMetresPerDegree > farthest { continue }
+                position = Coordinate(latitude: rowLatitude, longitude: sqlite3_column_double(rows, 2))
+                let p = GeocentricPoint(position)
+                if BlockIndex.owns(entryID: entryID, box: box, p) { return (p, position) }
+                continue
             }
-            position = Coordinate(latitude: sqlite3_column_double(raw, 8), longitude: sqlite3_column_double(raw, 9))
-            let p = GeocentricPoint(position)
-            if BlockIndex.owns(entryID: entryID, box: box, p) { return (p, position) }
+            rowsPending = false
+            guard try step(entries) else { return nil }
+            entryID = sqlite3_column_int64(entries, 0)
+            box = BlockIndex.Box(minX: sqlite3_column_double(entries, 1), maxX: sqlite3_column_double(entries, 2),
+                                 minY: sqlite3_column_double(entries, 3), maxY: sqlite3_column_double(entries, 4),
+                                 minZ: sqlite3_column_double(entries, 5), maxZ: sqlite3_column_double(entries, 6))
+            entryChord = box.chord(from: query)
+            let (first, last) = BlockIndex.range(ofEntry: entryID)
+            sqlite3_reset(rows)
+            sqlite3_bind_int64(rows, 1, first)
+            sqlite3_bind_int64(rows, 2, last)
+            rowsPending = true
         }
-        return nil
     }
 
-    var storeID: Int64 { sqlite3_column_int64(raw, 7) }
+    /// Whether `statement` has a row; throws what SQLite reports.
+    private func step(_ statement: SQLiteStatement) throws -> Bool {
+        switch sqlite3_step(statement) {
+        case SQLITE_ROW: return true
+        case SQLITE_DONE: return false
+        case let code: throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+        }
+    }
+
+    /// Stops reading (the statements stay cached for the next query).
+    func close() {
+        sqlite3_reset(rows)
+        sqlite3_reset(entries)
+    }
+
+    var storeID: Int64 { sqlite3_column_int64(rows, 0) }
 
     /// The feed's id of the current row, read without GRDB's value conversion.
     var externalID: String {
-        guard let bytes = sqlite3_column_text(raw, 10) else { return "" }
-        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(raw, 10))), as: UTF8.self)
+        guard let bytes = sqlite3_column_text(rows, 3) else { return "" }
+        return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(rows, 3))), as: UTF8.self)
     }
 }

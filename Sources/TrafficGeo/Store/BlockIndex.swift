@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 /// The spatial index: an R*Tree (`incident_blocks`) over *blocks* of incidents stored next to
@@ -24,14 +25,16 @@ enum BlockIndex {
     static let rangesTable = "incident_block_ranges"
     /// Incidents per block. At most 256 (the count lives in the entry id's low byte).
     /// 32 measured fastest for 10-NN and 10 km radius on 1M points (docs/benchmarks.md).
-    static let blockSize = 32
+    static let blockSize = Int(ProcessInfo.processInfo.environment["TRAFFICGEO_BLOCK_SIZE"] ?? "") ?? 32
 
     static func blockID(first: Int64, last: Int64) -> Int64 { first << 8 | (last - first) }
     static func singleID(_ rowID: Int64) -> Int64 { -rowID }
 
-    /// SQL for the first and the last incident id that the entry `r` covers.
-    static let firstIDSQL = "(CASE WHEN r.id > 0 THEN r.id >> 8 ELSE -r.id END)"
-    static let lastIDSQL = "(CASE WHEN r.id > 0 THEN (r.id >> 8) + (r.id & 255) ELSE -r.id END)"
+    /// The first and the last incident id that an entry covers.
+    @inline(__always)
+    static func range(ofEntry id: Int64) -> (first: Int64, last: Int64) {
+        id > 0 ? (id >> 8, (id >> 8) + (id & 255)) : (-id, -id)
+    }
 
     /// An entry's box in geocentric metres.
     struct Box {

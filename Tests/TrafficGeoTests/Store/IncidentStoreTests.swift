@@ -89,7 +89,8 @@ struct IncidentStoreTests {
         try store.read { db in
             let entries = try Row.fetchAll(db, sql: "SELECT id, min_x, max_x, min_y, max_y, min_z, max_z FROM incident_blocks").map { row in
                 let id: Int64 = row[0]
-                let range = id > 0 ? (id >> 8)...((id >> 8) + (id & 255)) : (-id)...(-id)
+                let (first, last) = BlockIndex.range(ofEntry: id)
+                let range = first...last
                 return (id: id, range: range, box: BlockIndex.Box(minX: row[1], maxX: row[2], minY: row[3], maxY: row[4], minZ: row[5], maxZ: row[6]))
             }
             for row in try Row.fetchAll(db, sql: "SELECT id, latitude, longitude FROM incidents") {
