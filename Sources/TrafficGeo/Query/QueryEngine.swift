@@ -59,7 +59,7 @@ public final class QueryEngine {
         // One read transaction: the incidents fetched are the ones the index pointed at.
         // Decoded results carry Karney's distance (it comes with the bearing) for every result.
         try store.read { db in
-            try Self.nearestNeighbours(db, point: point, limit: limit, maxDistance: maxDistance, filter: filter).map {
+            try Self.nearestNeighbours(db, nodes: RTreeNodes(db), point: point, limit: limit, maxDistance: maxDistance, filter: filter).map {
                 let (distance, bearing) = Geodesic.inverse(from: point, to: $0.position)
                 return try Self.result(db, id: $0.storeID, distance: distance, bearing: bearing)
             }.sorted { Self.precedes(($0.distance ?? 0, $0.stored.storeID), ($1.distance ?? 0, $1.stored.storeID)) }
@@ -79,28 +79,30 @@ public final class QueryEngine {
     /// a batch of queries opens the transaction once instead of per query. The session must not
     /// escape `body`; a long session keeps the WAL from being checkpointed until it ends.
     public func session<T>(_ body: (QuerySession) throws -> T) throws -> T {
-        try store.read { db in try body(QuerySession(engine: self, db: db)) }
+        try store.read { db in try body(QuerySession(engine: self, db: db, nodes: RTreeNodes(db))) }
     }
 
     /// Lean queries (ids and distances) on one read snapshot; see `QueryEngine.session`.
     public struct QuerySession {
         let engine: QueryEngine
         let db: Database
+        /// The index's nodes, read once for the whole session.
+        let nodes: RTreeNodes
 
         public func nearestNeighbours(to point: Coordinate, limit: Int, maxDistance: Double? = nil,
                                       filter: IncidentFilter = IncidentFilter()) throws -> [Neighbour] {
-            try QueryEngine.nearestNeighbours(db, point: point, limit: limit, maxDistance: maxDistance, filter: filter)
+            try QueryEngine.nearestNeighbours(db, nodes: nodes, point: point, limit: limit, maxDistance: maxDistance, filter: filter)
         }
 
         public func withinNeighbours(radius: Double, of center: Coordinate, filter: IncidentFilter = IncidentFilter()) throws -> [Neighbour] {
-            try QueryEngine.withinNeighbours(db, radius: radius, of: center, filter: filter)
+            try QueryEngine.withinNeighbours(db, nodes: nodes, radius: radius, of: center, filter: filter)
         }
     }
 
-    private static func nearestNeighbours(_ db: Database, point: Coordinate, limit: Int,
+    private static func nearestNeighbours(_ db: Database, nodes: RTreeNodes, point: Coordinate, limit: Int,
                                           maxDistance: Double?, filter: IncidentFilter) throws -> [Neighbour] {
         guard limit > 0 else { return [] }
-        var candidates = try Candidates(db, around: point, maxChord: maxDistance ?? .greatestFiniteMagnitude, filter: filter)
+        var candidates = try Candidates(db, nodes: nodes, around: point, maxDistance: maxDistance ?? .greatestFiniteMagnitude, filter: filter)
         defer { candidates.close() }
         var best: [Neighbour] = []
         best.reserveCapacity(limit + 1)
@@ -143,7 +145,7 @@ public final class QueryEngine {
     public func within(radius: Double, of center: Coordinate, filter: IncidentFilter = IncidentFilter(),
                        handle: (QueryResult) throws -> Void) throws {
         try store.read { db in
-            var candidates = try Candidates(db, around: center, maxChord: radius, filter: filter)
+            var candidates = try Candidates(db, nodes: RTreeNodes(db), around: center, maxDistance: radius, filter: filter)
             defer { candidates.close() }
             try Self.scanWithin(&candidates, radius: radius, of: center) { found, distance in
                 // Decoded by id: a second statement, so the candidate loop stays lean.
@@ -159,8 +161,8 @@ public final class QueryEngine {
         try session { try $0.withinNeighbours(radius: radius, of: center, filter: filter) }
     }
 
-    private static func withinNeighbours(_ db: Database, radius: Double, of center: Coordinate, filter: IncidentFilter) throws -> [Neighbour] {
-        var candidates = try Candidates(db, around: center, maxChord: radius, filter: filter)
+    private static func withinNeighbours(_ db: Database, nodes: RTreeNodes, radius: Double, of center: Coordinate, filter: IncidentFilter) throws -> [Neighbour] {
+        var candidates = try Candidates(db, nodes: nodes, around: center, maxDistance: radius, filter: filter)
         defer { candidates.close() }
         var found: [Neighbour] = []
         try scanWithin(&candidates, radius: radius, of: center) { row, distance in
@@ -259,13 +261,13 @@ public final class QueryEngine {
 /// scan of the incidents table. `next()` yields only the rows an entry owns (`BlockIndex.owns`),
 /// so every located incident comes once.
 ///
-/// Two statements stepped through SQLite's C API rather than one join through GRDB's cursors:
-/// in a join the six box columns were read again for every row of a block, and a cursor's
-/// `Row` costs a retain and release per row; this loop runs for every candidate (hundreds per query).
+/// The entries come from `RTreeSearch` (the tree's nodes read once per session); each entry's
+/// rows from one statement stepped through SQLite's C API rather than GRDB's cursors, whose `Row`
+/// costs a retain and release per row: this loop runs for every candidate (hundreds per query).
 struct Candidates {
     let query: GeocentricPoint
     private let db: Database
-    private let entries: SQLiteStatement
+    private var search: RTreeSearch
     private let rows: SQLiteStatement
     private var entryID: Int64 = 0
     private var box = BlockIndex.Box(minX: 0, maxX: 0, minY: 0, maxY: 0, minZ: 0, maxZ: 0)
@@ -274,8 +276,10 @@ struct Candidates {
     private(set) var entryChord = 0.0
     /// The current row's position.
     private(set) var position = Coordinate(latitude: 0, longitude: 0)
-    /// Rows certainly farther than this (metres) are skipped before any trigonometry.
-    var farthest = Double.infinity
+    /// Entries and rows certainly farther than this (metres) are skipped, rows before any trigonometry.
+    var farthest: Double {
+        didSet { search.bound = farthest }
+    }
     private let latitude: Double
 
     /// Metres per degree of latitude at least: a(1 − e²)·π/180 (the meridian's radius of
@@ -283,16 +287,12 @@ struct Candidates {
     /// two latitudes is at least this long per degree between them.
     private static let minimumMetresPerDegree = Geodesic.wgs84SemiMajorAxis * (1 - GeocentricPoint.e2) * .pi / 180 * (1 - 1e-6)
 
-    init(_ db: Database, around center: Coordinate, maxChord: Double, filter: IncidentFilter) throws {
+    init(_ db: Database, nodes: RTreeNodes, around center: Coordinate, maxDistance: Double, filter: IncidentFilter) throws {
         query = GeocentricPoint(center)
         latitude = center.latitude
         self.db = db
-        let entryStatement = try db.cachedStatement(sql: """
-            SELECT id, min_x, max_x, min_y, max_y, min_z, max_z FROM \(BlockIndex.table)
-            WHERE id MATCH \(NearestNeighbourSearch.functionName)(?, ?, ?, ?)
-            """)
-        try entryStatement.setArguments([query.x, query.y, query.z, maxChord])
-        farthest = maxChord
+        search = RTreeSearch(nodes, around: query, bound: maxDistance)
+        farthest = maxDistance
         let (condition, filterArguments) = filter.sql()
         let rowStatement = try db.cachedStatement(sql: """
             SELECT i.id, i.latitude, i.longitude, i.external_id FROM incidents i
@@ -300,7 +300,6 @@ struct Candidates {
             """)
         // The range is bound per entry below; the filter's values stay bound across resets.
         try rowStatement.setArguments([0, 0] + filterArguments)
-        entries = entryStatement.sqliteStatement
         rows = rowStatement.sqliteStatement
     }
 
@@ -317,12 +316,10 @@ struct Candidates {
                 continue
             }
             rowsPending = false
-            guard try step(entries) else { return nil }
-            entryID = sqlite3_column_int64(entries, 0)
-            box = BlockIndex.Box(minX: sqlite3_column_double(entries, 1), maxX: sqlite3_column_double(entries, 2),
-                                 minY: sqlite3_column_double(entries, 3), maxY: sqlite3_column_double(entries, 4),
-                                 minZ: sqlite3_column_double(entries, 5), maxZ: sqlite3_column_double(entries, 6))
-            entryChord = box.chord(from: query)
+            guard let entry = try search.next() else { return nil }
+            entryID = entry.id
+            box = entry.box
+            entryChord = entry.chord
             let (first, last) = BlockIndex.range(ofEntry: entryID)
             sqlite3_reset(rows)
             sqlite3_bind_int64(rows, 1, first)
@@ -340,10 +337,9 @@ struct Candidates {
         }
     }
 
-    /// Stops reading (the statements stay cached for the next query).
+    /// Stops reading (the statement stays cached for the next query).
     func close() {
         sqlite3_reset(rows)
-        sqlite3_reset(entries)
     }
 
     var storeID: Int64 { sqlite3_column_int64(rows, 0) }

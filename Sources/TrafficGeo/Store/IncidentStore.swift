@@ -29,7 +29,6 @@ public final class IncidentStore: Sendable {
         config.busyMode = .timeout(30)          // a concurrent writer waits instead of failing
         config.foreignKeysEnabled = true
         config.prepareDatabase { db in
-            try NearestNeighbourSearch.register(on: db)
             TextFolding.register(on: db)
             try db.execute(sql: "PRAGMA cache_size = -32768") // 32 MiB per connection
             // Queries touch pages all over a big file: reading them through a memory map instead of

@@ -1,0 +1,159 @@
+import GRDB
+import GRDBSQLite
+
+/// Reads the nodes of the `incident_blocks` R*Tree straight from its `%_node` shadow table and
+/// keeps them parsed for the length of one read transaction (a query session).
+///
+/// Why not SQLite's own R*Tree query (`MATCH` with a query callback): for a 10-NN query that walk
+/// was most of the time: every visited node re-read through a blob handle, every cell's box
+/// decoded and handed to the callback through the virtual-table machinery. Here a node is read
+/// once per session and searched in Swift (`RTreeSearch`). The format is SQLite's documented
+/// one (see `RTreeBulkLoader`): node 1 is the root, its first two bytes the tree depth; a node
+/// holds a 2-byte cell count and cells of an 8-byte id (an entry id in leaves, a child node
+/// number above) and six float32 coordinates, all big-endian.
+///
+/// The cache must not outlive the read transaction it was filled in: another transaction may
+/// see other nodes.
+final class RTreeNodes {
+    struct Cell {
+        var ref: Int64
+        var box: BlockIndex.Box
+    }
+
+    struct Node {
+        /// 0 for leaves.
+        var level: Int
+        var cells: [Cell]
+    }
+
+    private let db: Database
+    private let statement: SQLiteStatement
+    private var nodes: [Int64: Node] = [:]
+    private(set) var depth = 0
+
+    init(_ db: Database) throws {
+        self.db = db
+        statement = try db.cachedStatement(sql: "SELECT data FROM \(BlockIndex.table)_node WHERE nodeno = ?").sqliteStatement
+        guard let root = try load(1, level: nil) else {
+            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "the R*Tree \(BlockIndex.table) has no root node")
+        }
+        depth = root.level
+    }
+
+    /// The node `number`, which lies `level` levels above the leaves.
+    func node(_ number: Int64, level: Int) throws -> Node {
+        if let node = nodes[number] { return node }
+        guard let node = try load(number, level: level) else {
+            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "the R*Tree \(BlockIndex.table) has no node \(number)")
+        }
+        return node
+    }
+
+    private func load(_ number: Int64, level: Int?) throws -> Node? {
+        sqlite3_reset(statement)
+        sqlite3_bind_int64(statement, 1, number)
+        defer { sqlite3_reset(statement) }
+        let code = sqlite3_step(statement)
+        guard code == SQLITE_ROW else {
+            if code == SQLITE_DONE { return nil }
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+        }
+        let size = Int(sqlite3_column_bytes(statement, 0))
+        guard size >= 4, let blob = sqlite3_column_blob(statement, 0) else { return nil }
+        let bytes = UnsafeRawBufferPointer(start: blob, count: size)
+        func u16(_ at: Int) -> Int { Int(bytes[at]) << 8 | Int(bytes[at + 1]) }
+        func u32(_ at: Int) -> UInt32 {
+            UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3])
+        }
+        func f32(_ at: Int) -> Double { Double(Float(bitPattern: u32(at))) }
+        let count = u16(2)
+        guard 4 + count * Self.cellSize <= size else {
+            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "R*Tree node \(number) is too short for its \(count) cells")
+        }
+        var cells: [Cell] = []
+        cells.reserveCapacity(count)
+        for c in 0..<count {
+            let at = 4 + c * Self.cellSize
+            let ref = Int64(bitPattern: UInt64(u32(at)) << 32 | UInt64(u32(at + 4)))
+            cells.append(Cell(ref: ref, box: BlockIndex.Box(minX: f32(at + 8), maxX: f32(at + 12), minY: f32(at + 16),
+                                                             maxY: f32(at + 20), minZ: f32(at + 24), maxZ: f32(at + 28))))
+        }
+        let node = Node(level: level ?? u16(0), cells: cells)
+        nodes[number] = node
+        return node
+    }
+
+    private static let cellSize = 8 + 6 * 4
+}
+
+/// Best-first search of the R*Tree: yields leaf entries in increasing order of the chord from the
+/// query point to their box (a lower bound of the geodesic distance to anything in the box),
+/// skipping every box beyond `bound`, which the caller may lower while it reads (k-NN: to the
+/// k-th distance found so far).
+struct RTreeSearch {
+    private struct Item {
+        var chord: Double
+        var ref: Int64
+        /// -1 for a leaf entry, else the level of the node `ref`.
+        var level: Int
+        var box: BlockIndex.Box
+    }
+
+    private let nodes: RTreeNodes
+    private let query: GeocentricPoint
+    private var heap: [Item] = []
+    var bound: Double
+
+    init(_ nodes: RTreeNodes, around query: GeocentricPoint, bound: Double) {
+        self.nodes = nodes
+        self.query = query
+        self.bound = bound
+        heap.reserveCapacity(256)
+        push(Item(chord: 0, ref: 1, level: nodes.depth, box: BlockIndex.Box(minX: 0, maxX: 0, minY: 0, maxY: 0, minZ: 0, maxZ: 0)))
+    }
+
+    /// The next leaf entry: its id, its box and the chord to it; nil when none is left within `bound`.
+    mutating func next() throws -> (id: Int64, box: BlockIndex.Box, chord: Double)? {
+        while let item = pop() {
+            if item.chord > bound { heap.removeAll(keepingCapacity: true); return nil }
+            if item.level < 0 { return (item.ref, item.box, item.chord) }
+            let node = try nodes.node(item.ref, level: item.level)
+            let childLevel = node.level == 0 ? -1 : node.level - 1
+            for cell in node.cells {
+                let chord = cell.box.chord(from: query)
+                if chord <= bound { push(Item(chord: chord, ref: cell.ref, level: childLevel, box: cell.box)) }
+            }
+        }
+        return nil
+    }
+
+    // A binary min-heap on `chord`.
+    private mutating func push(_ item: Item) {
+        heap.append(item)
+        var i = heap.count - 1
+        while i > 0 {
+            let parent = (i - 1) / 2
+            guard heap[i].chord < heap[parent].chord else { break }
+            heap.swapAt(i, parent)
+            i = parent
+        }
+    }
+
+    private mutating func pop() -> Item? {
+        guard let top = heap.first else { return nil }
+        let last = heap.removeLast()
+        if heap.isEmpty { return top }
+        heap[0] = last
+        var i = 0
+        while true {
+            let l = 2 * i + 1, r = l + 1
+            var m = i
+            if l < heap.count, heap[l].chord < heap[m].chord { m = l }
+            if r < heap.count, heap[r].chord < heap[m].chord { m = r }
+            if m == i { break }
+            heap.swapAt(i, m)
+            i = m
+        }
+        return top
+    }
+}
