@@ -6,7 +6,7 @@ check that nothing is lost (docs/robustness.md).
 
 Each kind first makes a reference: the same work, uninterrupted. Then, per trial, it starts the
 work on a fresh copy of the starting state, kills it with SIGKILL after a random delay, and checks:
-  - `trafficgeo stats --check` passes: PRAGMA integrity_check ok, rtreecheck ok, the R*Tree holds
+  - `trafficgeo stats --check` passes: PRAGMA integrity_check ok, rtreecheck ok, the spatial index finds
     exactly the located incidents;
   - the interrupted state is whole: for ingest, the database is the state before or after the feed
     (one transaction), never a mix; for batch, the output file is absent or complete;
@@ -74,8 +74,9 @@ def atom(path, count, coords, seed, prefix):
 def state(db):
     """Every incident's stored fields and geocoding status, as one digest plus a row count."""
     con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-    rows = con.execute("""SELECT source, external_id, title, summary, latitude, longitude, content_hash,
-                          geocode_status, position_source FROM incidents ORDER BY source, external_id""").fetchall()
+    rows = con.execute("""SELECT s.name, i.external_id, i.title, i.summary, i.latitude, i.longitude, i.content_hash,
+                          i.geocode_status, i.position_source FROM incidents i JOIN sources s ON s.id = i.source_id
+                          ORDER BY s.name, i.external_id""").fetchall()
     con.close()
     return len(rows), hashlib.sha256(repr(rows).encode()).hexdigest()[:16]
 

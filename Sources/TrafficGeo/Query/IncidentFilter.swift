@@ -55,7 +55,7 @@ public struct IncidentFilter: Sendable, Equatable {
             for c in categories { arguments += [c.rawValue] }
         }
         if let source {
-            clauses.append("i.source = ?")
+            clauses.append("i.source_id = (SELECT id FROM sources WHERE name = ?)")
             arguments += [source]
         }
         for word in words {

@@ -14,7 +14,8 @@ import GRDB
 /// Entry ids say what an entry covers:
 ///   - `id > 0`: a block, the incidents `id >> 8` … `(id >> 8) + (id & 255)`. A row in that range
 ///     belongs to the block only while its position lies inside the block's box (as stored:
-///     float32, rounded outward). `incident_block_ranges` lists the blocks by first id.
+///     float32, rounded outward). Ordered by first id, so the R*Tree's own `%_rowid` table finds
+///     the block of an id.
 ///   - `id < 0`: the single incident `-id`, whose position lies in no block's box that covers
 ///     its id: an incident added without a block (a geocoded one), or one that moved out of its box.
 /// Invariant (checked by `verify`, kept by `BlockIndexWriter`): every located incident is found
@@ -22,7 +23,6 @@ import GRDB
 /// sides, so writer and reader agree to the bit.
 enum BlockIndex {
     static let table = "incident_blocks"
-    static let rangesTable = "incident_block_ranges"
     /// Incidents per block. At most 256 (the count lives in the entry id's low byte).
     /// 32 measured fastest for 10-NN and 10 km radius on 1M points (docs/benchmarks.md).
     static let blockSize = Int(ProcessInfo.processInfo.environment["TRAFFICGEO_BLOCK_SIZE"] ?? "") ?? 32
@@ -86,20 +86,11 @@ enum BlockIndex {
         let rtree = try String.fetchOne(db, sql: "SELECT rtreecheck('\(table)')") ?? "ok"
         if rtree != "ok" { problems.append(rtree) }
         var blocks: [(first: Int64, last: Int64, box: Box)] = []
-        let blockRows = try Row.fetchCursor(db, sql: """
-            SELECT g.first_id, g.last_id, r.id, r.min_x, r.max_x, r.min_y, r.max_y, r.min_z, r.max_z
-            FROM \(rangesTable) g LEFT JOIN \(table) r ON r.id = (g.first_id << 8 | (g.last_id - g.first_id))
-            ORDER BY g.first_id
-            """)
-        while let row = try blockRows.next() {
-            guard row[2] as Int64? != nil else {
-                problems.append("block \(row[0] as Int64)…\(row[1] as Int64) has no R*Tree entry")
-                continue
-            }
-            blocks.append((row[0], row[1], Box(minX: row[3], maxX: row[4], minY: row[5], maxY: row[6], minZ: row[7], maxZ: row[8])))
+        for row in try Row.fetchAll(db, sql: "SELECT id, min_x, max_x, min_y, max_y, min_z, max_z FROM \(table) WHERE id > 0 ORDER BY id") {
+            let (first, last) = range(ofEntry: row[0])
+            if let previous = blocks.last, previous.last >= first { problems.append("blocks \(previous.first)… and \(first)… overlap") }
+            blocks.append((first, last, Box(minX: row[1], maxX: row[2], minY: row[3], maxY: row[4], minZ: row[5], maxZ: row[6])))
         }
-        let blockEntries = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(table) WHERE id > 0") ?? 0
-        if blockEntries != blocks.count { problems.append("\(blockEntries) block entries in the R*Tree, \(blocks.count) listed") }
         let singles = Set(try Int64.fetchAll(db, sql: "SELECT -id FROM \(table) WHERE id < 0"))
         var found = 0, unlisted = 0, doubled = 0
         var next = 0
@@ -128,25 +119,25 @@ final class BlockIndexWriter {
     private let readBox: Statement
     private let putEntry: Statement
     private let deleteEntry: Statement
-    private let insertRange: Statement
 
     init(db: Database) throws {
         self.db = db
+        // Block entry ids grow with their first incident id, so the greatest id up to (id << 8 | 255) is
+        // the block with the greatest first id ≤ id; blocks hold at most 256, hence the lower end.
         findBlock = try db.makeStatement(sql: """
-            SELECT first_id, last_id FROM \(BlockIndex.rangesTable) WHERE first_id <= ? ORDER BY first_id DESC LIMIT 1
+            SELECT rowid FROM \(BlockIndex.table)_rowid WHERE rowid BETWEEN ? AND ? ORDER BY rowid DESC LIMIT 1
             """)
         readBox = try db.makeStatement(sql: "SELECT min_x, max_x, min_y, max_y, min_z, max_z FROM \(BlockIndex.table) WHERE id = ?")
         putEntry = try db.makeStatement(sql: "INSERT OR REPLACE INTO \(BlockIndex.table) VALUES (?, ?, ?, ?, ?, ?, ?)")
         deleteEntry = try db.makeStatement(sql: "DELETE FROM \(BlockIndex.table) WHERE id = ?")
-        insertRange = try db.makeStatement(sql: "INSERT INTO \(BlockIndex.rangesTable) (first_id, last_id) VALUES (?, ?)")
     }
 
     /// The first id that no incident and no block has used: new blocks never overlap old ones,
     /// even after the incidents with the highest ids were deleted.
     func nextFreeID() throws -> Int64 {
         let maxIncident = try Int64.fetchOne(db, sql: "SELECT max(id) FROM incidents") ?? 0
-        let maxBlock = try Int64.fetchOne(db, sql: "SELECT max(last_id) FROM \(BlockIndex.rangesTable)") ?? 0
-        return max(maxIncident, maxBlock) + 1
+        let lastBlock = try Int64.fetchOne(db, sql: "SELECT max(rowid) FROM \(BlockIndex.table)_rowid WHERE rowid > 0")
+        return max(maxIncident, lastBlock.map { BlockIndex.range(ofEntry: $0).last } ?? 0) + 1
     }
 
     /// Indexes the just-stored incidents `firstID`, `firstID + 1`, … at `points` (in that order,
@@ -159,7 +150,6 @@ final class BlockIndexWriter {
         for range in RTreeBulkLoader.evenRanges(points.count, parts: parts) {
             let first = firstID + Int64(range.lowerBound), last = firstID + Int64(range.upperBound - 1)
             entries.append(RTreeBulkLoader.Entry(id: BlockIndex.blockID(first: first, last: last), box: .enclosing(points[range])))
-            try insertRange.execute(arguments: [first, last])
         }
         if try RTreeBulkLoader.isEmpty(db) {
             try RTreeBulkLoader.load(entries, into: db)
@@ -186,9 +176,9 @@ final class BlockIndexWriter {
 
     /// The stored box of the block whose id range covers `id`, if any.
     private func blockBox(covering id: Int64) throws -> BlockIndex.Box? {
-        guard let range = try Row.fetchOne(findBlock, arguments: [id]) else { return nil }
-        let first: Int64 = range[0], last: Int64 = range[1]
-        guard id <= last, let b = try Row.fetchOne(readBox, arguments: [BlockIndex.blockID(first: first, last: last)]) else { return nil }
+        guard let entry = try Int64.fetchOne(findBlock, arguments: [max(1, id - 255) << 8, id << 8 | 255]) else { return nil }
+        let (first, last) = BlockIndex.range(ofEntry: entry)
+        guard first <= id, id <= last, let b = try Row.fetchOne(readBox, arguments: [entry]) else { return nil }
         return BlockIndex.Box(minX: b[0], maxX: b[1], minY: b[2], maxY: b[3], minZ: b[4], maxZ: b[5])
     }
 }

@@ -33,7 +33,7 @@ extension IncidentStore: GeocodeCaching {
             var sql = "SELECT \(StoredIncident.selection) FROM incidents i WHERE i.latitude IS NULL"
             var arguments = StatementArguments()
             sql += retryNotFound ? "" : " AND (i.geocode_status IS NULL OR i.geocode_status = 'failed')"
-            if let source { sql += " AND i.source = ?"; arguments += [source] }
+            if let source { sql += " AND i.source_id = (SELECT id FROM sources WHERE name = ?)"; arguments += [source] }
             sql += " ORDER BY i.id LIMIT ?"
             arguments += [limit]
             return try Row.fetchAll(db, sql: sql, arguments: arguments).map { StoredIncident(row: $0) }

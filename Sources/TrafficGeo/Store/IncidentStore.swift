@@ -195,7 +195,7 @@ public final class IncidentStore: Sendable {
             }
             stats.indexBlocks = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(BlockIndex.table) WHERE id > 0") ?? 0
             stats.indexSingles = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(BlockIndex.table) WHERE id < 0") ?? 0
-            stats.bySource = try Self.counts(db, "source")
+            stats.bySource = try Self.counts(db, "(SELECT name FROM sources WHERE id = source_id)")
             stats.byCategory = try Self.counts(db, "category")
             stats.byRoad = try Self.counts(db, "road", limit: 10)
             stats.byPositionSource = try Self.counts(db, "position_source")
@@ -206,7 +206,7 @@ public final class IncidentStore: Sendable {
     }
 
     private static func counts(_ db: Database, _ column: String, limit: Int = -1) throws -> [(String, Int)] {
-        // `column` is one of our own names, never user input.
+        // `column` is one of our own names or expressions, never user input.
         try Row.fetchAll(db, sql: """
             SELECT coalesce(\(column), '(none)') AS k, count(*) AS n FROM incidents GROUP BY k ORDER BY n DESC, k LIMIT ?
             """, arguments: [limit]).map { ($0["k"], $0["n"]) }

@@ -25,9 +25,11 @@ final class IncidentWriter {
     /// Pending incidents are stored once this many wait (about 100 bytes each for short entries);
     /// bigger feeds are stored and indexed in several runs, each in curve order.
     private let flushThreshold: Int
+    /// Source names and their ids in `sources`.
+    private var sourceIDs: [String: Int64] = [:]
     /// Sources known to have no stored incidents: their entries are not looked up first.
-    private var freshSources: Set<String> = []
-    private var knownSources: Set<String> = []
+    private var freshSources: Set<Int64> = []
+    private var knownSources: Set<Int64> = []
 
     init(db: Database, now: Date, flushThreshold: Int = 2_000_000) throws {
         self.db = db
@@ -37,11 +39,12 @@ final class IncidentWriter {
         index = try BlockIndexWriter(db: db)
         let columns = Self.columns.joined(separator: ", ")
         // Column 0 the hash, 1 the store id, then `columns` in order.
-        findStatement = try db.makeStatement(sql: "SELECT content_hash, id, \(columns) FROM incidents WHERE source = ? AND external_id = ?")
+        findStatement = try db.makeStatement(sql: "SELECT content_hash, id, \(columns) FROM incidents WHERE source_id = ? AND external_id = ?")
         let placeholders = Self.columns.map { _ in "?" }.joined(separator: ", ")
+        // last_changed stays NULL until the incident changes (4 bytes a row).
         insertStatement = try db.makeStatement(sql: """
-            INSERT INTO incidents (id, source, external_id, \(columns), content_hash, first_seen, last_changed)
-            VALUES (?, ?, ?, \(placeholders), ?, ?, ?)
+            INSERT INTO incidents (id, source_id, external_id, \(columns), content_hash, first_seen)
+            VALUES (?, ?, ?, \(placeholders), ?, ?)
             """)
         let assignments = Self.columns.map { "\($0) = ?" }.joined(separator: ", ")
         updateStatement = try db.makeStatement(sql: "UPDATE incidents SET \(assignments), content_hash = ?, last_changed = ? WHERE id = ?")
@@ -76,14 +79,15 @@ final class IncidentWriter {
             Self.carryPosition(into: &list) { earlier[PendingInserts.firstColumn + $0] }
             let hash = Self.hash(list)
             if earlier.last == hash.databaseValue { counts.unchanged += 1; return .unchanged }
-            pending.replace(slot, with: [incident.source.databaseValue, incident.id.databaseValue] + list + [hash.databaseValue], position: incident.position)
+            pending.replace(slot, with: [earlier[0], incident.id.databaseValue] + list + [hash.databaseValue], position: incident.position)
             counts.updated += 1
             return .updated
         }
-        if try !isFresh(incident.source), let existing = try Row.fetchOne(findStatement, arguments: [incident.source, incident.id]) {
+        let source = try sourceID(incident.source)
+        if try !isFresh(source), let existing = try Row.fetchOne(findStatement, arguments: [source, incident.id]) {
             return try update(existing, with: &list)
         }
-        pending.append(key: key, values: [incident.source.databaseValue, incident.id.databaseValue] + list + [Self.hash(list).databaseValue],
+        pending.append(key: key, values: [source.databaseValue, incident.id.databaseValue] + list + [Self.hash(list).databaseValue],
                        position: incident.position)
         counts.inserted += 1
         if pending.count >= flushThreshold { try flush() }
@@ -111,13 +115,17 @@ final class IncidentWriter {
         guard pending.count > 0 else { return }
         let order = pending.storageOrder()
         var nextID = try index.nextFreeID()
+        // Into an empty table (pending ids are unique among themselves), the identity index is
+        // built after the rows: sorted, with full pages, instead of a million random insertions.
+        let bulk = try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM incidents)")!
+        if bulk { try db.execute(sql: "DROP INDEX \(StoreSchema.identityIndex)") }
         var firstLocatedID: Int64?
         var points: [GeocentricPoint] = []
         points.reserveCapacity(order.count)
         for slot in order {
             let values = pending.values(at: slot)
             do {
-                try insertStatement.execute(arguments: StatementArguments([nextID.databaseValue] + values + [now.databaseValue, now.databaseValue]))
+                try insertStatement.execute(arguments: StatementArguments([nextID.databaseValue] + values + [now.databaseValue]))
             } catch let error as DatabaseError where error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE {
                 // Stored by an earlier flush of this ingest (a repeated id in a big feed): an update after all.
                 guard let existing = try Row.fetchOne(findStatement, arguments: [values[0], values[1]]) else { throw error }
@@ -132,6 +140,7 @@ final class IncidentWriter {
             }
             nextID += 1
         }
+        if bulk { try db.execute(sql: StoreSchema.identityIndexSQL) }
         if let firstLocatedID { try index.addBlocks(firstID: firstLocatedID, points: points) }
         pending = PendingInserts()
     }
@@ -144,10 +153,21 @@ final class IncidentWriter {
         try index.positionChanged(id: storeID, to: incident.position)
     }
 
-    private func isFresh(_ source: String) throws -> Bool {
+    /// The id of the source in `sources`, added if new.
+    private func sourceID(_ name: String) throws -> Int64 {
+        if let id = sourceIDs[name] { return id }
+        try db.execute(sql: "INSERT OR IGNORE INTO sources (name) VALUES (?)", arguments: [name])
+        guard let id = try Int64.fetchOne(db, sql: "SELECT id FROM sources WHERE name = ?", arguments: [name]) else {
+            throw StoreError.writeFailed("", reason: "the source \(name) could not be recorded")
+        }
+        sourceIDs[name] = id
+        return id
+    }
+
+    private func isFresh(_ source: Int64) throws -> Bool {
         if freshSources.contains(source) { return true }
         if knownSources.contains(source) { return false }
-        let stored = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM incidents WHERE source = ?)", arguments: [source]) ?? true
+        let stored = try Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM incidents WHERE source_id = ?)", arguments: [source]) ?? true
         if stored { knownSources.insert(source) } else { freshSources.insert(source) }
         return !stored
     }
@@ -183,18 +203,18 @@ final class IncidentWriter {
         ]
     }
 
-    /// The change hash of the column values.
+    /// The change hash of the column values: 47 bits, which SQLite stores in 6 bytes instead of 8.
     private static func hash(_ list: [DatabaseValue]) -> Int64 {
         var hash = StableHash()
         for value in list { hash.combine(column: value) }
-        return hash.int64
+        return hash.int64 & (1 << 47 - 1)
     }
 }
 
 /// New incidents waiting to be stored, packed into one byte buffer: about 100 bytes for a short
 /// entry instead of ~550 as arrays of database values (a million-point ingest holds them all).
 private struct PendingInserts {
-    /// Values are source, external id, the writer's columns, content hash.
+    /// Values are source id, external id, the writer's columns, content hash.
     static let firstColumn = 2
 
     private struct Item {

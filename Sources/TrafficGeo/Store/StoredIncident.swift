@@ -20,9 +20,9 @@ public struct StoredIncident: Sendable, Equatable {
     /// Decoding by position: GRDB's lookup by name lower-cases every name on every access, which
     /// was the largest cost of a radius query.
     public static let selection = """
-        i.id, i.source, i.external_id, i.title, i.summary, i.weblink, i.icon_url, i.updated, i.expires, i.road, \
+        i.id, (SELECT name FROM sources WHERE id = i.source_id), i.external_id, i.title, i.summary, i.weblink, i.icon_url, i.updated, i.expires, i.road, \
         i.category, i.latitude, i.longitude, i.segment, i.position_source, i.geocoder, i.geocode_query, \
-        i.geocode_precision, i.geocode_confidence, i.properties, i.first_seen, i.last_changed
+        i.geocode_precision, i.geocode_confidence, i.properties, i.first_seen, coalesce(i.last_changed, i.first_seen)
         """
 
     init(row: Row, startingAt c: Int = 0) {
