@@ -1,4 +1,3 @@
-import Foundation
 import GRDB
 
 /// The spatial index: an R*Tree (`incident_blocks`) over *blocks* of incidents stored next to
@@ -23,9 +22,11 @@ import GRDB
 /// sides, so writer and reader agree to the bit.
 enum BlockIndex {
     static let table = "incident_blocks"
-    /// Incidents per block. At most 256 (the count lives in the entry id's low byte).
-    /// 32 measured fastest for 10-NN and 10 km radius on 1M points (docs/benchmarks.md).
-    static let blockSize = Int(ProcessInfo.processInfo.environment["TRAFFICGEO_BLOCK_SIZE"] ?? "") ?? 32
+    /// Incidents per block. At most 256 (the count lives in the entry id's low byte). On 1M
+    /// points, 10-NN read 65 / 123 / 222 rows per query with blocks of 8 / 16 / 32, through
+    /// about 8 entries each; 16 was as fast as 8 for 10-NN and 10 km, with a smaller index
+    /// (docs/benchmarks.md).
+    static let blockSize = 16
 
     static func blockID(first: Int64, last: Int64) -> Int64 { first << 8 | (last - first) }
     static func singleID(_ rowID: Int64) -> Int64 { -rowID }

@@ -198,7 +198,7 @@ public final class IncidentStore: Sendable {
             stats.bySource = try Self.counts(db, "(SELECT name FROM sources WHERE id = source_id)")
             stats.byCategory = try Self.counts(db, "category")
             stats.byRoad = try Self.counts(db, "road", limit: 10)
-            stats.byPositionSource = try Self.counts(db, "position_source")
+            stats.byPositionSource = try Self.counts(db, PositionSource.Kind.nameSQL("position_source"))
             stats.geocodeCacheEntries = try Int.fetchOne(db, sql: "SELECT count(*) FROM geocode_cache") ?? 0
             stats.fileBytes = Self.fileSize(path) + Self.fileSize(path + "-wal")
             return stats

@@ -197,7 +197,7 @@ final class IncidentWriter {
             value(i.title), value(i.summary), value(i.weblink), value(i.iconURL),
             value(i.updated?.timeIntervalSince1970), value(i.expires?.timeIntervalSince1970),
             value(i.road), value(i.category?.rawValue), value(i.position?.latitude), value(i.position?.longitude),
-            value(i.segment.map(GeoJSONText.coordinates)), value(source?.kind.rawValue), value(source?.geocoder),
+            value(i.segment.map(GeoJSONText.coordinates)), value(source?.kind.storeCode), value(source?.geocoder),
             value(source?.query), value(source?.precision?.rawValue), value(source?.confidence),
             value(i.properties.isEmpty ? nil : GeoJSONText.object(i.properties)),
         ]

@@ -96,7 +96,8 @@ enum StoreSchema {
             // boxes they had; new ones are stored in curve order and indexed as blocks.
             // The incidents table is rebuilt smaller (a million rows: 167 → ~100 MiB with the
             // index change): the source's name once in `sources` instead of in every row and
-            // index entry; `last_changed` NULL while it equals `first_seen`; the identity index
+            // index entry; the position's source as a small integer; `last_changed` NULL while it
+            // equals `first_seen`; the identity index
             // an explicit one, so a bulk load can build it sorted (full pages) after the rows.
             try db.execute(sql: """
                 CREATE VIRTUAL TABLE incident_blocks USING rtree(id, min_x, max_x, min_y, max_y, min_z, max_z);
@@ -124,7 +125,7 @@ enum StoreSchema {
                     latitude REAL,
                     longitude REAL,
                     segment TEXT,            -- JSON [[lon, lat], ...]
-                    position_source TEXT,    -- feed | weblink | geocoder
+                    position_source INTEGER, -- 0 feed, 1 weblink, 2 geocoder (PositionSource.Kind.storeCode)
                     geocoder TEXT,
                     geocode_query TEXT,
                     geocode_precision TEXT,
@@ -141,7 +142,7 @@ enum StoreSchema {
                 );
                 INSERT INTO incidents_v4
                 SELECT i.id, s.id, i.external_id, i.title, i.summary, i.weblink, i.icon_url, i.updated, i.expires, i.road,
-                       i.category, i.latitude, i.longitude, i.segment, i.position_source, i.geocoder, i.geocode_query,
+                       i.category, i.latitude, i.longitude, i.segment, CASE i.position_source WHEN 'feed' THEN 0 WHEN 'weblink' THEN 1 WHEN 'geocoder' THEN 2 END, i.geocoder, i.geocode_query,
                        i.geocode_precision, i.geocode_confidence, i.properties, i.content_hash, i.first_seen,
                        NULLIF(i.last_changed, i.first_seen), i.geocode_status, i.geocode_error, i.geocode_attempts
                 FROM incidents i JOIN sources s ON s.name = i.source ORDER BY i.id;

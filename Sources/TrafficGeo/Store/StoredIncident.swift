@@ -39,7 +39,7 @@ public struct StoredIncident: Sendable, Equatable {
             incident.position = Coordinate(latitude: lat, longitude: lon)
         }
         incident.segment = (row[c + 13] as String?).flatMap(GeoJSONText.parseCoordinates)
-        if let kind = (row[c + 14] as String?).flatMap(PositionSource.Kind.init(rawValue:)) {
+        if let kind = (row[c + 14] as Int64?).flatMap(PositionSource.Kind.init(storeCode:)) {
             incident.positionSource = PositionSource(
                 kind: kind, geocoder: row[c + 15], query: row[c + 16],
                 precision: (row[c + 17] as String?).flatMap(GeocodePrecision.init(rawValue:)),
@@ -53,5 +53,32 @@ public struct StoredIncident: Sendable, Equatable {
 
     static func fetch(_ db: Database, id: Int64) throws -> StoredIncident? {
         try Row.fetchOne(db.cachedStatement(sql: "SELECT \(selection) FROM incidents i WHERE i.id = ?"), arguments: [id]).map { StoredIncident(row: $0) }
+    }
+}
+
+extension PositionSource.Kind {
+    /// The kind as stored: a small integer (0 and 1 take no bytes in an SQLite record, a word
+    /// 4 to 8; a million feed positions, 4 MB).
+    var storeCode: Int64 {
+        switch self {
+        case .feed: 0
+        case .weblink: 1
+        case .geocoder: 2
+        }
+    }
+
+    init?(storeCode: Int64) {
+        switch storeCode {
+        case 0: self = .feed
+        case 1: self = .weblink
+        case 2: self = .geocoder
+        default: return nil
+        }
+    }
+
+    /// SQL for the name of the stored kind in `column`.
+    static func nameSQL(_ column: String) -> String {
+        let cases: [Self] = [.feed, .weblink, .geocoder]
+        return "CASE \(column) " + cases.map { "WHEN \($0.storeCode) THEN '\($0.rawValue)'" }.joined(separator: " ") + " END"
     }
 }

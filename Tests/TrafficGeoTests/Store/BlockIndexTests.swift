@@ -122,9 +122,9 @@ struct BlockIndexTests {
                     let c = Coordinate(latitude: Double.random(in: 47...55, using: &generator), longitude: Double.random(in: 6...15, using: &generator))
                     points["old\(i)"] = c
                     try db.execute(sql: """
-                        INSERT INTO incidents (source, external_id, title, latitude, longitude, content_hash, first_seen, last_changed)
-                        VALUES ('s', ?, 'A1 : X', ?, ?, 0, 0, 0)
-                        """, arguments: ["old\(i)", c.latitude, c.longitude])
+                        INSERT INTO incidents (source, external_id, title, latitude, longitude, position_source, content_hash, first_seen, last_changed)
+                        VALUES ('s', ?, 'A1 : X', ?, ?, 'weblink', 0, 0, ?)
+                        """, arguments: ["old\(i)", c.latitude, c.longitude, i % 2])
                     let p = try projector.forward(c)
                     try db.execute(sql: "INSERT INTO incident_index VALUES (?, ?, ?, ?, ?, ?, ?)", arguments: [db.lastInsertedRowID, p.x, p.x, p.y, p.y, p.z, p.z])
                 }
@@ -132,6 +132,10 @@ struct BlockIndexTests {
         }
         let store = try IncidentStore(path: path)
         #expect(try store.checkIntegrity().isEmpty)
+        // The rows came over whole: source, how the position was found, when it last changed.
+        let old = try store.allIncidents()
+        #expect(old.count == 300 && old.allSatisfy { $0.incident.source == "s" && $0.incident.positionSource?.kind == .weblink })
+        #expect(old.filter { $0.lastChanged == Date(timeIntervalSince1970: 1) }.count == 150)
         var text = "id,title,lat,lon\n"
         for i in 0..<200 {
             let c = Coordinate(latitude: Double.random(in: 47...55, using: &generator), longitude: Double.random(in: 6...15, using: &generator))
