@@ -53,7 +53,16 @@ public final class IncidentStore: Sendable {
             throw StoreError.cannotOpen(path, reason: "no such database (run `trafficgeo ingest` first)")
         }
         do {
-            pool = try Self.retryingWhileBusy { try DatabasePool(path: path, configuration: config) }
+            var opened = try Self.retryingWhileBusy { try DatabasePool(path: path, configuration: config) }
+            if readOnly, try !Self.retryingWhileBusy({ try opened.read { try StoreSchema.migrator.hasCompletedMigrations($0) } }) {
+                // Written by an older version: upgrade it once (a write), then read as asked.
+                try opened.close()
+                try Self.upgrade(path)
+                opened = try Self.retryingWhileBusy { try DatabasePool(path: path, configuration: config) }
+            }
+            pool = opened
+        } catch let error as StoreError {
+            throw error
         } catch {
             throw StoreError.cannotOpen(path, reason: StoreError.describe(error))
         }
@@ -69,6 +78,22 @@ public final class IncidentStore: Sendable {
             throw error
         } catch {
             throw StoreError.cannotOpen(path, reason: StoreError.describe(error))
+        }
+    }
+
+    /// Brings a database written by an older version up to this version's schema.
+    private static func upgrade(_ path: String) throws {
+        do {
+            var config = Configuration()
+            config.busyMode = .timeout(30)
+            let writable = try retryingWhileBusy { try DatabasePool(path: path, configuration: config) }
+            try retryingWhileBusy { try StoreSchema.migrator.migrate(writable) }
+            try writable.close()
+        } catch {
+            throw StoreError.incompatible(path, reason: """
+                it was written by an older trafficgeo and must be upgraded once, which needs write access \
+                (\(StoreError.describe(error))); run any `trafficgeo ingest` on it, or copy it somewhere writable
+                """)
         }
     }
 

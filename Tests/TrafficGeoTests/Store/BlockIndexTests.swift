@@ -130,6 +130,9 @@ struct BlockIndexTests {
                 }
             }
         }
+        // A read-only command (near, within, export) upgrades the file first.
+        let reader = try IncidentStore(path: path, readOnly: true)
+        #expect(try QueryEngine(store: reader).nearest(to: Coordinate(latitude: 50, longitude: 8), limit: 7).count == 7)
         let store = try IncidentStore(path: path)
         #expect(try store.checkIntegrity().isEmpty)
         // The rows came over whole: source, how the position was found, when it last changed.
