@@ -59,7 +59,7 @@ public final class QueryEngine {
         // One read transaction: the incidents fetched are the ones the index pointed at.
         // Decoded results carry Karney's distance (it comes with the bearing) for every result.
         try store.read { db in
-            try Self.nearestNeighbours(db, nodes: RTreeNodes(db), point: point, limit: limit, maxDistance: maxDistance, filter: filter).map {
+            try Self.nearestNeighbours(db, cache: QueryCache(db), point: point, limit: limit, maxDistance: maxDistance, filter: filter).map {
                 let (distance, bearing) = Geodesic.inverse(from: point, to: $0.position)
                 return try Self.result(db, id: $0.storeID, distance: distance, bearing: bearing)
             }.sorted { Self.precedes(($0.distance ?? 0, $0.stored.storeID), ($1.distance ?? 0, $1.stored.storeID)) }
@@ -79,30 +79,30 @@ public final class QueryEngine {
     /// a batch of queries opens the transaction once instead of per query. The session must not
     /// escape `body`; a long session keeps the WAL from being checkpointed until it ends.
     public func session<T>(_ body: (QuerySession) throws -> T) throws -> T {
-        try store.read { db in try body(QuerySession(engine: self, db: db, nodes: RTreeNodes(db))) }
+        try store.read { db in try body(QuerySession(engine: self, db: db, cache: QueryCache(db))) }
     }
 
     /// Lean queries (ids and distances) on one read snapshot; see `QueryEngine.session`.
     public struct QuerySession {
         let engine: QueryEngine
         let db: Database
-        /// The index's nodes, read once for the whole session.
-        let nodes: RTreeNodes
+        /// The index's nodes and prepared statements, kept for the whole session.
+        let cache: QueryCache
 
         public func nearestNeighbours(to point: Coordinate, limit: Int, maxDistance: Double? = nil,
                                       filter: IncidentFilter = IncidentFilter()) throws -> [Neighbour] {
-            try QueryEngine.nearestNeighbours(db, nodes: nodes, point: point, limit: limit, maxDistance: maxDistance, filter: filter)
+            try QueryEngine.nearestNeighbours(db, cache: cache, point: point, limit: limit, maxDistance: maxDistance, filter: filter)
         }
 
         public func withinNeighbours(radius: Double, of center: Coordinate, filter: IncidentFilter = IncidentFilter()) throws -> [Neighbour] {
-            try QueryEngine.withinNeighbours(db, nodes: nodes, radius: radius, of: center, filter: filter)
+            try QueryEngine.withinNeighbours(db, cache: cache, radius: radius, of: center, filter: filter)
         }
     }
 
-    private static func nearestNeighbours(_ db: Database, nodes: RTreeNodes, point: Coordinate, limit: Int,
+    private static func nearestNeighbours(_ db: Database, cache: QueryCache, point: Coordinate, limit: Int,
                                           maxDistance: Double?, filter: IncidentFilter) throws -> [Neighbour] {
         guard limit > 0 else { return [] }
-        var candidates = try Candidates(db, nodes: nodes, around: point, maxDistance: maxDistance ?? .greatestFiniteMagnitude, filter: filter)
+        var candidates = try Candidates(db, cache: cache, around: point, maxDistance: maxDistance ?? .greatestFiniteMagnitude, filter: filter)
         defer { candidates.close() }
         var best: [Neighbour] = []
         best.reserveCapacity(limit + 1)
@@ -145,7 +145,7 @@ public final class QueryEngine {
     public func within(radius: Double, of center: Coordinate, filter: IncidentFilter = IncidentFilter(),
                        handle: (QueryResult) throws -> Void) throws {
         try store.read { db in
-            var candidates = try Candidates(db, nodes: RTreeNodes(db), around: center, maxDistance: radius, filter: filter)
+            var candidates = try Candidates(db, cache: QueryCache(db), around: center, maxDistance: radius, filter: filter)
             defer { candidates.close() }
             try Self.scanWithin(&candidates, radius: radius, of: center) { found, distance in
                 // Decoded by id: a second statement, so the candidate loop stays lean.
@@ -161,8 +161,8 @@ public final class QueryEngine {
         try session { try $0.withinNeighbours(radius: radius, of: center, filter: filter) }
     }
 
-    private static func withinNeighbours(_ db: Database, nodes: RTreeNodes, radius: Double, of center: Coordinate, filter: IncidentFilter) throws -> [Neighbour] {
-        var candidates = try Candidates(db, nodes: nodes, around: center, maxDistance: radius, filter: filter)
+    private static func withinNeighbours(_ db: Database, cache: QueryCache, radius: Double, of center: Coordinate, filter: IncidentFilter) throws -> [Neighbour] {
+        var candidates = try Candidates(db, cache: cache, around: center, maxDistance: radius, filter: filter)
         defer { candidates.close() }
         var found: [Neighbour] = []
         try scanWithin(&candidates, radius: radius, of: center) { row, distance in
@@ -268,6 +268,8 @@ struct Candidates {
     let query: GeocentricPoint
     private let db: Database
     private var search: RTreeSearch
+    /// Owns the statement behind `rows`.
+    private let cache: QueryCache
     private let rows: SQLiteStatement
     private var entryID: Int64 = 0
     private var box = BlockIndex.Box(minX: 0, maxX: 0, minY: 0, maxY: 0, minZ: 0, maxZ: 0)
@@ -287,20 +289,14 @@ struct Candidates {
     /// two latitudes is at least this long per degree between them.
     private static let minimumMetresPerDegree = Geodesic.wgs84SemiMajorAxis * (1 - GeocentricPoint.e2) * .pi / 180 * (1 - 1e-6)
 
-    init(_ db: Database, nodes: RTreeNodes, around center: Coordinate, maxDistance: Double, filter: IncidentFilter) throws {
+    init(_ db: Database, cache: QueryCache, around center: Coordinate, maxDistance: Double, filter: IncidentFilter) throws {
         query = GeocentricPoint(center)
         latitude = center.latitude
         self.db = db
-        search = RTreeSearch(nodes, around: query, bound: maxDistance)
+        search = RTreeSearch(cache.nodes, around: query, bound: maxDistance)
         farthest = maxDistance
-        let (condition, filterArguments) = filter.sql()
-        let rowStatement = try db.cachedStatement(sql: """
-            SELECT i.id, i.latitude, i.longitude, i.external_id FROM incidents i
-            WHERE i.id BETWEEN ? AND ? AND i.latitude IS NOT NULL AND \(condition)
-            """)
-        // The range is bound per entry below; the filter's values stay bound across resets.
-        try rowStatement.setArguments([0, 0] + filterArguments)
-        rows = rowStatement.sqliteStatement
+        rows = try cache.rowStatement(filter)
+        self.cache = cache
     }
 
     /// The next row an entry owns: its geocentric point and position.
@@ -348,5 +344,34 @@ struct Candidates {
     var externalID: String {
         guard let bytes = sqlite3_column_text(rows, 3) else { return "" }
         return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(rows, 3))), as: UTF8.self)
+    }
+}
+
+/// What queries on one read snapshot share: the index's nodes as read (`RTreeNodes`), and the
+/// prepared statement for the rows of an entry under the last filter (its values bound once).
+final class QueryCache {
+    let nodes: RTreeNodes
+    private let db: Database
+    private var filter: IncidentFilter?
+    private var rows: Statement?
+
+    init(_ db: Database) throws {
+        self.db = db
+        nodes = try RTreeNodes(db)
+    }
+
+    /// The rows of the incident ids `?1`…`?2` that have a position and pass `filter`.
+    func rowStatement(_ filter: IncidentFilter) throws -> SQLiteStatement {
+        if let rows, self.filter == filter { return rows.sqliteStatement }
+        let (condition, arguments) = filter.sql()
+        let statement = try db.makeStatement(sql: """
+            SELECT i.id, i.latitude, i.longitude, i.external_id FROM incidents i
+            WHERE i.id BETWEEN ? AND ? AND i.latitude IS NOT NULL AND \(condition)
+            """)
+        // The range is bound per entry; the filter's values stay bound across resets.
+        try statement.setArguments([0, 0] + arguments)
+        rows = statement
+        self.filter = filter
+        return statement.sqliteStatement
     }
 }

@@ -28,7 +28,9 @@ final class RTreeNodes {
 
     private let db: Database
     private let statement: SQLiteStatement
-    private var nodes: [Int64: Node] = [:]
+    /// Nodes read so far, and where each node number is among them.
+    private(set) var loaded: [Node] = []
+    private var slots: [Int64: Int32] = [:]
     private(set) var depth = 0
 
     init(_ db: Database) throws {
@@ -37,19 +39,19 @@ final class RTreeNodes {
         guard let root = try load(1, level: nil) else {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "the R*Tree \(BlockIndex.table) has no root node")
         }
-        depth = root.level
+        depth = loaded[Int(root)].level
     }
 
-    /// The node `number`, which lies `level` levels above the leaves.
-    func node(_ number: Int64, level: Int) throws -> Node {
-        if let node = nodes[number] { return node }
-        guard let node = try load(number, level: level) else {
+    /// Where node `number`, which lies `level` levels above the leaves, is in `loaded` (read now if need be).
+    func slot(_ number: Int64, level: Int) throws -> Int32 {
+        if let slot = slots[number] { return slot }
+        guard let slot = try load(number, level: level) else {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "the R*Tree \(BlockIndex.table) has no node \(number)")
         }
-        return node
+        return slot
     }
 
-    private func load(_ number: Int64, level: Int?) throws -> Node? {
+    private func load(_ number: Int64, level: Int?) throws -> Int32? {
         sqlite3_reset(statement)
         sqlite3_bind_int64(statement, 1, number)
         defer { sqlite3_reset(statement) }
@@ -78,9 +80,10 @@ final class RTreeNodes {
             cells.append(Cell(ref: ref, box: BlockIndex.Box(minX: f32(at + 8), maxX: f32(at + 12), minY: f32(at + 16),
                                                              maxY: f32(at + 20), minZ: f32(at + 24), maxZ: f32(at + 28))))
         }
-        let node = Node(level: level ?? u16(0), cells: cells)
-        nodes[number] = node
-        return node
+        let slot = Int32(loaded.count)
+        loaded.append(Node(level: level ?? u16(0), cells: cells))
+        slots[number] = slot
+        return slot
     }
 
     private static let cellSize = 8 + 6 * 4
@@ -91,12 +94,13 @@ final class RTreeNodes {
 /// skipping every box beyond `bound`, which the caller may lower while it reads (k-NN: to the
 /// k-th distance found so far).
 struct RTreeSearch {
+    /// A node or leaf entry waiting in the queue: cell `cell` of the loaded node `parent` (the
+    /// root: parent -1). Small on purpose: pushing and sifting items was a fifth of a 10-NN query
+    /// when they carried their boxes.
     private struct Item {
         var chord: Double
-        var ref: Int64
-        /// -1 for a leaf entry, else the level of the node `ref`.
-        var level: Int
-        var box: BlockIndex.Box
+        var parent: Int32
+        var cell: Int32
     }
 
     private let nodes: RTreeNodes
@@ -109,19 +113,25 @@ struct RTreeSearch {
         self.query = query
         self.bound = bound
         heap.reserveCapacity(256)
-        push(Item(chord: 0, ref: 1, level: nodes.depth, box: BlockIndex.Box(minX: 0, maxX: 0, minY: 0, maxY: 0, minZ: 0, maxZ: 0)))
+        push(Item(chord: 0, parent: -1, cell: 0))
     }
 
     /// The next leaf entry: its id, its box and the chord to it; nil when none is left within `bound`.
     mutating func next() throws -> (id: Int64, box: BlockIndex.Box, chord: Double)? {
         while let item = pop() {
             if item.chord > bound { heap.removeAll(keepingCapacity: true); return nil }
-            if item.level < 0 { return (item.ref, item.box, item.chord) }
-            let node = try nodes.node(item.ref, level: item.level)
-            let childLevel = node.level == 0 ? -1 : node.level - 1
-            for cell in node.cells {
+            let child: Int32
+            if item.parent < 0 {
+                child = try nodes.slot(1, level: nodes.depth)
+            } else {
+                let parent = nodes.loaded[Int(item.parent)]
+                let cell = parent.cells[Int(item.cell)]
+                if parent.level == 0 { return (cell.ref, cell.box, item.chord) }
+                child = try nodes.slot(cell.ref, level: parent.level - 1)
+            }
+            for (i, cell) in nodes.loaded[Int(child)].cells.enumerated() {
                 let chord = cell.box.chord(from: query)
-                if chord <= bound { push(Item(chord: chord, ref: cell.ref, level: childLevel, box: cell.box)) }
+                if chord <= bound { push(Item(chord: chord, parent: child, cell: Int32(i))) }
             }
         }
         return nil
@@ -133,27 +143,29 @@ struct RTreeSearch {
         var i = heap.count - 1
         while i > 0 {
             let parent = (i - 1) / 2
-            guard heap[i].chord < heap[parent].chord else { break }
-            heap.swapAt(i, parent)
+            guard item.chord < heap[parent].chord else { break }
+            heap[i] = heap[parent]
             i = parent
         }
+        heap[i] = item
     }
 
     private mutating func pop() -> Item? {
         guard let top = heap.first else { return nil }
         let last = heap.removeLast()
         if heap.isEmpty { return top }
-        heap[0] = last
         var i = 0
+        let count = heap.count
         while true {
-            let l = 2 * i + 1, r = l + 1
-            var m = i
-            if l < heap.count, heap[l].chord < heap[m].chord { m = l }
-            if r < heap.count, heap[r].chord < heap[m].chord { m = r }
-            if m == i { break }
-            heap.swapAt(i, m)
+            let l = 2 * i + 1
+            guard l < count else { break }
+            let r = l + 1
+            let m = r < count && heap[r].chord < heap[l].chord ? r : l
+            guard heap[m].chord < last.chord else { break }
+            heap[i] = heap[m]
             i = m
         }
+        heap[i] = last
         return top
     }
 }
