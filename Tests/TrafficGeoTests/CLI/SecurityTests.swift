@@ -124,7 +124,8 @@ struct SecurityTests {
             httpd = http.server.HTTPServer(("127.0.0.1", 0), functools.partial(http.server.SimpleHTTPRequestHandler, directory="."))
             ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER); ctx.load_cert_chain(\(String(reflecting: cert)), \(String(reflecting: key)))
             httpd.socket = ctx.wrap_socket(httpd.socket, server_side=True)
-            open(\(String(reflecting: portFile)), "w").write(str(httpd.server_address[1]))
+            with open(\(String(reflecting: portFile + ".tmp")), "w") as f: f.write(str(httpd.server_address[1]))
+            os.replace(\(String(reflecting: portFile + ".tmp")), \(String(reflecting: portFile)))  # never read half-written
             httpd.serve_forever()
             """])
         defer { server.terminate() }
