@@ -33,4 +33,19 @@ struct RoadTitleTests {
     @Test func stauMustBeAWord() {
         #expect(CategoryClassifier.classify("AS Staufenberg") == nil)
     }
+
+    /// The byte pre-check never hides a road the regular expression finds.
+    @Test func preCheckKeepsEveryMatch() {
+        let pieces = ["A", "B", "L", "S", "St", "K", "E", "BAB", "t", "x", " ", "\u{00A0}", "\u{2009}", "\t", "4", "54", "123", "a", "ö", "-", ":"]
+        var generator = SplitMix64(seed: 9)
+        var found = 0
+        for _ in 0..<20_000 {
+            let text = (0..<Int.random(in: 1...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let expected = RoadReference.firstMatch(in: text)
+            #expect(RoadReference.first(in: text) == expected, "\(text.debugDescription)")
+            if expected != nil { found += 1 }
+        }
+        #expect(found > 1000)
+        #expect(!RoadReference.mayContainReference("incident 123") && RoadReference.first(in: "incident 123") == nil)
+    }
 }
