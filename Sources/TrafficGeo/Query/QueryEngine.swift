@@ -141,11 +141,11 @@ public final class QueryEngine {
         return results.sorted { Self.precedes(($0.distance ?? 0, $0.stored.storeID), ($1.distance ?? 0, $1.stored.storeID)) }
     }
 
-    /// Streams every incident within `radius` metres of `center`, in approximately nearest-first order.
+    /// Streams every incident within `radius` metres of `center`, in store order (`within` sorts them).
     public func within(radius: Double, of center: Coordinate, filter: IncidentFilter = IncidentFilter(),
                        handle: (QueryResult) throws -> Void) throws {
         try store.read { db in
-            var candidates = try Candidates(db, cache: QueryCache(db), around: center, maxDistance: radius, filter: filter)
+            var candidates = try Candidates(db, cache: QueryCache(db), around: center, maxDistance: radius, filter: filter, inIDOrder: true)
             defer { candidates.close() }
             try Self.scanWithin(&candidates, radius: radius, of: center) { found, distance in
                 // Decoded by id: a second statement, so the candidate loop stays lean.
@@ -162,7 +162,7 @@ public final class QueryEngine {
     }
 
     private static func withinNeighbours(_ db: Database, cache: QueryCache, radius: Double, of center: Coordinate, filter: IncidentFilter) throws -> [Neighbour] {
-        var candidates = try Candidates(db, cache: cache, around: center, maxDistance: radius, filter: filter)
+        var candidates = try Candidates(db, cache: cache, around: center, maxDistance: radius, filter: filter, inIDOrder: true)
         defer { candidates.close() }
         var found: [Neighbour] = []
         try scanWithin(&candidates, radius: radius, of: center) { row, distance in
@@ -284,12 +284,27 @@ struct Candidates {
     }
     private let latitude: Double
 
+    // Reading in id order (radius queries): the blocks within reach sorted by first id, the
+    // single entries, and the runs of adjacent ids to scan.
+    private let inIDOrder: Bool
+    private var blocks: [(first: Int64, last: Int64, box: BlockIndex.Box)] = []
+    private var singles: Set<Int64> = []
+    private var runs: [(first: Int64, last: Int64)] = []
+    private var nextRun = 0
+    private var blockCursor = 0
+
     /// Metres per degree of latitude at least: a(1 − e²)·π/180 (the meridian's radius of
     /// curvature is smallest at the equator), less a part in 10⁶ for rounding. Any path between
     /// two latitudes is at least this long per degree between them.
     private static let minimumMetresPerDegree = Geodesic.wgs84SemiMajorAxis * (1 - GeocentricPoint.e2) * .pi / 180 * (1 - 1e-6)
 
-    init(_ db: Database, cache: QueryCache, around center: Coordinate, maxDistance: Double, filter: IncidentFilter) throws {
+    /// Rows come best-first (by their entry's box), or with `inIDOrder` in increasing id order:
+    /// for radius queries, which read every entry within reach anyway. Then all entries are
+    /// collected first and entries next to each other in id space (most blocks within reach:
+    /// they were stored along the curve) are read by one range scan instead of one each: a 10 km
+    /// radius reads ~110 blocks of 8.
+    init(_ db: Database, cache: QueryCache, around center: Coordinate, maxDistance: Double, filter: IncidentFilter,
+         inIDOrder: Bool = false) throws {
         query = GeocentricPoint(center)
         latitude = center.latitude
         self.db = db
@@ -297,10 +312,31 @@ struct Candidates {
         farthest = maxDistance
         rows = try cache.rowStatement(filter)
         self.cache = cache
+        self.inIDOrder = inIDOrder
+        if inIDOrder { try planRuns() }
+    }
+
+    private mutating func planRuns() throws {
+        var spans: [(first: Int64, last: Int64)] = []
+        while let entry = try search.next() {
+            let (first, last) = BlockIndex.range(ofEntry: entry.id)
+            if entry.id > 0 { blocks.append((first, last, entry.box)) } else { singles.insert(first) }
+            spans.append((first, last))
+        }
+        blocks.sort { $0.first < $1.first }
+        spans.sort { $0.first < $1.first }
+        for span in spans {
+            if let last = runs.last, span.first <= last.last + 1 {
+                runs[runs.count - 1].last = max(last.last, span.last)
+            } else {
+                runs.append(span)
+            }
+        }
     }
 
     /// The next row an entry owns: its geocentric point and position.
     mutating func next() throws -> (GeocentricPoint, Coordinate)? {
+        if inIDOrder { return try nextInIDOrder() }
         while true {
             if rowsPending, try step(rows) {
                 let rowLatitude = sqlite3_column_double(rows, 1)
@@ -320,6 +356,31 @@ struct Candidates {
             sqlite3_reset(rows)
             sqlite3_bind_int64(rows, 1, first)
             sqlite3_bind_int64(rows, 2, last)
+            rowsPending = true
+        }
+    }
+
+    private mutating func nextInIDOrder() throws -> (GeocentricPoint, Coordinate)? {
+        while true {
+            if rowsPending, try step(rows) {
+                let rowLatitude = sqlite3_column_double(rows, 1)
+                if abs(rowLatitude - latitude) * Self.minimumMetresPerDegree > farthest { continue }
+                let id = sqlite3_column_int64(rows, 0)
+                position = Coordinate(latitude: rowLatitude, longitude: sqlite3_column_double(rows, 2))
+                let p = GeocentricPoint(position)
+                // Ids rise, so the block that may own the row only moves forward.
+                while blockCursor < blocks.count, blocks[blockCursor].last < id { blockCursor += 1 }
+                let block = blockCursor < blocks.count && blocks[blockCursor].first <= id ? blocks[blockCursor] : nil
+                if let block, BlockIndex.owns(entryID: 1, box: block.box, p) { return (p, position) }
+                if singles.contains(id) { return (p, position) }
+                continue
+            }
+            rowsPending = false
+            guard nextRun < runs.count else { return nil }
+            sqlite3_reset(rows)
+            sqlite3_bind_int64(rows, 1, runs[nextRun].first)
+            sqlite3_bind_int64(rows, 2, runs[nextRun].last)
+            nextRun += 1
             rowsPending = true
         }
     }
