@@ -350,11 +350,7 @@ struct Candidates {
         if inIDOrder { return try nextInIDOrder() }
         while true {
             if rowsPending, try step(rows) {
-                let rowLatitude = sqlite3_column_double(rows, 1)
-                // Not a result whichever entry owns it; skipping it skips it everywhere.
-                if abs(rowLatitude - latitude) * Self.minimumMetresPerDegree > farthest { continue }
-                position = Coordinate(latitude: rowLatitude, longitude: sqlite3_column_double(rows, 2))
-                let p = GeocentricPoint(position)
+                guard let p = readRow() else { continue }
                 if BlockIndex.owns(entryID: entryID, box: box, p) { return (p, position) }
                 continue
             }
@@ -374,11 +370,8 @@ struct Candidates {
     private mutating func nextInIDOrder() throws -> (GeocentricPoint, Coordinate)? {
         while true {
             if rowsPending, try step(rows) {
-                let rowLatitude = sqlite3_column_double(rows, 1)
-                if abs(rowLatitude - latitude) * Self.minimumMetresPerDegree > farthest { continue }
+                guard let p = readRow() else { continue }
                 let id = sqlite3_column_int64(rows, 0)
-                position = Coordinate(latitude: rowLatitude, longitude: sqlite3_column_double(rows, 2))
-                let p = GeocentricPoint(position)
                 // Ids rise, so the block that may own the row only moves forward.
                 while blockCursor < blocks.count, blocks[blockCursor].last < id { blockCursor += 1 }
                 let block = blockCursor < blocks.count && blocks[blockCursor].first <= id ? blocks[blockCursor] : nil
@@ -394,6 +387,15 @@ struct Candidates {
             nextRun += 1
             rowsPending = true
         }
+    }
+
+    /// The current row's position (also in `position`), or nil for a row certainly farther than
+    /// `farthest`: not a result whichever entry owns it, so skipping it skips it everywhere.
+    private mutating func readRow() -> GeocentricPoint? {
+        let rowLatitude = sqlite3_column_double(rows, 1)
+        if abs(rowLatitude - latitude) * Self.minimumMetresPerDegree > farthest { return nil }
+        position = Coordinate(latitude: rowLatitude, longitude: sqlite3_column_double(rows, 2))
+        return GeocentricPoint(position)
     }
 
     /// Whether `statement` has a row; throws what SQLite reports.

@@ -307,57 +307,17 @@ private struct PendingInserts {
         bytes.append(contentsOf: b)
     }
 
-    /// Binds the values of `slot` to the parameters `first`, `first + 1`, … of `statement`.
-    func bind(_ slot: Int, to statement: SQLiteStatement, from first: Int32) {
-        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
-        bytes.withUnsafeBufferPointer { b in
-            var at = items[slot].offset
-            let n = Int(b[at])
-            at += 1
-            func word() -> UInt64 {
-                var v: UInt64 = 0
-                for k in 0..<8 { v |= UInt64(b[at + k]) << (8 * UInt64(k)) }
-                at += 8
-                return v
-            }
-            func chunk() -> (UnsafeRawPointer?, Int32) {
-                var length = 0
-                for k in 0..<4 { length |= Int(b[at + k]) << (8 * k) }
-                at += 4
-                defer { at += length }
-                return (length == 0 ? nil : UnsafeRawPointer(b.baseAddress! + at), Int32(length))
-            }
-            for k in 0..<n {
-                let parameter = first + Int32(k)
-                let tag = Tag(rawValue: b[at])!
-                at += 1
-                switch tag {
-                case .null: sqlite3_bind_null(statement, parameter)
-                case .integer: sqlite3_bind_int64(statement, parameter, Int64(bitPattern: word()))
-                case .real: sqlite3_bind_double(statement, parameter, Double(bitPattern: word()))
-                case .text:
-                    // An empty value still needs a pointer: NULL would bind SQL NULL.
-                    let (pointer, length) = chunk()
-                    if let pointer {
-                        sqlite3_bind_text(statement, parameter, pointer.assumingMemoryBound(to: CChar.self), length, transient)
-                    } else {
-                        sqlite3_bind_text(statement, parameter, "", 0, transient)
-                    }
-                case .blob:
-                    let (pointer, length) = chunk()
-                    if let pointer { sqlite3_bind_blob(statement, parameter, pointer, length, transient) } else { sqlite3_bind_zeroblob(statement, parameter, 0) }
-                }
-            }
-        }
+    /// One packed value, its bytes valid only inside `forEachValue`.
+    private enum Packed {
+        case null, integer(Int64), real(Double), text(UnsafeBufferPointer<UInt8>), blob(UnsafeBufferPointer<UInt8>)
     }
 
-    func values(at slot: Int) -> [DatabaseValue] {
+    /// Calls `body` with the index and value of each value of `slot`, in order.
+    private func forEachValue(of slot: Int, _ body: (Int, Packed) -> Void) {
         bytes.withUnsafeBufferPointer { b in
             var at = items[slot].offset
             let n = Int(b[at])
             at += 1
-            var values: [DatabaseValue] = []
-            values.reserveCapacity(n)
             func word() -> UInt64 {
                 var v: UInt64 = 0
                 for k in 0..<8 { v |= UInt64(b[at + k]) << (8 * UInt64(k)) }
@@ -371,19 +331,58 @@ private struct PendingInserts {
                 defer { at += length }
                 return UnsafeBufferPointer(rebasing: b[at ..< at + length])
             }
-            for _ in 0..<n {
+            for k in 0..<n {
                 let tag = Tag(rawValue: b[at])!
                 at += 1
                 switch tag {
-                case .null: values.append(.null)
-                case .integer: values.append(Int64(bitPattern: word()).databaseValue)
-                case .real: values.append(Double(bitPattern: word()).databaseValue)
-                case .text: values.append(String(decoding: chunk(), as: UTF8.self).databaseValue)
-                case .blob: values.append(Data(chunk()).databaseValue)
+                case .null: body(k, .null)
+                case .integer: body(k, .integer(Int64(bitPattern: word())))
+                case .real: body(k, .real(Double(bitPattern: word())))
+                case .text: body(k, .text(chunk()))
+                case .blob: body(k, .blob(chunk()))
                 }
             }
-            return values
         }
+    }
+
+    /// Binds the values of `slot` to the parameters `first`, `first + 1`, … of `statement`.
+    func bind(_ slot: Int, to statement: SQLiteStatement, from first: Int32) {
+        let transient = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+        forEachValue(of: slot) { k, value in
+            let parameter = first + Int32(k)
+            switch value {
+            case .null: sqlite3_bind_null(statement, parameter)
+            case let .integer(v): sqlite3_bind_int64(statement, parameter, v)
+            case let .real(v): sqlite3_bind_double(statement, parameter, v)
+            case let .text(bytes):
+                // An empty value still needs a pointer: NULL would bind SQL NULL.
+                if let base = bytes.baseAddress, !bytes.isEmpty {
+                    sqlite3_bind_text(statement, parameter, UnsafeRawPointer(base).assumingMemoryBound(to: CChar.self), Int32(bytes.count), transient)
+                } else {
+                    sqlite3_bind_text(statement, parameter, "", 0, transient)
+                }
+            case let .blob(bytes):
+                if let base = bytes.baseAddress, !bytes.isEmpty {
+                    sqlite3_bind_blob(statement, parameter, base, Int32(bytes.count), transient)
+                } else {
+                    sqlite3_bind_zeroblob(statement, parameter, 0)
+                }
+            }
+        }
+    }
+
+    func values(at slot: Int) -> [DatabaseValue] {
+        var values: [DatabaseValue] = []
+        forEachValue(of: slot) { _, value in
+            switch value {
+            case .null: values.append(.null)
+            case let .integer(v): values.append(v.databaseValue)
+            case let .real(v): values.append(v.databaseValue)
+            case let .text(bytes): values.append(String(decoding: bytes, as: UTF8.self).databaseValue)
+            case let .blob(bytes): values.append(Data(bytes).databaseValue)
+            }
+        }
+        return values
     }
 }
 
