@@ -80,7 +80,8 @@ final class IncidentWriter {
             Self.carryPosition(into: &list) { earlier[PendingInserts.firstColumn + $0] }
             let hash = Self.hash(list)
             if earlier.last == hash.databaseValue { counts.unchanged += 1; return .unchanged }
-            pending.replace(slot, with: [earlier[0], incident.id.databaseValue] + list + [hash.databaseValue], position: incident.position)
+            // The position as stored (possibly carried over from the earlier entry), not as read.
+            pending.replace(slot, with: [earlier[0], incident.id.databaseValue] + list + [hash.databaseValue], position: Self.position(list))
             counts.updated += 1
             return .updated
         }
