@@ -12,8 +12,8 @@ import GRDBSQLite
 /// holds a 2-byte cell count and cells of an 8-byte id (an entry id in leaves, a child node
 /// number above) and six float32 coordinates, all big-endian.
 ///
-/// The cache must not outlive the read transaction it was filled in: another transaction may
-/// see other nodes.
+/// The nodes are those of the snapshot they were read in: reuse them in another transaction only
+/// while the database is unchanged (`QueryEngine.queryCache` checks `PRAGMA data_version`).
 final class RTreeNodes {
     struct Cell {
         var ref: Int64
@@ -27,7 +27,10 @@ final class RTreeNodes {
     }
 
     private let db: Database
-    private let statement: SQLiteStatement
+    /// Owned, not from GRDB's statement cache: the nodes may be kept across transactions
+    /// (`QueryEngine` reuses them while the database is unchanged), the cache may be cleared.
+    private let nodeStatement: Statement
+    private var statement: SQLiteStatement { nodeStatement.sqliteStatement }
     /// Nodes read so far, and where each node number is among them.
     private(set) var loaded: [Node] = []
     private var slots: [Int64: Int32] = [:]
@@ -35,7 +38,7 @@ final class RTreeNodes {
 
     init(_ db: Database) throws {
         self.db = db
-        statement = try db.cachedStatement(sql: "SELECT data FROM \(BlockIndex.table)_node WHERE nodeno = ?").sqliteStatement
+        nodeStatement = try db.makeStatement(sql: "SELECT data FROM \(BlockIndex.table)_node WHERE nodeno = ?")
         guard let root = try load(1, level: nil) else {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "the R*Tree \(BlockIndex.table) has no root node")
         }
