@@ -269,12 +269,11 @@ public final class QueryEngine {
 }
 
 /// The rows of the spatial index's entries, best-first: entries in increasing order of the chord
-/// from the query point to their box (the R*Tree `knn` callback), each entry's rows by one range
+/// from the query point to their box (`RTreeSearch`), each entry's rows by one range
 /// scan of the incidents table. `next()` yields only the rows an entry owns (`BlockIndex.owns`),
 /// so every located incident comes once.
 ///
-/// The entries come from `RTreeSearch` (the tree's nodes read once per session); each entry's
-/// rows from one statement stepped through SQLite's C API rather than GRDB's cursors, whose `Row`
+/// The tree's nodes are read once per session (`QueryCache`); each entry's rows come from one statement stepped through SQLite's C API rather than GRDB's cursors, whose `Row`
 /// costs a retain and release per row: this loop runs for every candidate (hundreds per query).
 struct Candidates {
     let query: GeocentricPoint

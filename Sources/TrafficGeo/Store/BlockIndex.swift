@@ -7,7 +7,7 @@ import GRDB
 /// million leaves' worth of priority queue per query. New incidents are instead stored in
 /// Hilbert-curve order of their positions (`IncidentWriter`), so nearby incidents get
 /// consecutive ids, and each run of up to `blockSize` ids becomes one entry whose box encloses
-/// them. A query walks the (32× smaller) tree best-first and reads each block's rows with one
+/// them. A query walks the (8× smaller) tree best-first and reads each block's rows with one
 /// range scan of the incidents table: no separate copy of positions or ids anywhere.
 ///
 /// Entry ids say what an entry covers:
