@@ -92,12 +92,11 @@ public final class QueryEngine {
     /// a batch of queries opens the transaction once instead of per query. The session must not
     /// escape `body`; a long session keeps the WAL from being checkpointed until it ends.
     public func session<T>(_ body: (QuerySession) throws -> T) throws -> T {
-        try store.read { db in try body(QuerySession(engine: self, db: db, cache: queryCache(db))) }
+        try store.read { db in try body(QuerySession(db: db, cache: queryCache(db))) }
     }
 
     /// Lean queries (ids and distances) on one read snapshot; see `QueryEngine.session`.
     public struct QuerySession {
-        let engine: QueryEngine
         let db: Database
         /// The index's nodes and prepared statements, kept for the whole session.
         let cache: QueryCache
@@ -127,12 +126,8 @@ public final class QueryEngine {
                 if candidates.entryChord > kth { break }
                 if q.chord(to: p) > kth { continue }
             }
-            var distance = Geodesic.distance(q, p, from: point, to: position)
-            if let maxDistance {
-                // As in `within`: on the boundary, Karney's algorithm decides.
-                if abs(distance - maxDistance) < 1e-6 { distance = Geodesic.distance(from: point, to: position) }
-                if distance > maxDistance { continue }
-            }
+            let distance = Self.distance(q, p, from: point, to: position, limit: maxDistance)
+            if let maxDistance, distance > maxDistance { continue }
             let storeID = candidates.storeID
             if best.count == limit {
                 guard precedes((distance, storeID), (best[limit - 1].distance, best[limit - 1].storeID)) else { continue }
@@ -189,10 +184,7 @@ public final class QueryEngine {
         let q = candidates.query
         while let (p, position) = try candidates.next() {
             if q.chord(to: p) > radius { continue }
-            var distance = Geodesic.distance(q, p, from: center, to: position)
-            // Within a micrometre of the radius Karney's algorithm decides (the short-line
-            // formula is nanometres off): a radius of exactly a reported distance includes it.
-            if abs(distance - radius) < 1e-6 { distance = Geodesic.distance(from: center, to: position) }
+            let distance = Self.distance(q, p, from: center, to: position, limit: radius)
             if distance <= radius { try body(candidates, distance) }
         }
     }
@@ -255,9 +247,19 @@ public final class QueryEngine {
 
     // MARK: - Helpers
 
+    /// The geodesic distance of a candidate, compared with `limit` (a radius or maximum distance)
+    /// by the caller: within a micrometre of it Karney's algorithm decides (the short-line
+    /// formula is nanometres off), so a limit of exactly a reported distance includes it.
+    @inline(__always)
+    private static func distance(_ q: GeocentricPoint, _ p: GeocentricPoint, from a: Coordinate, to b: Coordinate, limit: Double?) -> Double {
+        let distance = Geodesic.distance(q, p, from: a, to: b)
+        if let limit, abs(distance - limit) < 1e-6 { return Geodesic.distance(from: a, to: b) }
+        return distance
+    }
+
     private static func result(_ db: Database, id: Int64, distance: Double, bearing: Double) throws -> QueryResult {
         guard let stored = try StoredIncident.fetch(db, id: id) else {
-            throw StoreError.readFailed("", reason: "R*Tree entry \(id) has no incident")
+            throw StoreError.readFailed("", reason: "index entry \(id) has no incident")
         }
         return QueryResult(stored: stored, distance: distance, bearing: bearing)
     }
@@ -279,9 +281,10 @@ struct Candidates {
     let query: GeocentricPoint
     private let db: Database
     private var search: RTreeSearch
-    /// Owns the statement behind `rows`.
-    private let cache: QueryCache
+    /// Keeps the statement behind `rows` alive.
+    private let statement: Statement
     private let rows: SQLiteStatement
+    /// With `decoding`: the GRDB cursor whose row view `row` is (kept: it resets the statement when it goes).
     private var rowCursor: RowCursor?
     /// With `decoding`: the current row, `StoredIncident.selection` from `incidentColumn`.
     private(set) var row = Row()
@@ -325,7 +328,7 @@ struct Candidates {
         self.db = db
         search = RTreeSearch(cache.nodes, around: query, bound: maxDistance)
         farthest = maxDistance
-        let statement = try cache.rowStatement(filter, decoding: decoding)
+        statement = try cache.rowStatement(filter, decoding: decoding)
         rows = statement.sqliteStatement
         if decoding {
             // A GRDB row that reads the statement's current row: the candidate loop steps the
@@ -334,7 +337,6 @@ struct Candidates {
             rowCursor = cursor
             row = cursor._element(sqliteStatement: rows)
         }
-        self.cache = cache
         self.inIDOrder = inIDOrder
         if inIDOrder { try planRuns() }
     }
@@ -386,9 +388,8 @@ struct Candidates {
                 let id = sqlite3_column_int64(rows, 0)
                 // Ids rise, so the block that may own the row only moves forward.
                 while blockCursor < blocks.count, blocks[blockCursor].last < id { blockCursor += 1 }
-                let block = blockCursor < blocks.count && blocks[blockCursor].first <= id ? blocks[blockCursor] : nil
-                if let block, BlockIndex.owns(entryID: 1, box: block.box, p) { return (p, position) }
-                if singles.contains(id) { return (p, position) }
+                let inBlock = blockCursor < blocks.count && blocks[blockCursor].first <= id && blocks[blockCursor].box.contains(p)
+                if inBlock || singles.contains(id) { return (p, position) }
                 continue
             }
             rowsPending = false
@@ -415,7 +416,7 @@ struct Candidates {
         switch sqlite3_step(statement) {
         case SQLITE_ROW: return true
         case SQLITE_DONE: return false
-        case let code: throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+        case let code: throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage)
         }
     }
 

@@ -9,8 +9,6 @@ import GRDBSQLite
 /// order of their positions, so that nearby incidents get consecutive ids and the index can cover
 /// them as blocks. `finish()` must be called before the transaction commits.
 final class IncidentWriter {
-    enum Outcome { case inserted, updated, unchanged }
-
     /// What the writer did so far; entries of the feed that repeat an id count as updates.
     struct Counts { var inserted = 0, updated = 0, unchanged = 0 }
     private(set) var counts = Counts()
@@ -70,8 +68,7 @@ final class IncidentWriter {
         try flush()
     }
 
-    @discardableResult
-    func upsert(_ incident: Incident) throws -> Outcome {
+    func upsert(_ incident: Incident) throws {
         var list = Self.values(of: incident)
         let key = PendingInserts.key(source: incident.source, id: incident.id)
         if let slot = pending.slot(of: key) {
@@ -79,11 +76,11 @@ final class IncidentWriter {
             let earlier = pending.values(at: slot)
             Self.carryPosition(into: &list) { earlier[PendingInserts.firstColumn + $0] }
             let hash = Self.hash(list)
-            if earlier.last == hash.databaseValue { counts.unchanged += 1; return .unchanged }
+            if earlier.last == hash.databaseValue { counts.unchanged += 1; return }
             // The position as stored (possibly carried over from the earlier entry), not as read.
             pending.replace(slot, with: [earlier[0], incident.id.databaseValue] + list + [hash.databaseValue], position: Self.position(list))
             counts.updated += 1
-            return .updated
+            return
         }
         let source = try sourceID(incident.source)
         if try !isFresh(source), let existing = try Row.fetchOne(findStatement, arguments: [source, incident.id]) {
@@ -93,22 +90,20 @@ final class IncidentWriter {
                        position: incident.position)
         counts.inserted += 1
         if pending.count >= flushThreshold { try flush() }
-        return .inserted
     }
 
     /// Updates a stored incident (`existing`: a `findStatement` row) to the column values `list`.
-    private func update(_ existing: Row, with list: inout [DatabaseValue]) throws -> Outcome {
+    private func update(_ existing: Row, with list: inout [DatabaseValue]) throws {
         let rowID: Int64 = existing[1]
         Self.carryPosition(into: &list) { existing[2 + $0] as DatabaseValue }
         let hash = Self.hash(list)
-        if existing[0] as Int64 == hash { counts.unchanged += 1; return .unchanged }
+        if existing[0] as Int64 == hash { counts.unchanged += 1; return }
         try updateStatement.execute(arguments: StatementArguments(list + [hash.databaseValue, now.databaseValue, rowID.databaseValue]))
         let position = Self.position(list)
         try index.positionChanged(id: rowID, to: position)
         // New words without a position: worth asking the geocoder again.
         if position == nil { try resetGeocodeStatus.execute(arguments: [rowID]) }
         counts.updated += 1
-        return .updated
     }
 
     /// Stores the pending incidents: those without a position first, then the others along the
@@ -138,14 +133,14 @@ final class IncidentWriter {
             sqlite3_reset(insert)
             if code != SQLITE_DONE {
                 let error = DatabaseError(resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)),
-                                          message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+                                          message: db.lastErrorMessage)
                 guard error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE else { throw error }
                 // Stored by an earlier flush of this ingest (a repeated id in a big feed): an update after all.
                 let values = pending.values(at: slot)
                 guard let existing = try Row.fetchOne(findStatement, arguments: [values[0], values[1]]) else { throw error }
                 counts.inserted -= 1
                 var list = Array(values[PendingInserts.firstColumn ..< PendingInserts.firstColumn + Self.columns.count])
-                _ = try update(existing, with: &list)
+                try update(existing, with: &list)
                 continue
             }
             if let p = pending.position(at: slot) {

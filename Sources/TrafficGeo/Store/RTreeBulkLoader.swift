@@ -105,8 +105,8 @@ enum RTreeBulkLoader {
         for (rowid, node) in leafOf { try insertRowid.execute(arguments: [rowid, node]) }
     }
 
-    /// 8-byte id + 6 float32 coordinates.
-    private static let cellSize = 8 + 6 * 4
+    /// 8-byte id + 6 float32 coordinates (also what `RTreeNodes` reads).
+    static let cellSize = 8 + 6 * 4
 
     /// Cuts `cells` (in packing order) into the fewest nodes of at most `fanout` cells, sized
     /// evenly so that no node is under-full (SQLite dissolves a node below a third full on the

@@ -61,7 +61,7 @@ final class RTreeNodes {
         let code = sqlite3_step(statement)
         guard code == SQLITE_ROW else {
             if code == SQLITE_DONE { return nil }
-            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: String(cString: sqlite3_errmsg(db.sqliteConnection)))
+            throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage)
         }
         let size = Int(sqlite3_column_bytes(statement, 0))
         guard size >= 4, let blob = sqlite3_column_blob(statement, 0) else { return nil }
@@ -72,13 +72,13 @@ final class RTreeNodes {
         }
         func f32(_ at: Int) -> Double { Double(Float(bitPattern: u32(at))) }
         let count = u16(2)
-        guard 4 + count * Self.cellSize <= size else {
+        guard 4 + count * RTreeBulkLoader.cellSize <= size else {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "R*Tree node \(number) is too short for its \(count) cells")
         }
         var cells: [Cell] = []
         cells.reserveCapacity(count)
         for c in 0..<count {
-            let at = 4 + c * Self.cellSize
+            let at = 4 + c * RTreeBulkLoader.cellSize
             let ref = Int64(bitPattern: UInt64(u32(at)) << 32 | UInt64(u32(at + 4)))
             cells.append(Cell(ref: ref, box: BlockIndex.Box(minX: f32(at + 8), maxX: f32(at + 12), minY: f32(at + 16),
                                                              maxY: f32(at + 20), minZ: f32(at + 24), maxZ: f32(at + 28))))
@@ -88,8 +88,6 @@ final class RTreeNodes {
         slots[number] = slot
         return slot
     }
-
-    private static let cellSize = 8 + 6 * 4
 }
 
 /// Best-first search of the R*Tree: yields leaf entries in increasing order of the chord from the
