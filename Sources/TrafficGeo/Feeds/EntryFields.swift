@@ -105,26 +105,52 @@ struct EntryFields {
         return try Coordinate(validatingLatitude: lat, longitude: lon)
     }
 
-    /// `lat=`/`lon=` query items of a weblink (`lng`, `long`, `latitude`, `longitude` too).
+    /// `lat=`/`lon=` query items of a weblink (`lng`, `long`, `latitude`, `longitude` too; any
+    /// case; the first of each counts).
     static func weblinkCoordinate(_ link: String) throws(CoordinateError) -> Coordinate? {
-        // The query by hand: URLComponents was a tenth of the time of reading a feed entry.
-        guard let question = link.utf8.firstIndex(of: UInt8(ascii: "?")) else { return nil }
-        var latitude: Substring?, longitude: Substring?
-        for pair in link[link.index(after: question)...].prefix(while: { $0 != "#" }).split(whereSeparator: { $0 == "&" || $0 == ";" }) {
-            guard let eq = pair.firstIndex(of: "="), pair.distance(from: pair.startIndex, to: eq) <= 9 else { continue }
-            switch pair[..<eq].lowercased() {
-            case "lat", "latitude": latitude = latitude ?? pair[pair.index(after: eq)...]
-            case "lon", "lng", "long", "longitude": longitude = longitude ?? pair[pair.index(after: eq)...]
-            default: continue
+        // The query by hand over the bytes: URLComponents was a tenth of the time of reading a
+        // feed entry, and splitting by Character a fifth.
+        var link = link
+        let (latitude, longitude) = link.withUTF8 { bytes -> (String?, String?) in
+            guard let question = bytes.firstIndex(of: UInt8(ascii: "?")) else { return (nil, nil) }
+            let end = bytes[(question + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
+            var latitude: String?, longitude: String?
+            var start = question + 1
+            while start < end {
+                var stop = start
+                while stop < end, bytes[stop] != UInt8(ascii: "&"), bytes[stop] != UInt8(ascii: ";") { stop += 1 }
+                if let eq = bytes[start..<stop].firstIndex(of: UInt8(ascii: "=")), eq - start <= 9 {
+                    let key = UnsafeBufferPointer(rebasing: bytes[start..<eq])
+                    let value = { String(decoding: UnsafeBufferPointer(rebasing: bytes[(eq + 1)..<stop]), as: UTF8.self) }
+                    if latitude == nil, latitudeKeys.contains(where: { asciiCaseInsensitiveEqual(key, $0) }) {
+                        latitude = value()
+                    } else if longitude == nil, longitudeKeys.contains(where: { asciiCaseInsensitiveEqual(key, $0) }) {
+                        longitude = value()
+                    }
+                }
+                start = stop + 1
             }
+            return (latitude, longitude)
         }
-        func value(_ text: Substring?) -> String? {
-            guard let text else { return nil }
-            let value = String(text)
-            return value.utf8.contains(UInt8(ascii: "%")) ? value.removingPercentEncoding ?? value : value
+        func decoded(_ value: String) -> String {
+            value.utf8.contains(UInt8(ascii: "%")) ? value.removingPercentEncoding ?? value : value
         }
-        guard let lat = value(latitude), let lon = value(longitude) else { return nil }
-        return try coordinate(lat, lon)
+        guard let latitude, let longitude else { return nil }
+        return try coordinate(decoded(latitude), decoded(longitude))
+    }
+
+    private static let latitudeKeys: [StaticString] = ["lat", "latitude"]
+    private static let longitudeKeys: [StaticString] = ["lon", "lng", "long", "longitude"]
+
+    /// `key` equals the lower-case ASCII `name` in any case.
+    private static func asciiCaseInsensitiveEqual(_ key: UnsafeBufferPointer<UInt8>, _ name: StaticString) -> Bool {
+        guard key.count == name.utf8CodeUnitCount else { return false }
+        let name = UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+        for i in 0..<key.count {
+            let byte = key[i]
+            if (0x41...0x5A).contains(byte) ? byte | 0x20 != name[i] : byte != name[i] { return false }
+        }
+        return true
     }
 }
 

@@ -1,11 +1,13 @@
 import CXMLStream
 import Foundation
 
-/// What a `SAXParser` reports; names and text arrive as Swift strings (invalid UTF-8 repaired).
+/// What a `SAXParser` reports; names arrive as Swift strings (invalid UTF-8 repaired), text as
+/// libxml2's UTF-8 bytes (valid for the call only), so that a handler can gather an element's
+/// pieces before it makes one string of them.
 protocol SAXHandler: AnyObject {
     func startElement(_ parser: SAXParser, localName: String, namespaceURI: String?, qualifiedName: String, attributes: [String: String])
     func endElement(_ parser: SAXParser, localName: String, namespaceURI: String?, qualifiedName: String)
-    func characters(_ parser: SAXParser, _ text: String)
+    func characters(_ parser: SAXParser, _ bytes: UnsafeBufferPointer<UInt8>)
     /// Any ENTITY declaration in the document's DTD.
     func entityDeclaration(_ parser: SAXParser, name: String, external: Bool)
 }
@@ -26,6 +28,9 @@ final class SAXParser {
     /// The first error libxml2 reported.
     private(set) var error: (code: Int, line: Int, column: Int, message: String)?
     private(set) var stopped = false
+    /// Strings for the element names and namespace URIs seen recently (see `name(_:)`).
+    private var names: [(pointer: UnsafePointer<UInt8>, bytes: ContiguousArray<UInt8>, string: String)] = []
+    private var lastName = -1
 
     init(handler: SAXHandler) {
         self.handler = handler
@@ -46,8 +51,8 @@ final class SAXParser {
         var callbacks = xml_stream_callbacks()
         callbacks.start_element = { user, localname, prefix, uri, count, attributes in
             guard let parser = SAXParser.from(user), let localname else { return }
-            let local = String(cString: localname)
-            let qualified = prefix.map { String(cString: $0) + ":" + local } ?? local
+            let local = parser.name(localname)
+            let qualified = prefix.map { parser.name($0) + ":" + local } ?? local
             var attrs: [String: String] = [:]
             if let attributes, count > 0 {
                 // Five pointers per attribute: localname, prefix, URI, value start, value end.
@@ -57,17 +62,17 @@ final class SAXParser {
                     attrs[String(cString: name)] = String(decoding: UnsafeBufferPointer(start: start, count: length), as: UTF8.self)
                 }
             }
-            parser.handler.startElement(parser, localName: local, namespaceURI: uri.map { String(cString: $0) }, qualifiedName: qualified, attributes: attrs)
+            parser.handler.startElement(parser, localName: local, namespaceURI: uri.map(parser.name), qualifiedName: qualified, attributes: attrs)
         }
         callbacks.end_element = { user, localname, prefix, uri in
             guard let parser = SAXParser.from(user), let localname else { return }
-            let local = String(cString: localname)
-            let qualified = prefix.map { String(cString: $0) + ":" + local } ?? local
-            parser.handler.endElement(parser, localName: local, namespaceURI: uri.map { String(cString: $0) }, qualifiedName: qualified)
+            let local = parser.name(localname)
+            let qualified = prefix.map { parser.name($0) + ":" + local } ?? local
+            parser.handler.endElement(parser, localName: local, namespaceURI: uri.map(parser.name), qualifiedName: qualified)
         }
         callbacks.characters = { user, text, length in
             guard let parser = SAXParser.from(user), let text, length > 0 else { return }
-            parser.handler.characters(parser, String(decoding: UnsafeBufferPointer(start: text, count: Int(length)), as: UTF8.self))
+            parser.handler.characters(parser, UnsafeBufferPointer(start: text, count: Int(length)))
         }
         callbacks.entity_declaration = { user, name, external in
             guard let parser = SAXParser.from(user) else { return }
@@ -107,6 +112,25 @@ final class SAXParser {
             if status != 0 || xml_stream_well_formed(created) == 0 || n == 0 { break }
         }
         return !stopped && xml_stream_well_formed(created) != 0 && error == nil
+    }
+
+    /// The string for a name or URI from libxml2. Its dictionary hands out the same pointer for
+    /// the same name, so the few strings a feed uses are made once and then found by address;
+    /// the bytes are compared too, so nothing depends on that being so.
+    private func name(_ pointer: UnsafePointer<UInt8>) -> String {
+        let length = strlen(pointer)
+        // Names come back in the order they were first seen: start looking after the last one found.
+        for step in 0..<names.count {
+            let slot = (lastName + 1 + step) % names.count
+            guard names[slot].pointer == pointer, names[slot].bytes.count == length,
+                  length == 0 || names[slot].bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, pointer, length) == 0 }) else { continue }
+            lastName = slot
+            return names[slot].string
+        }
+        let string = String(cString: pointer)
+        let entry = (pointer, ContiguousArray(UnsafeBufferPointer(start: pointer, count: length)), string)
+        if names.count < 32 { names.append(entry); lastName = names.count - 1 } else { lastName = (lastName + 1) % 32; names[lastName] = entry }
+        return string
     }
 
     private static func from(_ user: UnsafeMutableRawPointer?) -> SAXParser? {

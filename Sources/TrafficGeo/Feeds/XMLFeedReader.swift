@@ -115,7 +115,9 @@ private final class EntryCollector: SAXHandler {
     /// The entry child element being read (local name, qualified name) and its text so far.
     private var child: (name: String, qualified: String)?
     private var childDepth = 0
-    private var text = ""
+    /// The child's text so far, as UTF-8 bytes (one string is made when the child ends).
+    private var textBytes: [UInt8] = []
+    private var text: String { String(decoding: textBytes, as: UTF8.self) }
     private var alternateLinkFound = false
 
     init(format: FeedFormat, source: String, handle: @escaping (FeedEvent) throws -> Void) {
@@ -144,15 +146,15 @@ private final class EntryCollector: SAXHandler {
         if depth == entryDepth + 1 {
             child = (elementName, qName)
             childDepth = depth
-            text = ""
+            textBytes.removeAll(keepingCapacity: true)
             startChild(elementName, namespaceURI: namespaceURI, attributes: attributes)
         } else if let child, child.name == "content" || child.name == "description" || child.name == "summary" {
             // xhtml inside <content type="xhtml">: keep the words, note an icon, a line break becomes a space.
             if elementName == "img", fields.iconURL == nil, let src = attributes["src"] { fields.iconURL = src }
-            if elementName == "br" || elementName == "div" || elementName == "p" { text += " " }
+            if elementName == "br" || elementName == "div" || elementName == "p" { textBytes.append(0x20) }
         } else if format == .rss, elementName == "lat" || elementName == "long" {
             // <geo:Point><geo:lat>…</geo:lat></geo:Point>: nested W3C geo.
-            text = ""
+            textBytes.removeAll(keepingCapacity: true)
         }
     }
 
@@ -176,10 +178,10 @@ private final class EntryCollector: SAXHandler {
         }
     }
 
-    func characters(_ parser: SAXParser, _ string: String) {
+    func characters(_ parser: SAXParser, _ bytes: UnsafeBufferPointer<UInt8>) {
         guard child != nil else { return }
-        text += string
-        if text.utf8.count > Self.maxEntryTextBytes { refuse(parser, "an element holds more than \(Self.maxEntryTextBytes >> 20) MiB of text") }
+        textBytes.append(contentsOf: bytes)
+        if textBytes.count > Self.maxEntryTextBytes { refuse(parser, "an element holds more than \(Self.maxEntryTextBytes >> 20) MiB of text") }
     }
 
     func endElement(_ parser: SAXParser, localName elementName: String, namespaceURI: String?, qualifiedName qName: String) {

@@ -8,7 +8,7 @@ import Foundation
 /// keyword matches at the start of a word (so compounds such as "Unfallstelle" count) in the
 /// folded text (so "Gegenstaende" and "Gegenstände" are the same word).
 public enum CategoryClassifier {
-    private static let rules: [(IncidentCategory, [String])] = [
+    static let rules: [(IncidentCategory, [String])] = [
         (.wrongWayDriver, ["falschfahrer", "geisterfahrer", "wrong-way", "wrong way"]),
         (.accident, ["unfall", "unfälle", "verunglückt", "accident", "crash", "collision"]),
         (.closure, ["gesperrt", "sperrung", "vollsperrung", "closed", "closure"]),
@@ -23,38 +23,64 @@ public enum CategoryClassifier {
         (.danger, ["gefahr", "achtung", "danger", "hazard", "warning"]),
     ]
 
-    /// The rules with their keywords folded like the text, as bytes.
-    private static let foldedRules: [(IncidentCategory, [[UInt8]])] = rules.map { category, words in
-        (category, words.map { word in
-            // A trailing space in a keyword means "the whole word": keep it after folding.
-            Array((TextFolding.fold(word) + (word.hasSuffix(" ") ? " " : "")).utf8)
-        })
-    }
+    /// Every keyword folded like the text, as bytes, with the index of its rule; listed under its
+    /// first byte so that a word start is compared only with the keywords that can begin there.
+    private static let keywordsByFirstByte: [[(rule: Int, bytes: [UInt8])]] = {
+        var table = [[(rule: Int, bytes: [UInt8])]](repeating: [], count: 256)
+        for (rule, (_, words)) in rules.enumerated() {
+            for word in words {
+                // A trailing space in a keyword means "the whole word": keep it after folding.
+                let bytes = Array((TextFolding.fold(word) + (word.hasSuffix(" ") ? " " : "")).utf8)
+                if let first = bytes.first { table[Int(first)].append((rule, bytes)) }
+            }
+        }
+        return table
+    }()
 
     public static func classify(_ texts: String?...) -> IncidentCategory? {
         let folded = TextFolding.fold(texts.compactMap { $0 }.joined(separator: " "))
         guard !folded.isEmpty else { return nil }
         // A trailing space lets whole-word keywords match at the very end too.
         let text = Array(folded.utf8) + [0x20]
-        for (category, keywords) in foldedRules where keywords.contains(where: { matchesAtWordStart(text, $0) }) {
-            return category
-        }
-        return nil
+        guard let rule = firstRule(matching: text) else { return nil }
+        return rules[rule].0
     }
 
-    private static func matchesAtWordStart(_ text: [UInt8], _ keyword: [UInt8]) -> Bool {
-        guard !keyword.isEmpty, keyword.count <= text.count else { return false }
-        let first = keyword[0]
-        var i = 0
-        let last = text.count - keyword.count
-        while i <= last {
-            if text[i] == first, i == 0 || text[i - 1] == 0x20 {
-                var j = 1
-                while j < keyword.count, text[i + j] == keyword[j] { j += 1 }
-                if j == keyword.count { return true }
+    /// The lowest rule index with a keyword at a word start of `text` (folded: words are
+    /// separated by single spaces). One pass over the text; ingest classifies every entry.
+    static func firstRule(matching text: [UInt8]) -> Int? {
+        var best = Int.max
+        text.withUnsafeBufferPointer { text in
+            var i = 0
+            while i < text.count {
+                for keyword in keywordsByFirstByte[Int(text[i])] where keyword.rule < best && keyword.bytes.count <= text.count - i {
+                    let matches = keyword.bytes.withUnsafeBufferPointer { k in
+                        var j = 1
+                        while j < k.count, text[i + j] == k[j] { j += 1 }
+                        return j == k.count
+                    }
+                    if matches { best = keyword.rule }
+                }
+                // On to the next word start.
+                while i < text.count, text[i] != 0x20 { i += 1 }
+                i += 1
             }
-            i += 1
         }
-        return false
+        return best == Int.max ? nil : best
+    }
+
+    /// The same answer by trying every keyword at every word start, in rule order: the plain
+    /// statement of the rule, kept for the tests to check `firstRule` against.
+    static func firstRuleByScanning(_ text: [UInt8]) -> Int? {
+        for (rule, (_, words)) in rules.enumerated() {
+            for word in words {
+                let keyword = Array((TextFolding.fold(word) + (word.hasSuffix(" ") ? " " : "")).utf8)
+                guard keyword.count <= text.count else { continue }
+                for i in 0...(text.count - keyword.count) where i == 0 || text[i - 1] == 0x20 {
+                    if Array(text[i..<(i + keyword.count)]) == keyword { return rule }
+                }
+            }
+        }
+        return nil
     }
 }

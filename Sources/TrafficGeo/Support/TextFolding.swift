@@ -23,9 +23,12 @@ public enum TextFolding {
                 // ASCII fast path: letters lowered, digits kept, everything else separates words.
                 let b = UInt8(v)
                 switch b {
-                case 0x41...0x5A: emit(CollectionOfOne(b + 0x20))
-                case 0x61...0x7A, 0x30...0x39: emit(CollectionOfOne(b))
-                default: pendingSpace = true
+                case 0x41...0x5A, 0x61...0x7A, 0x30...0x39:
+                    if pendingSpace, !out.isEmpty { out.append(0x20) }
+                    pendingSpace = false
+                    out.append(b >= 0x41 && b <= 0x5A ? b + 0x20 : b)
+                default:
+                    pendingSpace = true
                 }
                 continue
             }

@@ -4,19 +4,36 @@ import Foundation
 extension String {
     /// Collapses runs of whitespace (including newlines and NBSP) into single spaces and trims the ends.
     public var normalizedWhitespace: String {
-        var out = String.UnicodeScalarView()
+        // Ingest normalises every title and summary, and nearly all are already normal: say so
+        // from the bytes without building a copy.
+        if utf8.withContiguousStorageIfAvailable(Self.isNormalizedWhitespace) == true { return self }
+        var out: [UInt8] = []
+        out.reserveCapacity(utf8.count)
         var pendingSpace = false
-        var wroteAny = false
         for scalar in unicodeScalars {
             if Self.isTrimmable(scalar) {
-                pendingSpace = wroteAny
+                pendingSpace = !out.isEmpty
             } else {
-                if pendingSpace { out.append(" "); pendingSpace = false }
-                out.append(scalar)
-                wroteAny = true
+                if pendingSpace { out.append(0x20); pendingSpace = false }
+                out.append(contentsOf: scalar.utf8)
             }
         }
-        return String(out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// True when the UTF-8 text has no whitespace but single spaces between words. Conservative:
+    /// the lead bytes of every non-ASCII whitespace scalar (U+0085, U+00A0, U+1680, U+2000–U+205F,
+    /// U+3000 start with C2, E1, E2 or E3) send the text to the full check.
+    private static func isNormalizedWhitespace(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        var previous: UInt8 = 0x20   // a leading space is not normal
+        for byte in bytes {
+            switch byte {
+            case 0x09...0x0D, 0xC2, 0xE1, 0xE2, 0xE3: return false
+            case 0x20 where previous == 0x20: return false
+            default: previous = byte
+            }
+        }
+        return previous != 0x20 || bytes.isEmpty
     }
 
     /// The string without leading and trailing whitespace or newlines. Like Foundation's

@@ -24,8 +24,21 @@ enum UTF8Validation {
         while true {
             let n = stream.read(&buffer, maxLength: buffer.count)
             if n <= 0 { break }
-            for i in 0..<n {
+            var i = 0
+            while i < n {
+                // Eight ASCII bytes at a time (most feeds are nearly all ASCII), counting line feeds.
+                if need == 0, i + 8 <= n {
+                    let word = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: i, as: UInt64.self) }
+                    if word & 0x8080_8080_8080_8080 == 0 {
+                        let x = word ^ 0x0A0A_0A0A_0A0A_0A0A   // a zero byte where a line feed was
+                        let zeros = ~(((x & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | x | 0x7F7F_7F7F_7F7F_7F7F)
+                        line += zeros.nonzeroBitCount
+                        i += 8
+                        continue
+                    }
+                }
                 let b = buffer[i]
+                defer { i += 1 }
                 if need > 0 {
                     guard b >= lowerBound && b <= upperBound else { return Problem(offset: sequenceStart.offset, line: sequenceStart.line) }
                     need -= 1

@@ -34,12 +34,33 @@ struct RoadTitleTests {
         #expect(CategoryClassifier.classify("AS Staufenberg") == nil)
     }
 
-    /// The byte pre-check never hides a road the regular expression finds.
-    @Test func preCheckKeepsEveryMatch() {
-        let pieces = ["A", "B", "L", "S", "St", "K", "E", "BAB", "t", "x", " ", "\u{00A0}", "\u{2009}", "\t", "4", "54", "123", "a", "ö", "-", ":"]
-        var generator = SplitMix64(seed: 9)
+    /// The one-pass keyword search finds the same rule as trying every keyword everywhere.
+    @Test func keywordSearchMatchesTheRule() {
+        let pieces = ["stau", "stau ", "Stauende", "unfall", "Sperrung", "gesperrt", "ice", "wrong", " way", "fog", "gefahr",
+                      "Glätte", "queue", "road", " works", "x", " ", "  ", "-", "ä", "ss", "a", "fen", "berg"]
+        var generator = SplitMix64(seed: 11)
         var found = 0
         for _ in 0..<20_000 {
+            let text = (0..<Int.random(in: 1...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            let folded = Array(TextFolding.fold(text).utf8) + [0x20]
+            let expected = CategoryClassifier.firstRuleByScanning(folded)
+            #expect(CategoryClassifier.firstRule(matching: folded) == expected, "\(text.debugDescription)")
+            // Unfolded bytes too: double spaces and a leading space must not change the answer.
+            let raw = Array(text.utf8) + [0x20]
+            #expect(CategoryClassifier.firstRule(matching: raw) == CategoryClassifier.firstRuleByScanning(raw), "\(text.debugDescription)")
+            if expected != nil { found += 1 }
+        }
+        #expect(found > 5000)
+    }
+
+    /// The byte pre-check never hides a road the regular expression finds, and the ASCII
+    /// matcher agrees with it everywhere.
+    @Test func preCheckKeepsEveryMatch() {
+        let pieces = ["A", "B", "L", "S", "St", "K", "E", "BAB", "BA", "t", "x", "z", "Z", " ", "\u{00A0}", "\u{2009}", "\t", "\n", "\r",
+                      "\u{0B}", "\u{0C}", "\u{1F}", "4", "54", "123", "0", "00", "98765", "٤", "a", "ö", "-", ":", "_"]
+        var generator = SplitMix64(seed: 9)
+        var found = 0
+        for _ in 0..<40_000 {
             let text = (0..<Int.random(in: 1...8, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
             let expected = RoadReference.firstMatch(in: text)
             #expect(RoadReference.first(in: text) == expected, "\(text.debugDescription)")

@@ -1,0 +1,69 @@
+import Foundation
+import Testing
+@testable import TrafficGeo
+
+/// The byte-level fast paths ingest takes for every entry, each checked against the plain rule.
+@Suite("Text scanning")
+struct TextScanningTests {
+    static let pieces = ["a", "Köln", "A4", " ", "  ", "\t", "\n", "\r\n", "\u{00A0}", "\u{2009}", "\u{3000}", "\u{0085}", "€", "x y", "-", "ß"]
+
+    @Test func normalizedWhitespaceIsTheRule() {
+        var generator = SplitMix64(seed: 21)
+        for _ in 0..<20_000 {
+            let text = (0..<Int.random(in: 0...7, using: &generator)).map { _ in Self.pieces.randomElement(using: &generator)! }.joined()
+            // The rule: words are the runs of non-white-space scalars, joined by one space.
+            let words = text.unicodeScalars.split(whereSeparator: { $0.properties.isWhitespace }).map { String(String.UnicodeScalarView($0)) }
+            #expect(text.normalizedWhitespace == words.joined(separator: " "), "\(text.debugDescription)")
+        }
+    }
+
+    @Test func utf8ProblemsAreFoundWhereTheDecoderFindsThem() {
+        let chunks: [[UInt8]] = [Array("abc".utf8), Array("line\n".utf8), Array("0123456789abcdef".utf8), Array("ö".utf8), Array("€".utf8),
+                                 Array("😀".utf8), [0xC3], [0x80], [0xED, 0xA0, 0x80], [0xF4, 0x90, 0x80, 0x80], [0xE0, 0x80], [0xFF], Array("\n\n".utf8)]
+        var generator = SplitMix64(seed: 22)
+        var problems = 0
+        for _ in 0..<5_000 {
+            var bytes: [UInt8] = []
+            for _ in 0..<Int.random(in: 0...40, using: &generator) {
+                // Mostly valid text, so that problems sit at every distance from the start.
+                let chunk = Int.random(in: 0..<10, using: &generator) == 0 ? chunks.randomElement(using: &generator)! : chunks[Int.random(in: 0...6, using: &generator)]
+                bytes += chunk
+            }
+            // The standard library's decoder: the first error starts after the scalars before it.
+            var expected: UTF8Validation.Problem?
+            var parser = Unicode.UTF8.ForwardParser(), iterator = bytes.makeIterator(), offset = 0
+            decoding: while true {
+                switch parser.parseScalar(from: &iterator) {
+                case let .valid(scalar): offset += scalar.count
+                case .emptyInput: break decoding
+                case .error:
+                    expected = UTF8Validation.Problem(offset: offset, line: bytes[..<offset].filter { $0 == 0x0A }.count + 1)
+                    break decoding
+                }
+            }
+            let found = UTF8Validation.firstProblem(in: InputStream(data: Data(bytes)))
+            #expect(found?.offset == expected?.offset && found?.line == expected?.line, "\(bytes)")
+            if expected != nil { problems += 1 }
+        }
+        #expect(problems > 1000)
+    }
+
+    @Test(arguments: [
+        ("https://x/?id=1&lat=50.5&lon=7.25", Coordinate(latitude: 50.5, longitude: 7.25)),
+        ("https://x/?LAT=50.5;Lng=7.25#lat=1&lon=1", Coordinate(latitude: 50.5, longitude: 7.25)),
+        ("https://x/?latitude=50.5&longitude=7.25&lat=1", Coordinate(latitude: 50.5, longitude: 7.25)),
+        ("https://x/?lat=%2050.5&long=7.25", Coordinate(latitude: 50.5, longitude: 7.25)),
+        ("https://x/?&&lat=50.5&&lon=7.25&", Coordinate(latitude: 50.5, longitude: 7.25)),
+    ])
+    func weblinkCoordinates(link: String, expected: Coordinate) throws {
+        #expect(try EntryFields.weblinkCoordinate(link) == expected)
+    }
+
+    @Test func weblinksWithoutBothCoordinates() throws {
+        for link in ["https://x/lat=50&lon=7", "https://x/?lat=50", "https://x/?id=1#lat=50&lon=7", "https://x/?latitudes=50&lon=7", "?"] {
+            #expect(try EntryFields.weblinkCoordinate(link) == nil, "\(link)")
+        }
+        #expect(throws: CoordinateError.self) { try EntryFields.weblinkCoordinate("https://x/?lat=&lon=7") }
+        #expect(throws: CoordinateError.self) { try EntryFields.weblinkCoordinate("https://x/?lat=95&lon=7") }
+    }
+}
