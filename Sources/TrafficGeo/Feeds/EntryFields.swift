@@ -95,13 +95,13 @@ struct EntryFields {
     /// the only reading that makes a coordinate is the swapped one. Reported, not silently fixed
     /// (a typo such as 91 for 51 looks the same).
     static func looksSwapped(_ latitude: String, _ longitude: String) -> Bool {
-        guard let lat = Double(latitude.trimmed), let lon = Double(longitude.trimmed) else { return false }
+        guard let lat = DecimalText.double(latitude.trimmed), let lon = DecimalText.double(longitude.trimmed) else { return false }
         return abs(lat) > 90 && abs(lat) <= 180 && abs(lon) <= 90
     }
 
     static func coordinate(_ latitude: String, _ longitude: String) throws(CoordinateError) -> Coordinate {
-        guard let lat = Double(latitude.trimmed) else { throw .unreadable(latitude) }
-        guard let lon = Double(longitude.trimmed) else { throw .unreadable(longitude) }
+        guard let lat = DecimalText.double(latitude.trimmed) else { throw .unreadable(latitude) }
+        guard let lon = DecimalText.double(longitude.trimmed) else { throw .unreadable(longitude) }
         return try Coordinate(validatingLatitude: lat, longitude: lon)
     }
 

@@ -2,10 +2,10 @@ import CXMLStream
 import Foundation
 
 /// What a `SAXParser` reports; names arrive as Swift strings (invalid UTF-8 repaired), text as
-/// libxml2's UTF-8 bytes (valid for the call only), so that a handler can gather an element's
-/// pieces before it makes one string of them.
+/// libxml2's UTF-8 bytes and attributes as libxml2's pointers (both valid for the call only), so
+/// that a handler makes strings only of what it keeps.
 protocol SAXHandler: AnyObject {
-    func startElement(_ parser: SAXParser, localName: String, namespaceURI: String?, qualifiedName: String, attributes: [String: String])
+    func startElement(_ parser: SAXParser, localName: String, namespaceURI: String?, qualifiedName: String, attributes: SAXAttributes)
     func endElement(_ parser: SAXParser, localName: String, namespaceURI: String?, qualifiedName: String)
     func characters(_ parser: SAXParser, _ bytes: UnsafeBufferPointer<UInt8>)
     /// Any ENTITY declaration in the document's DTD.
@@ -28,9 +28,10 @@ final class SAXParser {
     /// The first error libxml2 reported.
     private(set) var error: (code: Int, line: Int, column: Int, message: String)?
     private(set) var stopped = false
-    /// Strings for the element names and namespace URIs seen recently (see `name(_:)`).
-    private var names: [(pointer: UnsafePointer<UInt8>, bytes: ContiguousArray<UInt8>, string: String)] = []
-    private var lastName = -1
+    /// Strings for the element names and namespace URIs seen (see `name(_:)`). Unchecked: only
+    /// `name` touches it, from libxml2's callbacks on one thread, and the runtime's exclusivity
+    /// check cost more than the lookup.
+    @exclusivity(unchecked) private var names = NameTable()
 
     init(handler: SAXHandler) {
         self.handler = handler
@@ -53,16 +54,8 @@ final class SAXParser {
             guard let parser = SAXParser.from(user), let localname else { return }
             let local = parser.name(localname)
             let qualified = prefix.map { parser.name($0) + ":" + local } ?? local
-            var attrs: [String: String] = [:]
-            if let attributes, count > 0 {
-                // Five pointers per attribute: localname, prefix, URI, value start, value end.
-                for i in 0..<Int(count) {
-                    guard let name = attributes[i * 5], let start = attributes[i * 5 + 3], let end = attributes[i * 5 + 4] else { continue }
-                    let length = max(0, end - start)
-                    attrs[String(cString: name)] = String(decoding: UnsafeBufferPointer(start: start, count: length), as: UTF8.self)
-                }
-            }
-            parser.handler.startElement(parser, localName: local, namespaceURI: uri.map(parser.name), qualifiedName: qualified, attributes: attrs)
+            let attributes = SAXAttributes(pointers: attributes, count: Int(count))
+            parser.handler.startElement(parser, localName: local, namespaceURI: uri.map(parser.name), qualifiedName: qualified, attributes: attributes)
         }
         callbacks.end_element = { user, localname, prefix, uri in
             guard let parser = SAXParser.from(user), let localname else { return }
@@ -114,26 +107,64 @@ final class SAXParser {
         return !stopped && xml_stream_well_formed(created) != 0 && error == nil
     }
 
-    /// The string for a name or URI from libxml2. Its dictionary hands out the same pointer for
-    /// the same name, so the few strings a feed uses are made once and then found by address;
-    /// the bytes are compared too, so nothing depends on that being so.
+    /// The string for a name or URI from libxml2 (see `NameTable`).
     private func name(_ pointer: UnsafePointer<UInt8>) -> String {
-        let length = strlen(pointer)
-        // Names come back in the order they were first seen: start looking after the last one found.
-        for step in 0..<names.count {
-            let slot = (lastName + 1 + step) % names.count
-            guard names[slot].pointer == pointer, names[slot].bytes.count == length,
-                  length == 0 || names[slot].bytes.withUnsafeBufferPointer({ memcmp($0.baseAddress!, pointer, length) == 0 }) else { continue }
-            lastName = slot
-            return names[slot].string
-        }
-        let string = String(cString: pointer)
-        let entry = (pointer, ContiguousArray(UnsafeBufferPointer(start: pointer, count: length)), string)
-        if names.count < 32 { names.append(entry); lastName = names.count - 1 } else { lastName = (lastName + 1) % 32; names[lastName] = entry }
-        return string
+        names.string(for: pointer)
     }
 
     private static func from(_ user: UnsafeMutableRawPointer?) -> SAXParser? {
         user.map { Unmanaged<SAXParser>.fromOpaque($0).takeUnretainedValue() }
+    }
+}
+
+/// Strings for libxml2's names, made once. libxml2 hands names and namespace URIs out of its
+/// dictionary, so the same name comes back as the same pointer: a table indexed by the address
+/// finds it in one probe. The bytes are compared too (a copy is kept), so nothing depends on
+/// that being so; a miss just makes the string again.
+private struct NameTable {
+    private static let size = 64
+    private var pointers = [UnsafePointer<UInt8>?](repeating: nil, count: size)
+    private var copies = [UnsafeMutablePointer<CChar>?](repeating: nil, count: size)
+    private var strings = [String](repeating: "", count: size)
+
+    mutating func string(for pointer: UnsafePointer<UInt8>) -> String {
+        let cName = UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self)
+        let slot = Int(bitPattern: UInt(bitPattern: pointer) >> 3) & (Self.size - 1)
+        if pointers[slot] == pointer, let copy = copies[slot], strcmp(copy, cName) == 0 { return strings[slot] }
+        let string = String(cString: pointer)
+        free(copies[slot])
+        copies[slot] = strdup(cName)
+        pointers[slot] = copies[slot] == nil ? nil : pointer
+        strings[slot] = string
+        return string
+    }
+
+    /// Frees the copies; the table is not used after.
+    mutating func release() {
+        for copy in copies { free(copy) }
+        copies = []
+        pointers = []
+    }
+}
+
+/// An element's attributes as libxml2 hands them over (five pointers each: local name, prefix,
+/// URI, value start, value end), valid during the `startElement` call only. A value becomes a
+/// string when asked for; most attributes of a feed are never read.
+struct SAXAttributes {
+    fileprivate let pointers: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
+    fileprivate let count: Int
+
+    /// The value of the attribute with this local name (the last, as a dictionary would keep).
+    subscript(name: String) -> String? {
+        guard let pointers, count > 0, !name.isEmpty else { return nil }
+        var name = name
+        return name.withUTF8 { wanted -> String? in
+            for i in stride(from: count - 1, through: 0, by: -1) {
+                guard let local = pointers[i * 5], let start = pointers[i * 5 + 3], let end = pointers[i * 5 + 4],
+                      strlen(local) == wanted.count, memcmp(local, wanted.baseAddress!, wanted.count) == 0 else { continue }
+                return String(decoding: UnsafeBufferPointer(start: start, count: max(0, end - start)), as: UTF8.self)
+            }
+            return nil
+        }
     }
 }

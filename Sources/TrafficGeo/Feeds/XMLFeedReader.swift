@@ -129,7 +129,7 @@ private final class EntryCollector: SAXHandler {
     private var entryElement: String { format == .atom ? "entry" : "item" }
 
     func startElement(_ parser: SAXParser, localName elementName: String, namespaceURI: String?,
-                      qualifiedName qName: String, attributes: [String: String]) {
+                      qualifiedName qName: String, attributes: SAXAttributes) {
         depth += 1
         if depth == 1 { sawRoot = true }
         if depth > Self.maxDepth { return refuse(parser, "elements nested more than \(Self.maxDepth) deep") }
@@ -158,7 +158,7 @@ private final class EntryCollector: SAXHandler {
         }
     }
 
-    private func startChild(_ name: String, namespaceURI: String?, attributes: [String: String]) {
+    private func startChild(_ name: String, namespaceURI: String?, attributes: SAXAttributes) {
         switch (format, name) {
         case (.atom, "link"):
             let rel = attributes["rel"] ?? "alternate"   // RFC 4287: no rel means alternate

@@ -38,10 +38,12 @@ public enum CategoryClassifier {
     }()
 
     public static func classify(_ texts: String?...) -> IncidentCategory? {
-        let folded = TextFolding.fold(texts.compactMap { $0 }.joined(separator: " "))
-        guard !folded.isEmpty else { return nil }
+        var text: [UInt8] = []
+        text.reserveCapacity(texts.reduce(1) { $0 + ($1?.utf8.count ?? 0) + 1 })
+        for case let part? in texts { TextFolding.append(part, to: &text) }
+        guard !text.isEmpty else { return nil }
         // A trailing space lets whole-word keywords match at the very end too.
-        let text = Array(folded.utf8) + [0x20]
+        text.append(0x20)
         guard let rule = firstRule(matching: text) else { return nil }
         return rules[rule].0
     }

@@ -11,7 +11,49 @@ public enum TextFolding {
     public static func fold(_ text: String) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
-        var pendingSpace = false
+        append(text, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Each ASCII byte folded: letters lowered, digits kept, 0 for the rest (word separators).
+    private static let asciiFolding: [UInt8] = (0..<128).map { b in
+        switch UInt8(b) {
+        case 0x41...0x5A: UInt8(b) + 0x20
+        case 0x61...0x7A, 0x30...0x39: UInt8(b)
+        default: 0
+        }
+    }
+
+    /// Appends the folded words of `text` to `out` (bytes of folded text), a space before them
+    /// when `out` already holds words: several texts fold into one buffer as if joined.
+    static func append(_ text: String, to out: inout [UInt8]) {
+        var pendingSpace = !out.isEmpty
+        var text = text
+        let done = text.withUTF8 { bytes -> Bool in
+            // ASCII, nearly every message: byte by byte, no scalar decoding. Letters lowered,
+            // digits kept, everything else separates words.
+            guard !bytes.contains(where: { $0 >= 0x80 }) else { return false }
+            // At most one byte out per byte in, plus the space before the first word.
+            let start = out.count
+            out.append(contentsOf: repeatElement(0, count: bytes.count + 1))
+            let end = out.withUnsafeMutableBufferPointer { o -> Int in
+                var n = start
+                asciiFolding.withUnsafeBufferPointer { table in
+                    for b in bytes {
+                        let folded = table[Int(b)]
+                        if folded == 0 { pendingSpace = true; continue }
+                        if pendingSpace, n > 0 { o[n] = 0x20; n += 1 }
+                        pendingSpace = false
+                        o[n] = folded
+                        n += 1
+                    }
+                }
+                return n
+            }
+            out.removeSubrange(end...)
+            return true
+        }
+        if done { return }
         func emit(_ bytes: some Sequence<UInt8>) {
             if pendingSpace, !out.isEmpty { out.append(0x20) }
             pendingSpace = false
@@ -20,15 +62,11 @@ public enum TextFolding {
         for scalar in text.unicodeScalars {
             let v = scalar.value
             if v < 0x80 {
-                // ASCII fast path: letters lowered, digits kept, everything else separates words.
                 let b = UInt8(v)
                 switch b {
-                case 0x41...0x5A, 0x61...0x7A, 0x30...0x39:
-                    if pendingSpace, !out.isEmpty { out.append(0x20) }
-                    pendingSpace = false
-                    out.append(b >= 0x41 && b <= 0x5A ? b + 0x20 : b)
-                default:
-                    pendingSpace = true
+                case 0x41...0x5A: emit(CollectionOfOne(b + 0x20))
+                case 0x61...0x7A, 0x30...0x39: emit(CollectionOfOne(b))
+                default: pendingSpace = true
                 }
                 continue
             }
@@ -47,7 +85,6 @@ public enum TextFolding {
                 emit(stripped.utf8)
             }
         }
-        return String(decoding: out, as: UTF8.self)
     }
 
     static func register(on db: Database) {

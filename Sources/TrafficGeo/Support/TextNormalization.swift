@@ -40,6 +40,11 @@ extension String {
     /// `trimmingCharacters(in: .whitespacesAndNewlines)` without its UTF-16 round trip, and
     /// without a copy when there is nothing to trim (the usual case: readers call it per field).
     public var trimmed: String {
+        // ASCII ends that are not white space: nothing to trim, found from two bytes.
+        if let first = utf8.first, let last = utf8.last, first < 0x80, last < 0x80,
+           !Self.isTrimmable(Unicode.Scalar(first)), !Self.isTrimmable(Unicode.Scalar(last)) {
+            return self
+        }
         let scalars = unicodeScalars
         guard let first = scalars.first, let last = scalars.last else { return self }
         guard Self.isTrimmable(first) || Self.isTrimmable(last) else { return self }

@@ -7,14 +7,49 @@ import Testing
 struct TextScanningTests {
     static let pieces = ["a", "Köln", "A4", " ", "  ", "\t", "\n", "\r\n", "\u{00A0}", "\u{2009}", "\u{3000}", "\u{0085}", "€", "x y", "-", "ß"]
 
-    @Test func normalizedWhitespaceIsTheRule() {
+    @Test func whitespaceRulesHold() {
         var generator = SplitMix64(seed: 21)
         for _ in 0..<20_000 {
             let text = (0..<Int.random(in: 0...7, using: &generator)).map { _ in Self.pieces.randomElement(using: &generator)! }.joined()
             // The rule: words are the runs of non-white-space scalars, joined by one space.
             let words = text.unicodeScalars.split(whereSeparator: { $0.properties.isWhitespace }).map { String(String.UnicodeScalarView($0)) }
             #expect(text.normalizedWhitespace == words.joined(separator: " "), "\(text.debugDescription)")
+            var scalars = Substring(text).unicodeScalars
+            while let first = scalars.first, first.properties.isWhitespace { scalars.removeFirst() }
+            while let last = scalars.last, last.properties.isWhitespace { scalars.removeLast() }
+            #expect(text.trimmed == String(scalars), "\(text.debugDescription)")
         }
+    }
+
+    /// The decimal fast path gives strtod's double, bit for bit, and leaves the rest to it.
+    @Test func decimalsAreReadAsStrtodReadsThem() {
+        var generator = SplitMix64(seed: 24)
+        let digits = Array("0123456789")
+        for _ in 0..<50_000 {
+            let whole = String((0..<Int.random(in: 0...9, using: &generator)).map { _ in digits.randomElement(using: &generator)! })
+            let fraction = String((0..<Int.random(in: 0...12, using: &generator)).map { _ in digits.randomElement(using: &generator)! })
+            let sign = ["", "-", "+"].randomElement(using: &generator)!
+            let text = sign + whole + (Bool.random(using: &generator) || fraction.isEmpty ? "." + fraction : "")
+            #expect(DecimalText.double(text)?.bitPattern == Double(text)?.bitPattern, "\(text)")
+        }
+        for text in ["1e5", "0x1p3", "inf", "nan", "", "-", ".", "1.", ".5", " 1", "1 ", "12345678901234567.5", "50,9", "9007199254740993"] {
+            #expect(DecimalText.double(text)?.bitPattern == Double(text)?.bitPattern, "\(text)")
+        }
+    }
+
+    /// Folding several texts into one buffer is folding them joined by a space.
+    @Test func foldingAppendsAsIfJoined() {
+        let pieces = Self.pieces + ["Ä", "ÖL", "é", "Straße", "A1:", "..", "İ", "½", "Æ"]
+        var generator = SplitMix64(seed: 23)
+        for _ in 0..<5_000 {
+            let texts = (0..<Int.random(in: 1...3, using: &generator)).map { _ in
+                (0..<Int.random(in: 0...5, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            }
+            var buffer: [UInt8] = []
+            for text in texts { TextFolding.append(text, to: &buffer) }
+            #expect(String(decoding: buffer, as: UTF8.self) == TextFolding.fold(texts.joined(separator: " ")), "\(texts)")
+        }
+        #expect(TextFolding.fold("A4: KÖLN – Olpe, Straße") == "a4 koeln olpe strasse")
     }
 
     @Test func utf8ProblemsAreFoundWhereTheDecoderFindsThem() {
