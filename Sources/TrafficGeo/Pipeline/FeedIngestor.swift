@@ -41,7 +41,7 @@ public struct FeedIngestor: Sendable {
         logger.debug("reading \(input.location) as \(format) into source '\(source)'")
         var count = 0
         return try store.ingest(source: source, format: format) { emit in
-            try reader.read(input, source: source) { event in
+            try ReadAhead.run(read: { handle in try reader.read(input, source: source, handle: handle) }) { event in
                 if count >= maxEntries {
                     throw FeedError.malformed(input.location, format: format,
                                               reason: "more than \(maxEntries) entries (--max-entries); the first \(maxEntries) were kept",

@@ -25,15 +25,26 @@ extension String {
     /// the lead bytes of every non-ASCII whitespace scalar (U+0085, U+00A0, U+1680, U+2000–U+205F,
     /// U+3000 start with C2, E1, E2 or E3) send the text to the full check.
     private static func isNormalizedWhitespace(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        var previous: UInt8 = 0x20   // a leading space is not normal
-        for byte in bytes {
-            switch byte {
-            case 0x09...0x0D, 0xC2, 0xE1, 0xE2, 0xE3: return false
-            case 0x20 where previous == 0x20: return false
-            default: previous = byte
+        whitespaceClass.withUnsafeBufferPointer { table in
+            var afterSpace = true   // a leading space is not normal
+            for byte in bytes {
+                switch table[Int(byte)] {
+                case 0: afterSpace = false
+                case 1 where !afterSpace: afterSpace = true
+                default: return false
+                }
             }
+            return !afterSpace || bytes.isEmpty
         }
-        return previous != 0x20 || bytes.isEmpty
+    }
+
+    /// Per byte for `isNormalizedWhitespace`: 0 a word byte, 1 a space, 2 anything that needs the full check.
+    private static let whitespaceClass: [UInt8] = (0...255).map { byte in
+        switch byte {
+        case 0x20: 1
+        case 0x09...0x0D, 0xC2, 0xE1, 0xE2, 0xE3: 2
+        default: 0
+        }
     }
 
     /// The string without leading and trailing whitespace or newlines. Like Foundation's

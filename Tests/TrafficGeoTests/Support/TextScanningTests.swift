@@ -101,4 +101,62 @@ struct TextScanningTests {
         #expect(throws: CoordinateError.self) { try EntryFields.weblinkCoordinate("https://x/?lat=&lon=7") }
         #expect(throws: CoordinateError.self) { try EntryFields.weblinkCoordinate("https://x/?lat=95&lon=7") }
     }
+
+    /// The run-scanning CSV reader gives the records of the plain RFC 4180 state machine (below,
+    /// byte by byte), whatever buffer boundaries fall where.
+    @Test func csvRecordsMatchTheByteByByteReading() throws {
+        let pieces = ["a", "bc", ",", ";", "\"", "\"\"", "\n", "\r", "\r\n", " ", "ö", "x\"y"]
+        var generator = SplitMix64(seed: 25)
+        for round in 0..<3_000 {
+            var text = (0..<Int.random(in: 0...14, using: &generator)).map { _ in pieces.randomElement(using: &generator)! }.joined()
+            if round % 7 == 0 { text = "\u{FEFF}" + text }
+            let bytes = Array(text.utf8)
+            let expected = Self.plainCSV(bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? Array(bytes.dropFirst(3)) : bytes)
+            // A BOM is recognised in the first read, which holds at least 3 bytes in practice.
+            for bufferSize in [1, 2, 3, 7, 1 << 16] where bufferSize >= 3 || round % 7 != 0 {
+                let reader = CSVRecordReader(stream: InputStream(data: Data(bytes)), separator: UInt8(ascii: ","), bufferSize: bufferSize)
+                var records: [[String]] = [], lines: [Int] = []
+                while let record = try reader.next() { records.append(record.fields); lines.append(record.line) }
+                #expect(records == expected.map(\.fields) && lines == expected.map(\.line), "\(text.debugDescription) buffer \(bufferSize)")
+            }
+        }
+    }
+
+    /// RFC 4180 byte by byte: the reader as it was before it scanned runs.
+    static func plainCSV(_ bytes: [UInt8]) -> [(fields: [String], line: Int)] {
+        var records: [(fields: [String], line: Int)] = []
+        var i = 0, line = 1
+        func peek() -> UInt8? { i < bytes.count ? bytes[i] : nil }
+        while i < bytes.count {
+            var fields: [String] = [], field: [UInt8] = []
+            let startLine = line
+            var inQuotes = false, ended = false
+            while i < bytes.count {
+                let c = bytes[i]
+                i += 1
+                if inQuotes {
+                    if c == UInt8(ascii: "\"") {
+                        if peek() == UInt8(ascii: "\"") { i += 1; field.append(c) } else { inQuotes = false }
+                    } else {
+                        if c == 0x0A { line += 1 }
+                        field.append(c)
+                    }
+                    continue
+                }
+                switch c {
+                case UInt8(ascii: "\"") where field.isEmpty: inQuotes = true
+                case UInt8(ascii: ","): fields.append(CSVRecordReader.text(field)); field = []
+                case 0x0D, 0x0A:
+                    if c == 0x0D, peek() == 0x0A { i += 1 }
+                    line += 1
+                    ended = true
+                default: field.append(c)
+                }
+                if ended { break }
+            }
+            fields.append(CSVRecordReader.text(field))
+            records.append((fields, startLine))
+        }
+        return records
+    }
 }
