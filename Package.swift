@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v13)],
     products: [
         .library(name: "TrafficGeo", targets: ["TrafficGeo"]),
+        .library(name: "TrafficGeoPROJ", targets: ["TrafficGeoPROJ"]),
         .executable(name: "trafficgeo", targets: ["trafficgeo"]),
     ],
     dependencies: [
@@ -32,10 +33,18 @@ let package = Package(
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
         .target(name: "CXMLStream", dependencies: ["CLibXML2"]),
+        // GeographicLib (apt libgeographiclib-dev): Karney's geodesics, behind C functions
+        // (CGeodesic) because it is C++. Why not PROJ's geodesic.h: Sources/CGeodesic/geodesic.cpp.
+        .systemLibrary(
+            name: "CGeographicLib",
+            pkgConfig: "geographiclib",
+            providers: [.apt(["libgeographiclib-dev"]), .brew(["geographiclib"])]
+        ),
+        .target(name: "CGeodesic", dependencies: ["CGeographicLib"]),
         .target(
             name: "TrafficGeo",
             dependencies: [
-                "CProj",
+                "CGeodesic",
                 "CXMLStream",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -43,6 +52,10 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ]
         ),
+        // Transformations between any two CRSs with PROJ. Kept apart from TrafficGeo: the index
+        // computes its geocentric points in closed form (checked against this in the tests), and
+        // linking libproj costs every process ~8 ms of library loading (docs/benchmarks.md).
+        .target(name: "TrafficGeoPROJ", dependencies: ["TrafficGeo", "CProj"]),
         .executableTarget(
             name: "trafficgeo",
             dependencies: [
@@ -54,13 +67,14 @@ let package = Package(
         // Query benchmark (docs/benchmarks.md): swift run -c release trafficgeo-bench
         .executableTarget(
             name: "trafficgeo-bench",
-            dependencies: ["TrafficGeo"],
+            dependencies: ["TrafficGeo", "TrafficGeoPROJ"],
             path: "Benchmarks/QueryBenchmark"
         ),
         .testTarget(
             name: "TrafficGeoTests",
             dependencies: [
                 "TrafficGeo",
+                "TrafficGeoPROJ",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

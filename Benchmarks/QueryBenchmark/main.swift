@@ -18,6 +18,7 @@
 // out); the absolute times are printed beside it.
 import Foundation
 import TrafficGeo
+import TrafficGeoPROJ
 
 struct Options {
     var suites: [String] = []

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TrafficGeo
+import TrafficGeoPROJ
 
 @Suite("Geocentric points and the short-line geodesic distance")
 struct GeocentricPointTests {

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import TrafficGeo
+import TrafficGeoPROJ
 
 @Suite("Block index: blocks of consecutive incidents in a packed R*Tree")
 struct BlockIndexTests {

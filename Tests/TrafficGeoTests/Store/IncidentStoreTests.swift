@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 @testable import TrafficGeo
+import TrafficGeoPROJ
 
 @Suite("SQLite store with the geocentric block index")
 struct IncidentStoreTests {

@@ -1,5 +1,6 @@
 import CProj
 import Foundation
+import TrafficGeo
 
 /// A point in a projected or geocentric CRS (metres for the store's EPSG:4978).
 public struct ProjectedPoint: Sendable, Equatable {
@@ -132,5 +133,17 @@ public enum ProjectionError: Error, Sendable, CustomStringConvertible {
         case let .inverseFailed(reason):
             return "PROJ could not unproject a point: \(reason)"
         }
+    }
+}
+
+/// PROJ's own geodesics (`geodesic.h`): what `Geodesic` (GeographicLib) is checked against.
+public enum PROJGeodesic {
+    /// Distance in metres and the azimuths at both ends, from `a` to `b`.
+    public static func inverse(from a: Coordinate, to b: Coordinate) -> (distance: Double, azimuth1: Double, azimuth2: Double) {
+        var g = geod_geodesic()
+        geod_init(&g, Geodesic.wgs84SemiMajorAxis, Geodesic.wgs84Flattening)
+        var s12 = 0.0, azi1 = 0.0, azi2 = 0.0
+        geod_inverse(&g, a.latitude, a.longitude, b.latitude, b.longitude, &s12, &azi1, &azi2)
+        return (s12, azi1, azi2)
     }
 }
