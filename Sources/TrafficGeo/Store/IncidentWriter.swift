@@ -21,6 +21,7 @@ final class IncidentWriter {
     private let updateStatement: Statement
     private let resetGeocodeStatus: Statement
     private var pending = PendingInserts()
+    private var bulkInsertStatements: [Int: Statement] = [:]
     /// Pending incidents are stored once this many wait (about 100 bytes each for short entries);
     /// bigger feeds are stored and indexed in several runs, each in curve order.
     private let flushThreshold: Int
@@ -112,46 +113,106 @@ final class IncidentWriter {
         guard pending.count > 0 else { return }
         let order = pending.storageOrder()
         var nextID = try index.nextFreeID()
-        // Into an empty table (pending ids are unique among themselves), the identity index is
-        // built after the rows: sorted, with full pages, instead of a million random insertions.
+        // Into an empty table (pending ids are unique among themselves), the indexes are built
+        // after the rows: sorted, with full pages, instead of a million random insertions each.
         let bulk = try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM incidents)")!
-        if bulk { try db.execute(sql: "DROP INDEX \(StoreSchema.identityIndex)") }
+        var rebuild: [String] = []
+        if bulk {
+            for index in try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'incidents' AND sql IS NOT NULL") {
+                try db.execute(sql: "DROP INDEX \(String(index[0]).quotedDatabaseIdentifier)")
+                rebuild.append(index[1])
+            }
+        }
         var firstLocatedID: Int64?
         var points: [GeocentricPoint] = []
         points.reserveCapacity(order.count)
-        // Bound straight from the packed values through SQLite's C API: building GRDB's
-        // StatementArguments cost as much as the insert itself (a million rows: ~2 s).
-        let insert = insertStatement.sqliteStatement
-        // Parameters: id, then the pending values (source id, feed id, columns, hash), then first_seen.
-        let nowIndex = Int32(2 + PendingInserts.firstColumn + Self.columns.count + 1)
-        for slot in order {
-            sqlite3_reset(insert)
-            sqlite3_bind_int64(insert, 1, nextID)
-            pending.bind(slot, to: insert, from: 2)
-            sqlite3_bind_double(insert, nowIndex, now)
-            let code = sqlite3_step(insert)
-            sqlite3_reset(insert)
-            if code != SQLITE_DONE {
-                let error = DatabaseError(resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)),
-                                          message: db.lastErrorMessage)
-                guard error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE else { throw error }
-                // Stored by an earlier flush of this ingest (a repeated id in a big feed): an update after all.
-                let values = pending.values(at: slot)
-                guard let existing = try Row.fetchOne(findStatement, arguments: [values[0], values[1]]) else { throw error }
-                counts.inserted -= 1
-                var list = Array(values[PendingInserts.firstColumn ..< PendingInserts.firstColumn + Self.columns.count])
-                try update(existing, with: &list)
-                continue
-            }
+        func stored(_ slot: Int, as id: Int64) {
             if let p = pending.position(at: slot) {
-                if firstLocatedID == nil { firstLocatedID = nextID }
+                if firstLocatedID == nil { firstLocatedID = id }
                 points.append(GeocentricPoint(p))
             }
-            nextID += 1
         }
-        if bulk { try db.execute(sql: StoreSchema.identityIndexSQL) }
+        if bulk {
+            // No index can refuse a row here: many rows per statement, so that SQLite's per-statement
+            // work (cursors, constraint bookkeeping) is shared (a fifth of a big build).
+            var start = 0
+            while start < order.count {
+                let rows = min(Self.rowsPerBulkInsert, order.count - start)
+                let slots = order[start ..< start + rows]
+                try insert(slots, firstID: nextID)
+                for (k, slot) in slots.enumerated() { stored(slot, as: nextID + Int64(k)) }
+                nextID += Int64(rows)
+                start += rows
+            }
+        } else {
+            for slot in order {
+                guard try insertOrUpdate(slot, id: nextID) else { continue }
+                stored(slot, as: nextID)
+                nextID += 1
+            }
+        }
+        for sql in rebuild { try db.execute(sql: sql) }
         if let firstLocatedID { try index.addBlocks(firstID: firstLocatedID, points: points) }
         pending = PendingInserts()
+    }
+
+    static let rowsPerBulkInsert = 32
+    /// Parameters of one row of `insertStatement`: id, then the pending values (source id, feed id,
+    /// columns, hash), then first_seen.
+    private static let parametersPerRow = Int32(2 + PendingInserts.firstColumn + columns.count + 1)
+
+    /// Inserts pending rows with one statement, ids from `firstID` on, binding the packed values
+    /// straight through SQLite's C API (building GRDB's StatementArguments cost as much as the
+    /// insert itself: a million rows, ~2 s).
+    private func insert(_ slots: ArraySlice<Int>, firstID: Int64) throws {
+        let statement = try bulkInsertStatement(rows: slots.count).sqliteStatement
+        sqlite3_reset(statement)
+        for (k, slot) in slots.enumerated() {
+            let base = Int32(k) * Self.parametersPerRow
+            sqlite3_bind_int64(statement, base + 1, firstID + Int64(k))
+            pending.bind(slot, to: statement, from: base + 2)
+            sqlite3_bind_double(statement, base + Self.parametersPerRow, now)
+        }
+        let code = sqlite3_step(statement)
+        sqlite3_reset(statement)
+        if code != SQLITE_DONE {
+            throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)), message: db.lastErrorMessage)
+        }
+    }
+
+    /// `insertStatement` for `rows` rows at once (prepared once per size).
+    private func bulkInsertStatement(rows: Int) throws -> Statement {
+        if let statement = bulkInsertStatements[rows] { return statement }
+        let columns = Self.columns.joined(separator: ", ")
+        let row = "(" + Array(repeating: "?", count: Int(Self.parametersPerRow)).joined(separator: ", ") + ")"
+        let statement = try db.makeStatement(sql: """
+            INSERT INTO incidents (id, source_id, external_id, \(columns), content_hash, first_seen)
+            VALUES \(Array(repeating: row, count: rows).joined(separator: ", "))
+            """)
+        bulkInsertStatements[rows] = statement
+        return statement
+    }
+
+    /// Inserts one pending row as `id`; false when an earlier flush of this ingest stored the same
+    /// incident (a repeated id in a big feed), which is then updated instead.
+    private func insertOrUpdate(_ slot: Int, id: Int64) throws -> Bool {
+        let insert = insertStatement.sqliteStatement
+        sqlite3_reset(insert)
+        sqlite3_bind_int64(insert, 1, id)
+        pending.bind(slot, to: insert, from: 2)
+        sqlite3_bind_double(insert, Self.parametersPerRow, now)
+        let code = sqlite3_step(insert)
+        sqlite3_reset(insert)
+        if code == SQLITE_DONE { return true }
+        let error = DatabaseError(resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)),
+                                  message: db.lastErrorMessage)
+        guard error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE else { throw error }
+        let values = pending.values(at: slot)
+        guard let existing = try Row.fetchOne(findStatement, arguments: [values[0], values[1]]) else { throw error }
+        counts.inserted -= 1
+        var list = Array(values[PendingInserts.firstColumn ..< PendingInserts.firstColumn + Self.columns.count])
+        try update(existing, with: &list)
+        return false
     }
 
     /// Replaces the stored fields of an existing incident (a geocoder found its position) and
