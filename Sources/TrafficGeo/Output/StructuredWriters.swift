@@ -137,8 +137,12 @@ final class CSVResultWriter: ResultWriter {
     static func quote(_ field: String) -> String {
         // A leading = + - @ would run as a formula in a spreadsheet: prefix with a quote (OWASP).
         var value = field
-        if let first = value.first, "=+-@".contains(first), Double(value) == nil { value = "'" + value }
-        guard value.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return value }
+        if let first = value.utf8.first, first == UInt8(ascii: "=") || first == UInt8(ascii: "+") || first == UInt8(ascii: "-") || first == UInt8(ascii: "@"),
+           Double(value) == nil {
+            value = "'" + value
+        }
+        // By bytes (these are ASCII, and never part of a longer UTF-8 sequence): result rows quote every id.
+        guard value.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }) else { return value }
         return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -151,7 +151,14 @@ final class IncidentWriter {
                 nextID += 1
             }
         }
-        for sql in rebuild { try db.execute(sql: sql) }
+        if !rebuild.isEmpty {
+            // SQLite sorts the keys of a new index with helper threads when allowed to (a tenth
+            // faster with two; the other core is idle by now).
+            let helpers = min(4, max(0, ProcessInfo.processInfo.activeProcessorCount - 1))
+            try db.execute(sql: "PRAGMA threads = \(helpers)")
+            for sql in rebuild { try db.execute(sql: sql) }
+            try db.execute(sql: "PRAGMA threads = 0")
+        }
         if let firstLocatedID { try index.addBlocks(firstID: firstLocatedID, points: points) }
         pending = PendingInserts()
     }

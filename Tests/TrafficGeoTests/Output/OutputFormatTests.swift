@@ -126,6 +126,12 @@ struct OutputFormatTests {
         #expect(records[1][2] == "Falschfahrer, \"bitte\" rechts\nfahren")
         #expect(records[2][1] == "'=cmd|' /C calc'!A0")
         #expect(records[3][3] == "")
+        // Quoting is decided on bytes: a CRLF (one Character in Swift) and a comma after a
+        // combining mark are still quoted.
+        #expect(CSVResultWriter.quote("a\r\nb") == "\"a\r\nb\"")
+        #expect(CSVResultWriter.quote("e\u{301},x") == "\"e\u{301},x\"")
+        #expect(CSVResultWriter.quote("-12.5") == "-12.5" && CSVResultWriter.quote("-x") == "'-x")
+        #expect(CSVResultWriter.quote("plain id 42") == "plain id 42")
     }
 
     @Test func cardsAndTableAreReadable() throws {
