@@ -29,8 +29,7 @@ public enum CategoryClassifier {
         var table = [[(rule: Int, bytes: [UInt8])]](repeating: [], count: 256)
         for (rule, (_, words)) in rules.enumerated() {
             for word in words {
-                // A trailing space in a keyword means "the whole word": keep it after folding.
-                let bytes = Array((TextFolding.fold(word) + (word.hasSuffix(" ") ? " " : "")).utf8)
+                let bytes = foldedKeyword(word)
                 if let first = bytes.first { table[Int(first)].append((rule, bytes)) }
             }
         }
@@ -71,18 +70,9 @@ public enum CategoryClassifier {
         return best == Int.max ? nil : best
     }
 
-    /// The same answer by trying every keyword at every word start, in rule order: the plain
-    /// statement of the rule, kept for the tests to check `firstRule` against.
-    static func firstRuleByScanning(_ text: [UInt8]) -> Int? {
-        for (rule, (_, words)) in rules.enumerated() {
-            for word in words {
-                let keyword = Array((TextFolding.fold(word) + (word.hasSuffix(" ") ? " " : "")).utf8)
-                guard keyword.count <= text.count else { continue }
-                for i in 0...(text.count - keyword.count) where i == 0 || text[i - 1] == 0x20 {
-                    if Array(text[i..<(i + keyword.count)]) == keyword { return rule }
-                }
-            }
-        }
-        return nil
+    /// A keyword folded like the text, as bytes. A trailing space means "the whole word": it is
+    /// kept after folding.
+    static func foldedKeyword(_ word: String) -> [UInt8] {
+        Array((TextFolding.fold(word) + (word.hasSuffix(" ") ? " " : "")).utf8)
     }
 }

@@ -134,7 +134,7 @@ final class IncidentWriter {
         }
         if bulk {
             // No index can refuse a row here: many rows per statement, so that SQLite's per-statement
-            // work (cursors, constraint bookkeeping) is shared (a fifth of a big build).
+            // work (cursors, constraint bookkeeping) is shared (it was ~40 % of an insert).
             var start = 0
             while start < order.count {
                 let rows = min(Self.rowsPerBulkInsert, order.count - start)
@@ -156,14 +156,14 @@ final class IncidentWriter {
             // faster with two; the other core is idle by now).
             let helpers = min(4, max(0, ProcessInfo.processInfo.activeProcessorCount - 1))
             try db.execute(sql: "PRAGMA threads = \(helpers)")
+            defer { try? db.execute(sql: "PRAGMA threads = 0") }
             for sql in rebuild { try db.execute(sql: sql) }
-            try db.execute(sql: "PRAGMA threads = 0")
         }
         if let firstLocatedID { try index.addBlocks(firstID: firstLocatedID, points: points) }
         pending = PendingInserts()
     }
 
-    static let rowsPerBulkInsert = 32
+    private static let rowsPerBulkInsert = 32
     /// Parameters of one row of `insertStatement`: id, then the pending values (source id, feed id,
     /// columns, hash), then first_seen.
     private static let parametersPerRow = Int32(2 + PendingInserts.firstColumn + columns.count + 1)
