@@ -106,6 +106,26 @@ func measure(_ name: String, samples: Int, warmup: Int = 1, operations: Int = 1,
     return m
 }
 
+/// Like `measure` for several benchmarks at once, run in turn within each round.
+@MainActor func measureInterleaved(rounds: Int, operations: Int, _ specs: [(name: String, note: String?, body: () throws -> Void)]) throws -> [Measurement] {
+    var times = [[Double]](repeating: [], count: specs.count)
+    for _ in 0..<rounds {
+        for (i, spec) in specs.enumerated() {
+            let t0 = clock.now
+            try spec.body()
+            times[i].append((clock.now - t0).inSeconds / Double(operations))
+        }
+    }
+    return specs.indices.map { i in
+        let sorted = times[i].sorted()
+        let m = Measurement(name: specs[i].name, median: sorted[sorted.count / 2], p95: sorted[min(sorted.count - 1, sorted.count * 95 / 100)],
+                            samples: rounds, note: specs[i].note)
+        results.append(m)
+        print("\(padded(m.name)) median \(format(m.median))  p95 \(format(m.p95))\(m.note.map { "  (\($0))" } ?? "")")
+        return m
+    }
+}
+
 func padded(_ name: String) -> String { name.count >= 38 ? name : name + String(repeating: " ", count: 38 - name.count) }
 
 func format(_ seconds: Double) -> String {
@@ -208,27 +228,31 @@ if options.suites.contains("ingest") {
     try handle.close()
     let n = options.atomEntries
 
-    // The three parts of an ingest, each alone: parse, project, store + index.
-    var parsed: [Incident] = []
-    try measure("ingest: parse Atom (per entry)", samples: 5, warmup: 0, operations: n) {
-        parsed = try FeedReading.readAll(FeedInput(localFile: feed), source: "bench").incidents
-    }
+    // The three parts of an ingest, each alone: parse, project, store + index; and the whole
+    // ingest. Parse, store and whole take turns within each round, so that the machine's drift
+    // (±30 % within minutes here) falls on all three alike.
+    var parsed = try FeedReading.readAll(FeedInput(localFile: feed), source: "bench").incidents
     precondition(parsed.count == n && parsed.allSatisfy { $0.position != nil })
+    var round = 0
+    let rounds = try measureInterleaved(rounds: 7, operations: n, [
+        ("ingest: parse Atom (per entry)", nil, {
+            parsed = try FeedReading.readAll(FeedInput(localFile: feed), source: "bench").incidents
+        }),
+        ("ingest: store + index (per entry)", nil, {
+            round += 1
+            let store = try IncidentStore(path: "\(folder)/store-\(round).sqlite")
+            _ = try store.ingest(source: "bench") { emit in for incident in parsed { try emit(.incident(incident)) } }
+        }),
+        ("ingest: whole Atom ingest (per entry)", "FeedIngestor, as `trafficgeo ingest`", {
+            round += 1
+            let store = try IncidentStore(path: "\(folder)/store-\(round).sqlite")
+            _ = try FeedIngestor(store: store).ingest(FeedInput(localFile: feed))
+        }),
+    ])
+    let (store, whole) = (rounds[1], rounds[2])
     // The index's projection: geocentric coordinates in closed form (checked against PROJ in the tests).
     let project = try measure("ingest: project (per entry)", samples: 5, operations: n) {
         for incident in parsed { sink &+= UInt64(bitPattern: Int64(GeocentricPoint(incident.position!).z)) }
-    }
-    var round = 0
-    let store = try measure("ingest: store + index (per entry)", samples: 5, warmup: 0, operations: n) {
-        round += 1
-        let store = try IncidentStore(path: "\(folder)/store-\(round).sqlite")
-        _ = try store.ingest(source: "bench") { emit in for incident in parsed { try emit(.incident(incident)) } }
-    }
-    let whole = try measure("ingest: whole Atom ingest (per entry)", samples: 5, warmup: 0, operations: n,
-                            note: "FeedIngestor, as `trafficgeo ingest`") {
-        round += 1
-        let store = try IncidentStore(path: "\(folder)/store-\(round).sqlite")
-        _ = try FeedIngestor(store: store).ingest(FeedInput(localFile: feed))
     }
     let parse = results.first { $0.name.hasPrefix("ingest: parse") }!
     // Two views of the same cost: what parsing and projecting take on one core, and how much
