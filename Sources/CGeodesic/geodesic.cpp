@@ -17,6 +17,12 @@ const GeographicLib::Geodesic &wgs84() {
 extern "C" void tg_geodesic_inverse(double lat1, double lon1, double lat2, double lon2,
                                     double *s12, double *azi1, double *azi2) {
     double distance = 0, start = 0, end = 0;
+    // The distance alone is asked for most (ranking); GeographicLib then skips the azimuths' work.
+    if (!azi1 && !azi2) {
+        wgs84().Inverse(lat1, lon1, lat2, lon2, distance);
+        if (s12) *s12 = distance;
+        return;
+    }
     wgs84().Inverse(lat1, lon1, lat2, lon2, distance, start, end);
     if (s12) *s12 = distance;
     if (azi1) *azi1 = start;
