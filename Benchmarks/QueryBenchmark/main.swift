@@ -98,9 +98,14 @@ func measure(_ name: String, samples: Int, warmup: Int = 1, operations: Int = 1,
         try body()
         times.append((clock.now - t0).inSeconds / Double(operations))
     }
-    times.sort()
-    let m = Measurement(name: name, median: times[times.count / 2], p95: times[min(times.count - 1, times.count * 95 / 100)],
-                        samples: samples, note: note)
+    return record(name, times: times, note: note)
+}
+
+/// The median and 95th percentile of `times` (seconds per operation), kept and printed.
+@MainActor func record(_ name: String, times: [Double], note: String?) -> Measurement {
+    let sorted = times.sorted()
+    let m = Measurement(name: name, median: sorted[sorted.count / 2], p95: sorted[min(sorted.count - 1, sorted.count * 95 / 100)],
+                        samples: times.count, note: note)
     results.append(m)
     print("\(padded(name)) median \(format(m.median))  p95 \(format(m.p95))\(note.map { "  (\($0))" } ?? "")")
     return m
@@ -116,14 +121,7 @@ func measure(_ name: String, samples: Int, warmup: Int = 1, operations: Int = 1,
             times[i].append((clock.now - t0).inSeconds / Double(operations))
         }
     }
-    return specs.indices.map { i in
-        let sorted = times[i].sorted()
-        let m = Measurement(name: specs[i].name, median: sorted[sorted.count / 2], p95: sorted[min(sorted.count - 1, sorted.count * 95 / 100)],
-                            samples: rounds, note: specs[i].note)
-        results.append(m)
-        print("\(padded(m.name)) median \(format(m.median))  p95 \(format(m.p95))\(m.note.map { "  (\($0))" } ?? "")")
-        return m
-    }
+    return specs.indices.map { record(specs[$0].name, times: times[$0], note: specs[$0].note) }
 }
 
 func padded(_ name: String) -> String { name.count >= 38 ? name : name + String(repeating: " ", count: 38 - name.count) }

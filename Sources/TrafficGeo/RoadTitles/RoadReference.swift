@@ -29,7 +29,7 @@ public enum RoadReference {
 
     /// `pattern` on ASCII bytes: not after a letter or digit, a road class, at most one white
     /// space, one to four digits, an optional lower-case letter, and no letter or digit after.
-    /// The answer is `make`'s: class (BAB as A, St as S), the number without leading zeros, suffix.
+    /// The answer is built by `reference`, as for the regular expression's matches.
     private static func firstASCIIMatch(_ text: UnsafeBufferPointer<UInt8>) -> String? {
         func isAlphanumeric(_ i: Int) -> Bool {
             guard i >= 0, i < text.count else { return false }
@@ -43,29 +43,29 @@ public enum RoadReference {
         while start < text.count {
             defer { start += 1 }
             guard !isAlphanumeric(start - 1) else { continue }
-            let roadClass: String, classLength: Int
+            let roadClass: String
             switch text[start] {
             case UInt8(ascii: "B") where start + 2 < text.count && text[start + 1] == UInt8(ascii: "A") && text[start + 2] == UInt8(ascii: "B"):
-                (roadClass, classLength) = ("A", 3)
+                roadClass = "BAB"
             case UInt8(ascii: "S") where start + 1 < text.count && text[start + 1] == UInt8(ascii: "t"):
-                (roadClass, classLength) = ("S", 2)
+                roadClass = "St"
             case UInt8(ascii: "A"), UInt8(ascii: "B"), UInt8(ascii: "L"), UInt8(ascii: "S"), UInt8(ascii: "K"), UInt8(ascii: "E"):
-                (roadClass, classLength) = (String(UnicodeScalar(text[start])), 1)
+                roadClass = String(UnicodeScalar(text[start]))
             default:
                 continue
             }
             // The optional space is greedy, but a space followed by no digit falls back to none,
             // where the space is no digit either: one reading to try.
-            var digits = start + classLength
+            var digits = start + roadClass.utf8.count
             if isSpace(digits) { digits += 1 }
             var end = digits
             while isDigit(end) { end += 1 }
             guard end > digits, end - digits <= 4 else { continue }
             var number = 0
             for i in digits..<end { number = number * 10 + Int(text[i] - 0x30) }
-            if !isAlphanumeric(end) { return roadClass + String(number) }
+            if !isAlphanumeric(end) { return reference(roadClass, number: number, suffix: "") }
             if text[end] >= 0x61 && text[end] <= 0x7A && !isAlphanumeric(end + 1) {
-                return roadClass + String(number) + String(UnicodeScalar(text[end]))
+                return reference(roadClass, number: number, suffix: String(UnicodeScalar(text[end])))
             }
         }
         return nil
@@ -107,11 +107,14 @@ public enum RoadReference {
 
     private static func make(_ m: NSTextCheckingResult, in text: String) -> String? {
         guard let classRange = Range(m.range(at: 1), in: text), let numberRange = Range(m.range(at: 2), in: text) else { return nil }
-        var roadClass = String(text[classRange])
-        if roadClass == "BAB" { roadClass = "A" }
-        if roadClass == "St" { roadClass = "S" }
-        let number = String(Int(text[numberRange]) ?? 0)
         let suffix = Range(m.range(at: 3), in: text).map { String(text[$0]) } ?? ""
-        return roadClass + number + suffix
+        return reference(String(text[classRange]), number: Int(text[numberRange]) ?? 0, suffix: suffix)
+    }
+
+    /// The normalised reference: the class as written (BAB as A, St as S), the number without
+    /// leading zeros, the suffix letter.
+    private static func reference(_ roadClass: String, number: Int, suffix: String) -> String {
+        let normalisedClass = roadClass == "BAB" ? "A" : roadClass == "St" ? "S" : roadClass
+        return normalisedClass + String(number) + suffix
     }
 }

@@ -175,16 +175,24 @@ final class IncidentWriter {
         let statement = try bulkInsertStatement(rows: slots.count).sqliteStatement
         sqlite3_reset(statement)
         for (k, slot) in slots.enumerated() {
-            let base = Int32(k) * Self.parametersPerRow
-            sqlite3_bind_int64(statement, base + 1, firstID + Int64(k))
-            pending.bind(slot, to: statement, from: base + 2)
-            sqlite3_bind_double(statement, base + Self.parametersPerRow, now)
+            bindRow(slot, id: firstID + Int64(k), to: statement, row: Int32(k))
         }
         let code = sqlite3_step(statement)
         sqlite3_reset(statement)
-        if code != SQLITE_DONE {
-            throw DatabaseError(resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)), message: db.lastErrorMessage)
-        }
+        if code != SQLITE_DONE { throw lastError() }
+    }
+
+    /// Binds the parameters of row `row` of an insert statement: the id, the pending values, first_seen.
+    private func bindRow(_ slot: Int, id: Int64, to statement: SQLiteStatement, row: Int32) {
+        let base = row * Self.parametersPerRow
+        sqlite3_bind_int64(statement, base + 1, id)
+        pending.bind(slot, to: statement, from: base + 2)
+        sqlite3_bind_double(statement, base + Self.parametersPerRow, now)
+    }
+
+    /// What SQLite reported for the statement that just failed.
+    private func lastError() -> DatabaseError {
+        DatabaseError(resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)), message: db.lastErrorMessage)
     }
 
     /// `insertStatement` for `rows` rows at once (prepared once per size).
@@ -205,14 +213,11 @@ final class IncidentWriter {
     private func insertOrUpdate(_ slot: Int, id: Int64) throws -> Bool {
         let insert = insertStatement.sqliteStatement
         sqlite3_reset(insert)
-        sqlite3_bind_int64(insert, 1, id)
-        pending.bind(slot, to: insert, from: 2)
-        sqlite3_bind_double(insert, Self.parametersPerRow, now)
+        bindRow(slot, id: id, to: insert, row: 0)
         let code = sqlite3_step(insert)
         sqlite3_reset(insert)
         if code == SQLITE_DONE { return true }
-        let error = DatabaseError(resultCode: ResultCode(rawValue: sqlite3_extended_errcode(db.sqliteConnection)),
-                                  message: db.lastErrorMessage)
+        let error = lastError()
         guard error.extendedResultCode == .SQLITE_CONSTRAINT_UNIQUE else { throw error }
         let values = pending.values(at: slot)
         guard let existing = try Row.fetchOne(findStatement, arguments: [values[0], values[1]]) else { throw error }
