@@ -11,12 +11,13 @@ enum DecimalText {
 
     static func double(_ text: some StringProtocol) -> Double? {
         var text = String(text)
-        if let value = text.withUTF8(fastPath) { return value }
+        if let value = text.withUTF8(plainDecimal) { return value }
         return Double(text)
     }
 
-    /// `[+-]? digits ( . digits )?` with at most 15 digits in all; nil otherwise.
-    private static func fastPath(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
+    /// `[+-]? digits ( . digits )?` with at most 15 digits in all, read as `double` reads it;
+    /// nil for anything else (which `double` may still read).
+    static func plainDecimal(_ bytes: UnsafeBufferPointer<UInt8>) -> Double? {
         var i = 0
         var negative = false
         if i < bytes.count, bytes[i] == UInt8(ascii: "-") || bytes[i] == UInt8(ascii: "+") {

@@ -31,27 +31,29 @@ public enum TextFolding {
         var text = text
         let done = text.withUTF8 { bytes -> Bool in
             // ASCII, nearly every message: byte by byte, no scalar decoding. Letters lowered,
-            // digits kept, everything else separates words.
-            guard !bytes.contains(where: { $0 >= 0x80 }) else { return false }
-            // At most one byte out per byte in, plus the space before the first word.
+            // digits kept, everything else separates words. At most one byte out per byte in,
+            // plus the space before the first word; the first non-ASCII byte sends the whole
+            // text to the scalar loop below (what was written is taken back).
             let start = out.count
             out.append(contentsOf: repeatElement(0, count: bytes.count + 1))
-            let end = out.withUnsafeMutableBufferPointer { o -> Int in
+            let end = out.withUnsafeMutableBufferPointer { o -> Int? in
                 var n = start
-                asciiFolding.withUnsafeBufferPointer { table in
+                var space = pendingSpace
+                return asciiFolding.withUnsafeBufferPointer { table -> Int? in
                     for b in bytes {
+                        guard b < 0x80 else { return nil }
                         let folded = table[Int(b)]
-                        if folded == 0 { pendingSpace = true; continue }
-                        if pendingSpace, n > 0 { o[n] = 0x20; n += 1 }
-                        pendingSpace = false
+                        if folded == 0 { space = true; continue }
+                        if space, n > 0 { o[n] = 0x20; n += 1 }
+                        space = false
                         o[n] = folded
                         n += 1
                     }
+                    return n
                 }
-                return n
             }
-            out.removeSubrange(end...)
-            return true
+            out.removeSubrange((end ?? start)...)
+            return end != nil
         }
         if done { return }
         func emit(_ bytes: some Sequence<UInt8>) {

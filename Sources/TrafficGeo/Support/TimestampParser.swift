@@ -10,18 +10,20 @@ import Foundation
 /// only one of these shapes; a feed mixes them.
 public enum TimestampParser {
     public static func parse(_ text: String) -> Date? {
-        let trimmed = text.trimmed
+        var trimmed = text.trimmed
         guard !trimmed.isEmpty, trimmed.utf8.count < 64 else { return nil }
-        let bytes = Array(trimmed.utf8)
-        if bytes.count >= 5, bytes[0...3].allSatisfy({ $0 >= 48 && $0 <= 57 }), bytes[4] == UInt8(ascii: "-") {
-            return parseISO8601(bytes)
+        // ISO 8601 over the string's own bytes (ingest reads one or two dates per entry).
+        let iso = trimmed.withUTF8 { bytes -> Date?? in
+            guard bytes.count >= 5, bytes[0...3].allSatisfy({ $0 >= 48 && $0 <= 57 }), bytes[4] == UInt8(ascii: "-") else { return .none }
+            return .some(parseISO8601(bytes))
         }
+        if let iso { return iso }
         return parseRFC822(trimmed)
     }
 
     // MARK: - ISO 8601
 
-    private static func parseISO8601(_ b: [UInt8]) -> Date? {
+    private static func parseISO8601(_ b: UnsafeBufferPointer<UInt8>) -> Date? {
         var i = 0
         func number(_ digits: Int) -> Int? {
             guard i + digits <= b.count else { return nil }
@@ -34,8 +36,8 @@ public enum TimestampParser {
             i += digits
             return value
         }
-        func expect(_ c: Character) -> Bool {
-            guard i < b.count, b[i] == c.asciiValue! else { return false }
+        func expect(_ c: Unicode.Scalar) -> Bool {
+            guard i < b.count, b[i] == UInt8(ascii: c) else { return false }
             i += 1
             return true
         }

@@ -94,6 +94,31 @@ struct TextScanningTests {
         #expect(try EntryFields.weblinkCoordinate(link) == expected)
     }
 
+    /// Plain decimal values are read straight from the link's bytes, anything else as text: both
+    /// give what reading the (percent-decoded) values as text gives, errors included.
+    @Test func weblinkValuesReadAsTheirText() {
+        let odd = ["", "abc", "1e1", "%2050.5", "50.5%20", "%35%30", "7.", ".5", "95", "-181", "12345678901234567.5", "9007199254740993", "٥٠"]
+        var generator = SplitMix64(seed: 26)
+        func value() -> String {
+            if Int.random(in: 0..<4, using: &generator) == 0 { return odd.randomElement(using: &generator)! }
+            let sign = ["", "-", "+"].randomElement(using: &generator)!
+            let fraction = Int.random(in: 0...9, using: &generator)
+            return sign + String(Int.random(in: 0...200, using: &generator))
+                + (fraction == 0 ? "" : "." + String((0..<fraction).map { _ in "0123456789".randomElement(using: &generator)! }))
+        }
+        func outcome(_ read: () throws(CoordinateError) -> Coordinate?) -> String {
+            do { return try read().map { "\($0.latitude.bitPattern) \($0.longitude.bitPattern)" } ?? "nil" } catch { return "\(error)" }
+        }
+        for _ in 0..<5_000 {
+            let (latitude, longitude) = (value(), value())
+            let link = "https://x/?id=1&lat=\(latitude)&lon=\(longitude)"
+            let expected = outcome { () throws(CoordinateError) in
+                try EntryFields.coordinate(latitude.removingPercentEncoding ?? latitude, longitude.removingPercentEncoding ?? longitude)
+            }
+            #expect(outcome { () throws(CoordinateError) in try EntryFields.weblinkCoordinate(link) } == expected, "\(link)")
+        }
+    }
+
     @Test func weblinksWithoutBothCoordinates() throws {
         for link in ["https://x/lat=50&lon=7", "https://x/?lat=50", "https://x/?id=1#lat=50&lon=7", "https://x/?latitudes=50&lon=7", "?"] {
             #expect(try EntryFields.weblinkCoordinate(link) == nil, "\(link)")
