@@ -63,9 +63,10 @@ struct AutobahnJSONReader: FeedReader {
             "identifier", "title", "subtitle", "description", "coordinate", "startTimestamp", "icon", "extent", "point", "geometry",
         ])
         fields.properties["service"] = service
-        switch fields.makeIncident(source: source, index: index) {
-        case let .success(incident): return .incident(incident)
-        case let .failure(.invalid(reason)): return .skipped(SkippedEntry(index: index, entryID: identifier, reason: reason))
+        do {
+            return .incident(try fields.makeIncident(source: source, index: index))
+        } catch {
+            return .skipped(SkippedEntry(index: index, entryID: identifier, reason: error.reason))
         }
     }
 

@@ -79,11 +79,13 @@ struct CSVFeedReader: FeedReader {
                 fields.properties[name] = String(row[i].prefix(4096))
             }
             if fields.id == nil { fields.id = "\(source)#row\(index)" }
-            switch fields.makeIncident(source: source, index: index) {
-            case let .success(incident): try handle(.incident(incident))
-            case let .failure(.invalid(reason)):
-                try handle(.skipped(SkippedEntry(index: index, entryID: fields.id, line: line, reason: reason)))
+            let event: FeedEvent
+            do {
+                event = .incident(try fields.makeIncident(source: source, index: index))
+            } catch {
+                event = .skipped(SkippedEntry(index: index, entryID: fields.id, line: line, reason: error.reason))
             }
+            try handle(event)
         }
     }
 }

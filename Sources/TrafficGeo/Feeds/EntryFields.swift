@@ -25,61 +25,74 @@ struct EntryFields {
     var fallbackCategory: IncidentCategory?
     var properties: [String: String] = [:]
 
-    enum Failure: Error { case invalid(String) }
+    enum Failure: Error {
+        case invalid(String)
+
+        var reason: String {
+            switch self { case let .invalid(reason): reason }
+        }
+    }
 
     /// Builds the incident, or says why the entry cannot be kept.
-    func makeIncident(source: String, index: Int) -> Result<Incident, Failure> {
+    func makeIncident(source: String, index: Int) throws(Failure) -> Incident {
         let title = self.title?.nonEmptyNormalized ?? Incident.unknownTitle
         let summary = self.summary?.nonEmptyNormalized
         let weblink = self.weblink?.trimmed.nilIfEmpty
-        var incident = Incident(source: source, id: "", title: title, summary: summary, weblink: weblink,
-                                iconURL: iconURL?.trimmed.nilIfEmpty)
-        incident.properties = properties
-
-        if let text = updated?.trimmed.nilIfEmpty {
-            guard let date = TimestampParser.parse(text) else { return .failure(.invalid("updated: unreadable date '\(text.prefix(40))'")) }
-            incident.updated = date
+        let updated = try Self.date(self.updated, "updated")
+        let expires = try Self.date(self.expires, "expires")
+        var (position, positionSource) = try located(weblink: weblink)
+        var segment: [Coordinate]?
+        if let line = self.segment, line.count >= 2 {
+            segment = line
+            if position == nil {
+                position = line[0]
+                positionSource = .feed
+            }
         }
-        if let text = expires?.trimmed.nilIfEmpty {
-            guard let date = TimestampParser.parse(text) else { return .failure(.invalid("expires: unreadable date '\(text.prefix(40))'")) }
-            incident.expires = date
-        }
+        // Built in one piece at the end: filling in a `var incident` field by field made the
+        // compiler copy the whole incident (every string retained and released) twice an entry.
+        return Incident(
+            source: source,
+            id: id?.trimmed.nilIfEmpty ?? weblink ?? syntheticID(title: title, summary: summary),
+            title: title, summary: summary, weblink: weblink, iconURL: iconURL?.trimmed.nilIfEmpty,
+            updated: updated, expires: expires,
+            road: road.flatMap { RoadReference.first(in: $0) } ?? RoadReference.first(in: title),
+            category: category.flatMap { IncidentCategory(loose: $0) ?? CategoryClassifier.classify($0) }
+                ?? impliedCategory ?? CategoryClassifier.classify(title, summary) ?? fallbackCategory,
+            position: position, segment: segment, positionSource: positionSource, properties: properties)
+    }
 
+    /// A date field read, nil when absent or blank.
+    private static func date(_ text: String?, _ field: String) throws(Failure) -> Date? {
+        guard let text = text?.trimmed.nilIfEmpty else { return nil }
+        guard let date = TimestampParser.parse(text) else { throw .invalid("\(field): unreadable date '\(text.prefix(40))'") }
+        return date
+    }
+
+    /// The position the entry gives, first of: latitude and longitude fields, a GeoRSS point,
+    /// the weblink's query.
+    private func located(weblink: String?) throws(Failure) -> (Coordinate?, PositionSource?) {
         do {
             if let latitude = latitude?.nilIfBlank, let longitude = longitude?.nilIfBlank {
                 if Self.looksSwapped(latitude, longitude) {
-                    return .failure(.invalid("latitude \(latitude.prefix(20)) is out of range, and longitude \(longitude.prefix(20)) would be a valid latitude: are latitude and longitude swapped?"))
+                    throw Failure.invalid("latitude \(latitude.prefix(20)) is out of range, and longitude \(longitude.prefix(20)) would be a valid latitude: are latitude and longitude swapped?")
                 }
-                incident.position = try Self.coordinate(latitude, longitude)
-                incident.positionSource = .feed
+                return (try Self.coordinate(latitude, longitude), .feed)
             } else if (latitude?.nilIfBlank == nil) != (longitude?.nilIfBlank == nil) {
-                return .failure(.invalid("has a latitude or a longitude but not both"))
+                throw Failure.invalid("has a latitude or a longitude but not both")
             } else if let point = point?.nilIfBlank {
                 let parts = point.split(whereSeparator: { $0 == " " || $0 == "," || $0.isNewline || $0 == "\t" })
-                guard parts.count == 2 else { return .failure(.invalid("georss:point '\(point.prefix(40))' is not 'lat lon'")) }
-                incident.position = try Self.coordinate(String(parts[0]), String(parts[1]))
-                incident.positionSource = .feed
+                guard parts.count == 2 else { throw Failure.invalid("georss:point '\(point.prefix(40))' is not 'lat lon'") }
+                return (try Self.coordinate(String(parts[0]), String(parts[1])), .feed)
             } else if let weblink, let fromLink = try Self.weblinkCoordinate(weblink) {
-                incident.position = fromLink
-                incident.positionSource = .weblink
+                return (fromLink, .weblink)
             }
+            return (nil, nil)
+        } catch let failure as Failure {
+            throw failure
         } catch {
-            return .failure(.invalid(error.description))
+            throw .invalid("\(error)")   // a CoordinateError, in its own words
         }
-        if let segment, segment.count >= 2 {
-            incident.segment = segment
-            if incident.position == nil {
-                incident.position = segment[0]
-                incident.positionSource = .feed
-            }
-        }
-
-        incident.road = road.flatMap { RoadReference.first(in: $0) } ?? RoadReference.first(in: title)
-        incident.category = category.flatMap { IncidentCategory(loose: $0) ?? CategoryClassifier.classify($0) }
-            ?? impliedCategory ?? CategoryClassifier.classify(title, summary) ?? fallbackCategory
-        incident.id = id?.trimmed.nilIfEmpty
-            ?? weblink ?? syntheticID(title: title, summary: summary)
-        return .success(incident)
     }
 
     /// Entries without an id get one from their content, so that re-reading the feed matches them.
@@ -111,32 +124,50 @@ struct EntryFields {
         // The query by hand over the bytes: URLComponents was a tenth of the time of reading a
         // feed entry, and splitting by Character a fifth.
         var link = link
-        let (latitude, longitude) = link.withUTF8 { bytes -> (String?, String?) in
-            guard let question = bytes.firstIndex(of: UInt8(ascii: "?")) else { return (nil, nil) }
+        let found = link.withUTF8 { bytes -> WeblinkValues in
+            guard let question = bytes.firstIndex(of: UInt8(ascii: "?")) else { return .none }
             let end = bytes[(question + 1)...].firstIndex(of: UInt8(ascii: "#")) ?? bytes.count
-            var latitude: String?, longitude: String?
+            var latitude: Range<Int>?, longitude: Range<Int>?
             var start = question + 1
             while start < end {
                 var stop = start
                 while stop < end, bytes[stop] != UInt8(ascii: "&"), bytes[stop] != UInt8(ascii: ";") { stop += 1 }
                 if let eq = bytes[start..<stop].firstIndex(of: UInt8(ascii: "=")), eq - start <= 9 {
                     let key = UnsafeBufferPointer(rebasing: bytes[start..<eq])
-                    let value = { String(decoding: UnsafeBufferPointer(rebasing: bytes[(eq + 1)..<stop]), as: UTF8.self) }
                     if latitude == nil, latitudeKeys.contains(where: { asciiCaseInsensitiveEqual(key, $0) }) {
-                        latitude = value()
+                        latitude = (eq + 1)..<stop
                     } else if longitude == nil, longitudeKeys.contains(where: { asciiCaseInsensitiveEqual(key, $0) }) {
-                        longitude = value()
+                        longitude = (eq + 1)..<stop
                     }
                 }
                 start = stop + 1
             }
-            return (latitude, longitude)
+            guard let latitude, let longitude else { return .none }
+            // Plain decimals (nearly every link) straight from the bytes; anything else (percent
+            // escapes, exponents, spaces) as text through `coordinate`, which reads the same
+            // decimals the same way.
+            if let lat = DecimalText.plainDecimal(UnsafeBufferPointer(rebasing: bytes[latitude])),
+               let lon = DecimalText.plainDecimal(UnsafeBufferPointer(rebasing: bytes[longitude])) {
+                return .numbers(lat, lon)
+            }
+            return .texts(String(decoding: UnsafeBufferPointer(rebasing: bytes[latitude]), as: UTF8.self),
+                          String(decoding: UnsafeBufferPointer(rebasing: bytes[longitude]), as: UTF8.self))
         }
         func decoded(_ value: String) -> String {
             value.utf8.contains(UInt8(ascii: "%")) ? value.removingPercentEncoding ?? value : value
         }
-        guard let latitude, let longitude else { return nil }
-        return try coordinate(decoded(latitude), decoded(longitude))
+        switch found {
+        case .none: return nil
+        case let .numbers(latitude, longitude): return try Coordinate(validatingLatitude: latitude, longitude: longitude)
+        case let .texts(latitude, longitude): return try coordinate(decoded(latitude), decoded(longitude))
+        }
+    }
+
+    /// The coordinate values a weblink's query holds.
+    private enum WeblinkValues {
+        case none
+        case numbers(Double, Double)
+        case texts(String, String)
     }
 
     private static let latitudeKeys: [StaticString] = ["lat", "latitude"]

@@ -94,9 +94,10 @@ struct GeoJSONReader: FeedReader {
             // our own export's derived keys: reading an export back must not pile them up as properties
             "pinColor", "marker-color", "marker-symbol", "distanceMeters", "bearingDegrees", "coordinate",
         ])
-        switch fields.makeIncident(source: source, index: index) {
-        case let .success(incident): return .incident(incident)
-        case let .failure(.invalid(reason)): return .skipped(SkippedEntry(index: index, entryID: featureID, reason: reason))
+        do {
+            return .incident(try fields.makeIncident(source: source, index: index))
+        } catch {
+            return .skipped(SkippedEntry(index: index, entryID: featureID, reason: error.reason))
         }
     }
 }

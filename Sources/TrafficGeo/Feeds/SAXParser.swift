@@ -1,12 +1,12 @@
 import CXMLStream
 import Foundation
 
-/// What a `SAXParser` reports; names arrive as Swift strings (invalid UTF-8 repaired), text as
-/// libxml2's UTF-8 bytes and attributes as libxml2's pointers (both valid for the call only), so
-/// that a handler makes strings only of what it keeps.
+/// What a `SAXParser` reports; element names arrive as Swift strings (invalid UTF-8 repaired),
+/// namespace URIs, text and attributes as libxml2's pointers (valid for the call only), so that
+/// a handler makes strings only of what it keeps.
 protocol SAXHandler: AnyObject {
-    func startElement(_ parser: SAXParser, localName: String, namespaceURI: String?, qualifiedName: String, attributes: SAXAttributes)
-    func endElement(_ parser: SAXParser, localName: String, namespaceURI: String?, qualifiedName: String)
+    func startElement(_ parser: SAXParser, localName: String, namespaceURI: SAXName?, qualifiedName: String, attributes: SAXAttributes)
+    func endElement(_ parser: SAXParser, localName: String, namespaceURI: SAXName?)
     func characters(_ parser: SAXParser, _ bytes: UnsafeBufferPointer<UInt8>)
     /// Any ENTITY declaration in the document's DTD.
     func entityDeclaration(_ parser: SAXParser, name: String, external: Bool)
@@ -22,8 +22,10 @@ protocol SAXHandler: AnyObject {
 /// Safety settings (Sources/CXMLStream): no network, no DTD loading, declared entities never
 /// registered (so never expanded or loaded), libxml2's default limits on (depth 256, 10 MB text).
 final class SAXParser {
-    /// Unowned: the handler outlives `parse` (the reader holds both); a weak load per callback was 2 % of reading a feed.
-    private unowned let handler: SAXHandler
+    /// Unowned and unchecked: the handler outlives `parse` (the reader holds both, and `parse`
+    /// is the only caller of the handler); a weak load per callback was 2 % of reading a feed,
+    /// the checked unowned reference's retain and release another 2 %.
+    private unowned(unsafe) let handler: SAXHandler
     private var stream: OpaquePointer?
     /// The first error libxml2 reported.
     private(set) var error: (code: Int, line: Int, column: Int, message: String)?
@@ -50,22 +52,28 @@ final class SAXParser {
     /// Parses the input to its end; false when the document is not well-formed or was aborted.
     func parse(_ input: InputStream, chunkSize: Int = 1 << 16) -> Bool {
         var callbacks = xml_stream_callbacks()
+        // The element and text callbacks, once or more per element: they borrow the parser
+        // (`withParser`) rather than retain and release it on every call.
         callbacks.start_element = { user, localname, prefix, uri, count, attributes in
-            guard let parser = SAXParser.from(user), let localname else { return }
-            let local = parser.name(localname)
-            let qualified = prefix.map { parser.name($0) + ":" + local } ?? local
-            let attributes = SAXAttributes(pointers: attributes, count: Int(count))
-            parser.handler.startElement(parser, localName: local, namespaceURI: uri.map(parser.name), qualifiedName: qualified, attributes: attributes)
+            guard let localname else { return }
+            SAXParser.withParser(user) { parser in
+                let local = parser.name(localname)
+                let qualified = prefix.map { parser.name($0) + ":" + local } ?? local
+                let attributes = SAXAttributes(pointers: attributes, count: Int(count))
+                parser.handler.startElement(parser, localName: local, namespaceURI: uri.map(SAXName.init), qualifiedName: qualified, attributes: attributes)
+            }
         }
-        callbacks.end_element = { user, localname, prefix, uri in
-            guard let parser = SAXParser.from(user), let localname else { return }
-            let local = parser.name(localname)
-            let qualified = prefix.map { parser.name($0) + ":" + local } ?? local
-            parser.handler.endElement(parser, localName: local, namespaceURI: uri.map(parser.name), qualifiedName: qualified)
+        callbacks.end_element = { user, localname, _, uri in
+            guard let localname else { return }
+            SAXParser.withParser(user) { parser in
+                parser.handler.endElement(parser, localName: parser.name(localname), namespaceURI: uri.map(SAXName.init))
+            }
         }
         callbacks.characters = { user, text, length in
-            guard let parser = SAXParser.from(user), let text, length > 0 else { return }
-            parser.handler.characters(parser, UnsafeBufferPointer(start: text, count: Int(length)))
+            guard let text, length > 0 else { return }
+            SAXParser.withParser(user) { parser in
+                parser.handler.characters(parser, UnsafeBufferPointer(start: text, count: Int(length)))
+            }
         }
         callbacks.entity_declaration = { user, name, external in
             guard let parser = SAXParser.from(user) else { return }
@@ -112,6 +120,14 @@ final class SAXParser {
         names.string(for: pointer)
     }
 
+    /// Runs `body` with the parser behind a callback's user pointer, borrowed: `parse` keeps it
+    /// alive for as long as libxml2 can call back.
+    @inline(__always)
+    private static func withParser(_ user: UnsafeMutableRawPointer?, _ body: (SAXParser) -> Void) {
+        guard let user else { return }
+        Unmanaged<SAXParser>.fromOpaque(user)._withUnsafeGuaranteedRef(body)
+    }
+
     private static func from(_ user: UnsafeMutableRawPointer?) -> SAXParser? {
         user.map { Unmanaged<SAXParser>.fromOpaque($0).takeUnretainedValue() }
     }
@@ -122,14 +138,18 @@ final class SAXParser {
 /// finds it in one probe. The bytes are compared too (a copy is kept), so nothing depends on
 /// that being so; a miss just makes the string again.
 private struct NameTable {
-    private static let size = 64
+    private static let size = 128
     private var pointers = [UnsafePointer<UInt8>?](repeating: nil, count: size)
     private var copies = [UnsafeMutablePointer<CChar>?](repeating: nil, count: size)
     private var strings = [String](repeating: "", count: size)
 
     mutating func string(for pointer: UnsafePointer<UInt8>) -> String {
         let cName = UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self)
-        let slot = Int(bitPattern: UInt(bitPattern: pointer) >> 3) & (Self.size - 1)
+        // The dictionary packs names end to end ("entry\0title\0id\0…"), so neighbouring names
+        // share their high address bits and differ by a few bytes: a multiplicative hash spreads
+        // them (taking address bits directly put "id" and "link" in one slot, and they evicted
+        // each other on every entry).
+        let slot = Int(truncatingIfNeeded: (UInt64(UInt(bitPattern: pointer)) &* 0x9E37_79B9_7F4A_7C15) >> 57)
         if pointers[slot] == pointer, let copy = copies[slot], strcmp(copy, cName) == 0 { return strings[slot] }
         let string = String(cString: pointer)
         free(copies[slot])
@@ -145,6 +165,13 @@ private struct NameTable {
         copies = []
         pointers = []
     }
+}
+
+/// A namespace URI as libxml2 hands it over, valid during the call only; a string when asked for
+/// (readers look at few: making one per element was 2 % of reading a feed).
+struct SAXName {
+    let pointer: UnsafePointer<UInt8>
+    var string: String { String(cString: pointer) }
 }
 
 /// An element's attributes as libxml2 hands them over (five pointers each: local name, prefix,

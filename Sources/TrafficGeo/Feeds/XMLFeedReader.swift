@@ -128,7 +128,7 @@ private final class EntryCollector: SAXHandler {
 
     private var entryElement: String { format == .atom ? "entry" : "item" }
 
-    func startElement(_ parser: SAXParser, localName elementName: String, namespaceURI: String?,
+    func startElement(_ parser: SAXParser, localName elementName: String, namespaceURI: SAXName?,
                       qualifiedName qName: String, attributes: SAXAttributes) {
         depth += 1
         if depth == 1 { sawRoot = true }
@@ -147,7 +147,7 @@ private final class EntryCollector: SAXHandler {
             child = (elementName, qName)
             childDepth = depth
             textBytes.removeAll(keepingCapacity: true)
-            startChild(elementName, namespaceURI: namespaceURI, attributes: attributes)
+            startChild(elementName, attributes: attributes)
         } else if let child, child.name == "content" || child.name == "description" || child.name == "summary" {
             // xhtml inside <content type="xhtml">: keep the words, note an icon, a line break becomes a space.
             if elementName == "img", fields.iconURL == nil, let src = attributes["src"] { fields.iconURL = src }
@@ -158,7 +158,7 @@ private final class EntryCollector: SAXHandler {
         }
     }
 
-    private func startChild(_ name: String, namespaceURI: String?, attributes: SAXAttributes) {
+    private func startChild(_ name: String, attributes: SAXAttributes) {
         switch (format, name) {
         case (.atom, "link"):
             let rel = attributes["rel"] ?? "alternate"   // RFC 4287: no rel means alternate
@@ -184,7 +184,7 @@ private final class EntryCollector: SAXHandler {
         if textBytes.count > Self.maxEntryTextBytes { refuse(parser, "an element holds more than \(Self.maxEntryTextBytes >> 20) MiB of text") }
     }
 
-    func endElement(_ parser: SAXParser, localName elementName: String, namespaceURI: String?, qualifiedName qName: String) {
+    func endElement(_ parser: SAXParser, localName elementName: String, namespaceURI: SAXName?) {
         defer { depth -= 1 }
         guard let entryDepth else { return }
         if depth == entryDepth {
@@ -199,8 +199,7 @@ private final class EntryCollector: SAXHandler {
         self.child = nil
     }
 
-    private func endChild(_ name: String, qualified: String, namespaceURI: String?, text: String) {
-        let ns = namespaceURI ?? ""
+    private func endChild(_ name: String, qualified: String, namespaceURI: SAXName?, text: String) {
         switch name {
         case "title": fields.title = text
         case "id" where format == .atom: fields.id = text
@@ -216,7 +215,7 @@ private final class EntryCollector: SAXHandler {
             if fields.summary == nil { fields.summary = HTMLText.plain(text) }
         case "link" where format == .rss: fields.weblink = text
         case "category": if fields.category == nil, !text.isEmpty { fields.category = text }
-        case "point" where ns.contains("georss") || qualified.hasPrefix("georss"): fields.point = text
+        case "point" where namespaceURI?.string.contains("georss") == true || qualified.hasPrefix("georss"): fields.point = text
         case "lat": fields.latitude = text
         case "long", "lon": fields.longitude = text
         case "road": fields.road = text
@@ -245,12 +244,14 @@ private final class EntryCollector: SAXHandler {
 
     private func finishEntry(_ parser: SAXParser) {
         entriesSeen += 1
+        // The entry's fields are taken out rather than copied (a copy retained each of its strings).
+        var fields = EntryFields()
+        swap(&fields, &self.fields)
         let event: FeedEvent
-        switch fields.makeIncident(source: source, index: entriesSeen) {
-        case let .success(incident):
-            event = .incident(incident)
-        case let .failure(.invalid(reason)):
-            event = .skipped(SkippedEntry(index: entriesSeen, entryID: fields.id?.normalizedWhitespace, line: entryLine, reason: reason))
+        do {
+            event = .incident(try fields.makeIncident(source: source, index: entriesSeen))
+        } catch {
+            event = .skipped(SkippedEntry(index: entriesSeen, entryID: fields.id?.normalizedWhitespace, line: entryLine, reason: error.reason))
         }
         do {
             try handle?(event)
