@@ -1,12 +1,15 @@
 import CXMLStream
 import Foundation
 
-/// What a `SAXParser` reports; element names arrive as Swift strings (invalid UTF-8 repaired),
-/// namespace URIs, text and attributes as libxml2's pointers (valid for the call only), so that
-/// a handler makes strings only of what it keeps.
+/// What a `SAXParser` reports; element names arrive as Swift strings (invalid UTF-8 repaired)
+/// with the handler's own tag for them, namespace URIs, text and attributes as libxml2's
+/// pointers (valid for the call only), so that a handler makes strings only of what it keeps.
 protocol SAXHandler: AnyObject {
-    func startElement(_ parser: SAXParser, localName: String, namespaceURI: SAXName?, qualifiedName: String, attributes: SAXAttributes)
-    func endElement(_ parser: SAXParser, localName: String, namespaceURI: SAXName?)
+    /// The handler's number for an element name, asked once per distinct name and handed back
+    /// with every element of that name: a handler switches on it instead of comparing strings.
+    func tag(forElementName name: String) -> Int
+    func startElement(_ parser: SAXParser, localName: String, tag: Int, namespaceURI: SAXName?, qualifiedName: String, attributes: SAXAttributes)
+    func endElement(_ parser: SAXParser, localName: String, tag: Int, namespaceURI: SAXName?)
     func characters(_ parser: SAXParser, _ bytes: UnsafeBufferPointer<UInt8>)
     /// Any ENTITY declaration in the document's DTD.
     func entityDeclaration(_ parser: SAXParser, name: String, external: Bool)
@@ -30,13 +33,17 @@ final class SAXParser {
     /// The first error libxml2 reported.
     private(set) var error: (code: Int, line: Int, column: Int, message: String)?
     private(set) var stopped = false
-    /// Strings for the element names and namespace URIs seen (see `name(_:)`). Unchecked: only
+    /// Strings and tags for the element names and prefixes seen (see `name(_:)`). Unchecked: only
     /// `name` touches it, from libxml2's callbacks on one thread, and the runtime's exclusivity
     /// check cost more than the lookup.
     @exclusivity(unchecked) private var names = NameTable()
 
     init(handler: SAXHandler) {
         self.handler = handler
+    }
+
+    deinit {
+        names.release()
     }
 
     /// The line being parsed (1-based).
@@ -57,16 +64,18 @@ final class SAXParser {
         callbacks.start_element = { user, localname, prefix, uri, count, attributes in
             guard let localname else { return }
             SAXParser.withParser(user) { parser in
-                let local = parser.name(localname)
-                let qualified = prefix.map { parser.name($0) + ":" + local } ?? local
+                let (local, tag) = parser.name(localname)
+                let qualified = prefix.map { parser.name($0).string + ":" + local } ?? local
                 let attributes = SAXAttributes(pointers: attributes, count: Int(count))
-                parser.handler.startElement(parser, localName: local, namespaceURI: uri.map(SAXName.init), qualifiedName: qualified, attributes: attributes)
+                parser.handler.startElement(parser, localName: local, tag: tag, namespaceURI: uri.map(SAXName.init),
+                                            qualifiedName: qualified, attributes: attributes)
             }
         }
         callbacks.end_element = { user, localname, _, uri in
             guard let localname else { return }
             SAXParser.withParser(user) { parser in
-                parser.handler.endElement(parser, localName: parser.name(localname), namespaceURI: uri.map(SAXName.init))
+                let (local, tag) = parser.name(localname)
+                parser.handler.endElement(parser, localName: local, tag: tag, namespaceURI: uri.map(SAXName.init))
             }
         }
         callbacks.characters = { user, text, length in
@@ -115,9 +124,9 @@ final class SAXParser {
         return !stopped && xml_stream_well_formed(created) != 0 && error == nil
     }
 
-    /// The string for a name or URI from libxml2 (see `NameTable`).
-    private func name(_ pointer: UnsafePointer<UInt8>) -> String {
-        names.string(for: pointer)
+    /// The string for a name from libxml2, and the handler's tag for it (see `NameTable`).
+    private func name(_ pointer: UnsafePointer<UInt8>) -> (string: String, tag: Int) {
+        names.name(for: pointer, tag: handler.tag(forElementName:))
     }
 
     /// Runs `body` with the parser behind a callback's user pointer, borrowed: `parse` keeps it
@@ -133,30 +142,32 @@ final class SAXParser {
     }
 }
 
-/// Strings for libxml2's names, made once. libxml2 hands names and namespace URIs out of its
-/// dictionary, so the same name comes back as the same pointer: a table indexed by the address
-/// finds it in one probe. The bytes are compared too (a copy is kept), so nothing depends on
-/// that being so; a miss just makes the string again.
+/// Strings (and the handler's tags) for libxml2's names, made once. libxml2 hands names out of
+/// its dictionary, so the same name comes back as the same pointer: a table indexed by the
+/// address finds it in one probe. The bytes are compared too (a copy is kept), so nothing
+/// depends on that being so; a miss just makes the string and tag again.
 private struct NameTable {
     private static let size = 128
     private var pointers = [UnsafePointer<UInt8>?](repeating: nil, count: size)
     private var copies = [UnsafeMutablePointer<CChar>?](repeating: nil, count: size)
     private var strings = [String](repeating: "", count: size)
+    private var tags = [Int](repeating: 0, count: size)
 
-    mutating func string(for pointer: UnsafePointer<UInt8>) -> String {
+    mutating func name(for pointer: UnsafePointer<UInt8>, tag: (String) -> Int) -> (string: String, tag: Int) {
         let cName = UnsafeRawPointer(pointer).assumingMemoryBound(to: CChar.self)
         // The dictionary packs names end to end ("entry\0title\0id\0…"), so neighbouring names
         // share their high address bits and differ by a few bytes: a multiplicative hash spreads
         // them (taking address bits directly put "id" and "link" in one slot, and they evicted
         // each other on every entry).
         let slot = Int(truncatingIfNeeded: (UInt64(UInt(bitPattern: pointer)) &* 0x9E37_79B9_7F4A_7C15) >> 57)
-        if pointers[slot] == pointer, let copy = copies[slot], strcmp(copy, cName) == 0 { return strings[slot] }
+        if pointers[slot] == pointer, let copy = copies[slot], strcmp(copy, cName) == 0 { return (strings[slot], tags[slot]) }
         let string = String(cString: pointer)
         free(copies[slot])
         copies[slot] = strdup(cName)
         pointers[slot] = copies[slot] == nil ? nil : pointer
         strings[slot] = string
-        return string
+        tags[slot] = tag(string)
+        return (string, tags[slot])
     }
 
     /// Frees the copies; the table is not used after.

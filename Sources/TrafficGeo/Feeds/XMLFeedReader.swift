@@ -27,7 +27,7 @@ struct XMLFeedReader: FeedReader {
                                       entriesRead: 0)
         }
         if UTF8Validation.utf8Encodings.contains(encoding),
-           let problem = UTF8Validation.firstProblem(in: try input.makeStream()) {
+           let problem = try UTF8Validation.firstProblem(in: input.makeStream) {
             throw FeedError.malformed(input.location, format: format,
                                       reason: "line \(problem.line) (byte \(problem.offset)): bytes that are not valid UTF-8, the document's encoding; "
                                           + "if it is Latin-1 or Windows-1252, its <?xml?> declaration must say so",
@@ -99,7 +99,7 @@ private final class EntryCollector: SAXHandler {
     var entriesSeen = 0
     var sawRoot = false
 
-    private var depth = 0
+    @exclusivity(unchecked) private var depth = 0
     var openElements: Int { depth }
     /// Why reading stopped on purpose (hostile or absurd input), if it did.
     var refusal: String?
@@ -108,15 +108,18 @@ private final class EntryCollector: SAXHandler {
     static let maxDepth = 64
     /// One entry's text; a bigger title or summary is an attack or a broken server, not news.
     static let maxEntryTextBytes = 1 << 20
+    // The state below changes on every SAX callback, always on the parsing thread and never
+    // while another access is open (the collector calls nothing that calls back into it): the
+    // runtime's exclusivity checks on it were 3 % of reading a feed, so they are left out.
     /// Depth of the open entry/item element, or nil outside one.
-    private var entryDepth: Int?
-    private var fields = EntryFields()
+    @exclusivity(unchecked) private var entryDepth: Int?
+    @exclusivity(unchecked) private var fields = EntryFields()
     private var entryLine = 0
-    /// The entry child element being read (local name, qualified name) and its text so far.
-    private var child: (name: String, qualified: String)?
-    private var childDepth = 0
+    /// The entry child element being read (which one, qualified name) and its text so far.
+    @exclusivity(unchecked) private var child: (element: Element, qualified: String)?
+    @exclusivity(unchecked) private var childDepth = 0
     /// The child's text so far, as UTF-8 bytes (one string is made when the child ends).
-    private var textBytes: [UInt8] = []
+    @exclusivity(unchecked) private var textBytes: [UInt8] = []
     private var text: String { String(decoding: textBytes, as: UTF8.self) }
     private var alternateLinkFound = false
 
@@ -126,15 +129,30 @@ private final class EntryCollector: SAXHandler {
         self.handle = handle
     }
 
-    private var entryElement: String { format == .atom ? "entry" : "item" }
+    /// The element names the reader acts on; every other name is `other`.
+    enum Element: Int, CaseIterable {
+        case other
+        case entry, item, title, id, guid, updated, modified, published, pubDate, issued, date
+        case expires, expirationDate, validTo, summary, description, content, encoded, link, category
+        case point, lat, long, lon, road, icon, image, enclosure, img, br, div, p
 
-    func startElement(_ parser: SAXParser, localName elementName: String, namespaceURI: SAXName?,
+        static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ("\($0)", $0) })
+    }
+
+    func tag(forElementName name: String) -> Int {
+        (Element.byName[name] ?? .other).rawValue
+    }
+
+    private var entryElement: Element { format == .atom ? .entry : .item }
+
+    func startElement(_ parser: SAXParser, localName _: String, tag: Int, namespaceURI: SAXName?,
                       qualifiedName qName: String, attributes: SAXAttributes) {
+        let element = Element(rawValue: tag) ?? .other
         depth += 1
         if depth == 1 { sawRoot = true }
         if depth > Self.maxDepth { return refuse(parser, "elements nested more than \(Self.maxDepth) deep") }
         if entryDepth == nil {
-            if elementName == entryElement {
+            if element == entryElement {
                 entryDepth = depth
                 entryLine = parser.lineNumber
                 fields = EntryFields()
@@ -144,23 +162,23 @@ private final class EntryCollector: SAXHandler {
         }
         guard let entryDepth else { return }
         if depth == entryDepth + 1 {
-            child = (elementName, qName)
+            child = (element, qName)
             childDepth = depth
             textBytes.removeAll(keepingCapacity: true)
-            startChild(elementName, attributes: attributes)
-        } else if let child, child.name == "content" || child.name == "description" || child.name == "summary" {
+            startChild(element, attributes: attributes)
+        } else if let child, child.element == .content || child.element == .description || child.element == .summary {
             // xhtml inside <content type="xhtml">: keep the words, note an icon, a line break becomes a space.
-            if elementName == "img", fields.iconURL == nil, let src = attributes["src"] { fields.iconURL = src }
-            if elementName == "br" || elementName == "div" || elementName == "p" { textBytes.append(0x20) }
-        } else if format == .rss, elementName == "lat" || elementName == "long" {
+            if element == .img, fields.iconURL == nil, let src = attributes["src"] { fields.iconURL = src }
+            if element == .br || element == .div || element == .p { textBytes.append(0x20) }
+        } else if format == .rss, element == .lat || element == .long {
             // <geo:Point><geo:lat>…</geo:lat></geo:Point>: nested W3C geo.
             textBytes.removeAll(keepingCapacity: true)
         }
     }
 
-    private func startChild(_ name: String, attributes: SAXAttributes) {
-        switch (format, name) {
-        case (.atom, "link"):
+    private func startChild(_ element: Element, attributes: SAXAttributes) {
+        switch (format, element) {
+        case (.atom, .link):
             let rel = attributes["rel"] ?? "alternate"   // RFC 4287: no rel means alternate
             guard let href = attributes["href"] else { return }
             if rel == "alternate", !alternateLinkFound {
@@ -169,9 +187,9 @@ private final class EntryCollector: SAXHandler {
             } else if rel == "enclosure" || rel == "icon", let type = attributes["type"], type.hasPrefix("image/") {
                 fields.iconURL = fields.iconURL ?? href
             }
-        case (.atom, "category"), (.rss, "category"):
+        case (.atom, .category), (.rss, .category):
             if let term = attributes["term"] { fields.category = fields.category ?? term }
-        case (.rss, "enclosure"):
+        case (.rss, .enclosure):
             if let type = attributes["type"], type.hasPrefix("image/"), let url = attributes["url"] { fields.iconURL = url }
         default:
             break
@@ -184,7 +202,7 @@ private final class EntryCollector: SAXHandler {
         if textBytes.count > Self.maxEntryTextBytes { refuse(parser, "an element holds more than \(Self.maxEntryTextBytes >> 20) MiB of text") }
     }
 
-    func endElement(_ parser: SAXParser, localName elementName: String, namespaceURI: SAXName?) {
+    func endElement(_ parser: SAXParser, localName _: String, tag: Int, namespaceURI: SAXName?) {
         defer { depth -= 1 }
         guard let entryDepth else { return }
         if depth == entryDepth {
@@ -192,34 +210,34 @@ private final class EntryCollector: SAXHandler {
             self.entryDepth = nil
             return
         }
-        if format == .rss, depth > childDepth, elementName == "lat" { fields.latitude = text }
-        if format == .rss, depth > childDepth, elementName == "long" { fields.longitude = text }
+        if format == .rss, depth > childDepth, tag == Element.lat.rawValue { fields.latitude = text }
+        if format == .rss, depth > childDepth, tag == Element.long.rawValue { fields.longitude = text }
         guard depth == childDepth, let child else { return }
-        endChild(child.name, qualified: child.qualified, namespaceURI: namespaceURI, text: text)
+        endChild(child.element, qualified: child.qualified, namespaceURI: namespaceURI, text: text)
         self.child = nil
     }
 
-    private func endChild(_ name: String, qualified: String, namespaceURI: SAXName?, text: String) {
-        switch name {
-        case "title": fields.title = text
-        case "id" where format == .atom: fields.id = text
-        case "guid": fields.id = text
-        case "updated", "modified": fields.updated = text
-        case "published", "pubDate", "issued", "date":
+    private func endChild(_ element: Element, qualified: String, namespaceURI: SAXName?, text: String) {
+        switch element {
+        case .title: fields.title = text
+        case .id where format == .atom: fields.id = text
+        case .guid: fields.id = text
+        case .updated, .modified: fields.updated = text
+        case .published, .pubDate, .issued, .date:
             // Only a stand-in: an explicit <updated> wins wherever it appears.
             if fields.updated == nil { fields.updated = text }
-        case "expires", "expirationDate", "validTo": fields.expires = text
-        case "summary": fields.summary = text
-        case "description": fields.summary = format == .rss ? HTMLText.plain(text) : text
-        case "content", "encoded":
+        case .expires, .expirationDate, .validTo: fields.expires = text
+        case .summary: fields.summary = text
+        case .description: fields.summary = format == .rss ? HTMLText.plain(text) : text
+        case .content, .encoded:
             if fields.summary == nil { fields.summary = HTMLText.plain(text) }
-        case "link" where format == .rss: fields.weblink = text
-        case "category": if fields.category == nil, !text.isEmpty { fields.category = text }
-        case "point" where namespaceURI?.string.contains("georss") == true || qualified.hasPrefix("georss"): fields.point = text
-        case "lat": fields.latitude = text
-        case "long", "lon": fields.longitude = text
-        case "road": fields.road = text
-        case "icon", "image": if fields.iconURL == nil { fields.iconURL = text.nilIfBlank }
+        case .link where format == .rss: fields.weblink = text
+        case .category: if fields.category == nil, !text.isEmpty { fields.category = text }
+        case .point where namespaceURI?.string.contains("georss") == true || qualified.hasPrefix("georss"): fields.point = text
+        case .lat: fields.latitude = text
+        case .long, .lon: fields.longitude = text
+        case .road: fields.road = text
+        case .icon, .image: if fields.iconURL == nil { fields.iconURL = text.nilIfBlank }
         default:
             let trimmed = text.normalizedWhitespace
             if !trimmed.isEmpty, fields.properties.count < 64 { fields.properties[qualified] = String(trimmed.prefix(4096)) }

@@ -13,40 +13,42 @@ enum UTF8Validation {
         var line: Int
     }
 
-    static func firstProblem(in stream: InputStream) -> Problem? {
+    /// The first problem in the bytes `open` streams. Lines are counted only when there is a
+    /// problem, in a second pass (`open` is called again): the check runs over every XML feed
+    /// before it is parsed, and counting line feeds doubled its cost.
+    static func firstProblem(in open: () throws -> InputStream) rethrows -> Problem? {
+        guard let offset = firstProblemOffset(in: try open()) else { return nil }
+        return Problem(offset: offset, line: try lineNumber(atOffset: offset, in: open()))
+    }
+
+    /// The offset of the first byte of the first sequence that is not UTF-8.
+    private static func firstProblemOffset(in stream: InputStream) -> Int? {
         stream.open()
         defer { stream.close() }
         var buffer = [UInt8](repeating: 0, count: 1 << 16)
-        var offset = 0, line = 1
+        var offset = 0
         var need = 0            // continuation bytes still expected
         var lowerBound: UInt8 = 0x80, upperBound: UInt8 = 0xBF  // allowed range of the next continuation byte
-        var sequenceStart = (offset: 0, line: 1)
+        var sequenceStart = 0
         while true {
             let n = stream.read(&buffer, maxLength: buffer.count)
             if n <= 0 { break }
             var i = 0
             while i < n {
-                // Eight ASCII bytes at a time (most feeds are nearly all ASCII), counting line feeds.
-                if need == 0, i + 8 <= n {
-                    let word = buffer.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: i, as: UInt64.self) }
-                    if word & 0x8080_8080_8080_8080 == 0 {
-                        let x = word ^ 0x0A0A_0A0A_0A0A_0A0A   // a zero byte where a line feed was
-                        let zeros = ~(((x & 0x7F7F_7F7F_7F7F_7F7F) &+ 0x7F7F_7F7F_7F7F_7F7F) | x | 0x7F7F_7F7F_7F7F_7F7F)
-                        line += zeros.nonzeroBitCount
-                        i += 8
-                        continue
-                    }
+                // Eight ASCII bytes at a time (most feeds are nearly all ASCII).
+                if need == 0, i + 8 <= n,
+                   buffer.withUnsafeBytes({ $0.loadUnaligned(fromByteOffset: i, as: UInt64.self) }) & 0x8080_8080_8080_8080 == 0 {
+                    i += 8
+                    continue
                 }
                 let b = buffer[i]
                 defer { i += 1 }
                 if need > 0 {
-                    guard b >= lowerBound && b <= upperBound else { return Problem(offset: sequenceStart.offset, line: sequenceStart.line) }
+                    guard b >= lowerBound && b <= upperBound else { return sequenceStart }
                     need -= 1
                     lowerBound = 0x80; upperBound = 0xBF
-                } else if b < 0x80 {
-                    if b == 0x0A { line += 1 }
-                } else {
-                    sequenceStart = (offset + i, line)
+                } else if b >= 0x80 {
+                    sequenceStart = offset + i
                     switch b {
                     case 0xC2...0xDF: need = 1
                     case 0xE0: need = 2; lowerBound = 0xA0
@@ -55,13 +57,28 @@ enum UTF8Validation {
                     case 0xF0: need = 3; lowerBound = 0x90
                     case 0xF1...0xF3: need = 3
                     case 0xF4: need = 3; upperBound = 0x8F          // ≤ U+10FFFF
-                    default: return Problem(offset: offset + i, line: line)
+                    default: return offset + i
                     }
                 }
             }
             offset += n
         }
-        return need > 0 ? Problem(offset: sequenceStart.offset, line: sequenceStart.line) : nil
+        return need > 0 ? sequenceStart : nil
+    }
+
+    /// The 1-based line of the byte at `target`.
+    private static func lineNumber(atOffset target: Int, in stream: InputStream) -> Int {
+        stream.open()
+        defer { stream.close() }
+        var buffer = [UInt8](repeating: 0, count: 1 << 16)
+        var offset = 0, line = 1
+        while offset < target {
+            let n = stream.read(&buffer, maxLength: min(buffer.count, target - offset))
+            if n <= 0 { break }
+            line += buffer[..<n].lazy.filter { $0 == 0x0A }.count
+            offset += n
+        }
+        return line
     }
 
     /// Declared encodings whose bytes reach the parser as they are: checked as UTF-8 first.

@@ -76,7 +76,7 @@ struct TextScanningTests {
                     break decoding
                 }
             }
-            let found = UTF8Validation.firstProblem(in: InputStream(data: Data(bytes)))
+            let found = UTF8Validation.firstProblem { InputStream(data: Data(bytes)) }
             #expect(found?.offset == expected?.offset && found?.line == expected?.line, "\(bytes)")
             if expected != nil { problems += 1 }
         }
