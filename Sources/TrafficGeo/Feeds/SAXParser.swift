@@ -5,8 +5,9 @@ import Foundation
 /// with the handler's own tag for them, namespace URIs, text and attributes as libxml2's
 /// pointers (valid for the call only), so that a handler makes strings only of what it keeps.
 protocol SAXHandler: AnyObject {
-    /// The handler's number for an element name, asked once per distinct name and handed back
-    /// with every element of that name: a handler switches on it instead of comparing strings.
+    /// The handler's number for an element name, asked once per distinct name (prefixes are
+    /// asked too; their number is not used) and handed back with every element of that name: a
+    /// handler switches on it instead of comparing strings.
     func tag(forElementName name: String) -> Int
     func startElement(_ parser: SAXParser, localName: String, tag: Int, namespaceURI: SAXName?, qualifiedName: String, attributes: SAXAttributes)
     func endElement(_ parser: SAXParser, localName: String, tag: Int, namespaceURI: SAXName?)
@@ -147,7 +148,8 @@ final class SAXParser {
 /// address finds it in one probe. The bytes are compared too (a copy is kept), so nothing
 /// depends on that being so; a miss just makes the string and tag again.
 private struct NameTable {
-    private static let size = 128
+    private static let bits = 7
+    private static let size = 1 << bits
     private var pointers = [UnsafePointer<UInt8>?](repeating: nil, count: size)
     private var copies = [UnsafeMutablePointer<CChar>?](repeating: nil, count: size)
     private var strings = [String](repeating: "", count: size)
@@ -159,7 +161,7 @@ private struct NameTable {
         // share their high address bits and differ by a few bytes: a multiplicative hash spreads
         // them (taking address bits directly put "id" and "link" in one slot, and they evicted
         // each other on every entry).
-        let slot = Int(truncatingIfNeeded: (UInt64(UInt(bitPattern: pointer)) &* 0x9E37_79B9_7F4A_7C15) >> 57)
+        let slot = Int(truncatingIfNeeded: (UInt64(UInt(bitPattern: pointer)) &* 0x9E37_79B9_7F4A_7C15) >> (64 - Self.bits))
         if pointers[slot] == pointer, let copy = copies[slot], strcmp(copy, cName) == 0 { return (strings[slot], tags[slot]) }
         let string = String(cString: pointer)
         free(copies[slot])
