@@ -128,7 +128,7 @@ struct SecurityTests {
             os.replace(\(String(reflecting: portFile + ".tmp")), \(String(reflecting: portFile)))  # never read half-written
             httpd.serve_forever()
             """])
-        defer { server.terminate() }
+        defer { TestSupport.stop(server) }
         var port: String?
         for _ in 0..<100 where port == nil {
             port = try? String(contentsOfFile: portFile, encoding: .utf8)

@@ -72,6 +72,15 @@ enum TestSupport {
         return process
     }
 
+    /// Stops a program started by `launch` and waits for it. SIGKILL, not `terminate()`: a child
+    /// inherits the signal mask of the test runner's thread, where SIGTERM is blocked, so the
+    /// HTTPS test server outlived every test run that way.
+    static func stop(_ process: Process) {
+        guard process.isRunning else { return }
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+    }
+
     /// Runs a program to completion; returns (status, stdout, stderr).
     @discardableResult
     static func run(_ executable: String, _ arguments: [String], stdin: String? = nil,
