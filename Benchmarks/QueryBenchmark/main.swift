@@ -111,8 +111,10 @@ func measure(_ name: String, samples: Int, warmup: Int = 1, operations: Int = 1,
     return m
 }
 
-/// Like `measure` for several benchmarks at once, run in turn within each round.
-@MainActor func measureInterleaved(rounds: Int, operations: Int, _ specs: [(name: String, note: String?, body: () throws -> Void)]) throws -> [Measurement] {
+/// Like `measure` for several benchmarks at once, run in turn within each round; also each
+/// benchmark's time in every round (seconds per operation), for ratios taken round by round.
+@MainActor func measureInterleaved(rounds: Int, operations: Int, _ specs: [(name: String, note: String?, body: () throws -> Void)])
+    throws -> (results: [Measurement], times: [[Double]]) {
     var times = [[Double]](repeating: [], count: specs.count)
     for _ in 0..<rounds {
         for (i, spec) in specs.enumerated() {
@@ -121,7 +123,13 @@ func measure(_ name: String, samples: Int, warmup: Int = 1, operations: Int = 1,
             times[i].append((clock.now - t0).inSeconds / Double(operations))
         }
     }
-    return specs.indices.map { record(specs[$0].name, times: times[$0], note: specs[$0].note) }
+    return (specs.indices.map { record(specs[$0].name, times: times[$0], note: specs[$0].note) }, times)
+}
+
+/// Median, lowest and highest of some values.
+func spread(_ values: [Double]) -> (median: Double, low: Double, high: Double) {
+    let sorted = values.sorted()
+    return (sorted[sorted.count / 2], sorted.first!, sorted.last!)
 }
 
 func padded(_ name: String) -> String { name.count >= 38 ? name : name + String(repeating: " ", count: 38 - name.count) }
@@ -232,7 +240,7 @@ if options.suites.contains("ingest") {
     var parsed = try FeedReading.readAll(FeedInput(localFile: feed), source: "bench").incidents
     precondition(parsed.count == n && parsed.allSatisfy { $0.position != nil })
     var round = 0
-    let rounds = try measureInterleaved(rounds: 7, operations: n, [
+    let (rounds, times) = try measureInterleaved(rounds: 7, operations: n, [
         ("ingest: parse Atom (per entry)", nil, {
             parsed = try FeedReading.readAll(FeedInput(localFile: feed), source: "bench").incidents
         }),
@@ -252,13 +260,15 @@ if options.suites.contains("ingest") {
     let project = try measure("ingest: project (per entry)", samples: 5, operations: n) {
         for incident in parsed { sink &+= UInt64(bitPattern: Int64(GeocentricPoint(incident.position!).z)) }
     }
-    let parse = results.first { $0.name.hasPrefix("ingest: parse") }!
     // Two views of the same cost: what parsing and projecting take on one core, and how much
     // longer the real ingest (which reads on its own thread, `ReadAhead`) takes than storing and
-    // indexing the same incidents.
-    print(String(format: "ingest: %.0f entries/s; parsing + projection = %.2f × the store + index time on one core; "
-                     + "the whole ingest adds %.2f × the store + index time",
-                 1 / whole.median, (parse.median + project.median) / store.median, (whole.median - store.median) / store.median))
+    // indexing the same incidents. Each taken round by round (the parts of a round ran minutes
+    // apart at most, while this machine's speed drifts ±30 % over a run), then the median.
+    let oneCore = spread(times[0].indices.map { (times[0][$0] + project.median) / times[1][$0] })
+    let added = spread(times[2].indices.map { (times[2][$0] - times[1][$0]) / times[1][$0] })
+    print(String(format: "ingest: %.0f entries/s; parsing + projection = %.2f × the store + index time on one core (rounds %.2f–%.2f); "
+                     + "the whole ingest adds %.2f × the store + index time (rounds %.2f–%.2f)",
+                 1 / whole.median, oneCore.median, oneCore.low, oneCore.high, added.median, added.low, added.high))
 }
 
 if options.suites.contains("knn") || options.suites.contains("radius") || options.suites.contains("process") {
