@@ -19,6 +19,7 @@ enum ReadAhead {
         let thread = Thread {
             var batch: [FeedEvent] = []
             batch.reserveCapacity(batchSize)
+            var failure: Error?
             do {
                 try work.value { event in
                     batch.append(event)
@@ -27,11 +28,16 @@ enum ReadAhead {
                         batch.removeAll(keepingCapacity: true)
                     }
                 }
-                if !batch.isEmpty { try pipe.put(batch) }
-                pipe.finish(nil)
             } catch {
-                pipe.finish(error)
+                failure = error
             }
+            // The entries read before the end, or before the reader's error (a truncated feed
+            // keeps them), go over before the end is announced. (When the consumer gave up,
+            // `put` refuses them at once.)
+            if !batch.isEmpty {
+                do { try pipe.put(batch) } catch { failure = failure ?? error }
+            }
+            pipe.finish(failure)
         }
         thread.name = "trafficgeo feed reader"
         thread.stackSize = 8 << 20   // as the main thread's: readers recurse (bounded) on nesting

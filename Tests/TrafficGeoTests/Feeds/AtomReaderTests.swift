@@ -102,6 +102,23 @@ struct AtomReaderTests {
         #expect(seen == ["1"])
     }
 
+    /// The same through a whole ingest, where the reading runs on its own thread and hands over
+    /// batches (`ReadAhead`): every entry before the break is stored, in a partly filled batch
+    /// too. (The batch read before a reader error used to be dropped.)
+    @Test(arguments: [3, ReadAhead.batchSize + 188])
+    func truncatedFeedIngestStoresTheEntriesBeforeTheBreak(entries: Int) throws {
+        let whole = SyntheticFeeds.atom(count: entries)
+        let cut = try #require(whole.range(of: "</entry>", options: .backwards)).upperBound
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = try TestSupport.write(String(whole[..<cut]) + "\n<entry><id>cut</id><title>oops", name: "f.xml", in: folder)
+        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let summary = try FeedIngestor(store: store).ingest(FeedInput(localFile: url.path))
+        #expect(summary.feedError?.contains("truncated") == true, "\(summary.feedError ?? "no error")")
+        #expect(summary.new == entries && summary.read == entries)
+        #expect(try store.statistics().total == entries)
+    }
+
     @Test func entriesWithoutIdGetAStableOne() throws {
         let feed = "<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><title>B54 : Siegen</title><summary>Stau</summary></entry></feed>"
         let a = try TestSupport.read(feed).incidents
