@@ -1,4 +1,4 @@
-// A small C layer over libxml2's SAX2 push parser for the Atom/RSS readers (SAXParser.swift).
+// A small C layer over libxml2's SAX2 parser for the Atom/RSS readers (SAXParser.swift).
 // libxml2's own headers are not imported into Swift: they pull in ICU headers that clash with
 // Foundation's bundled ICU. This header exposes only what the readers need.
 #ifndef TRAFFICGEO_XML_STREAM_H
@@ -19,12 +19,15 @@ typedef struct xml_stream_callbacks {
 
 typedef struct xml_stream xml_stream;
 
-/// A push parser; `first`/`size`: the first bytes (libxml2 detects the encoding from them).
-/// No network, no entity substitution, libxml2's default limits. NULL when out of memory.
-xml_stream *xml_stream_create(const xml_stream_callbacks *callbacks, void *user, const char *first, int size);
-/// Parses the next chunk; terminate = 1 on the last. Returns libxml2's error code (0 = fine so far).
-int xml_stream_push(xml_stream *stream, const char *data, int size, int terminate);
-int xml_stream_well_formed(xml_stream *stream);
+/// Reads up to `length` bytes into `buffer`: the count, 0 at the end of the input, -1 on an error.
+typedef int (*xml_stream_read)(void *user, char *buffer, int length);
+
+/// A parser that pulls its input through `read` as it needs it (libxml2 detects the encoding
+/// from the first bytes). No network, no entity substitution, libxml2's default limits. NULL
+/// when out of memory.
+xml_stream *xml_stream_create(const xml_stream_callbacks *callbacks, void *user, xml_stream_read read);
+/// Parses the whole document, calling back as it goes; returns 1 when it was well-formed.
+int xml_stream_parse(xml_stream *stream);
 /// Stops after the current callback.
 void xml_stream_stop(xml_stream *stream);
 int xml_stream_line(xml_stream *stream);

@@ -16,7 +16,7 @@ protocol SAXHandler: AnyObject {
     func entityDeclaration(_ parser: SAXParser, name: String, external: Bool)
 }
 
-/// A streaming XML parser on libxml2's SAX2 push interface.
+/// A streaming XML parser on libxml2's SAX2 interface (it pulls the input as it needs it).
 ///
 /// Why not Foundation's XMLParser: on Linux it crashes on hostile input (force-unwrapped strings
 /// for element names that are not UTF-8, strlen on the missing data of `<?pi?>`), found by
@@ -97,11 +97,12 @@ final class SAXParser {
 
         input.open()
         defer { input.close() }
-        var buffer = [UInt8](repeating: 0, count: chunkSize)
-        let first = max(0, input.read(&buffer, maxLength: 4))   // libxml2 detects the encoding from these
+        reading = Reading(input: input, chunkSize: chunkSize)
+        defer { reading = nil }
         let me = Unmanaged.passUnretained(self).toOpaque()
-        guard let created = buffer.withUnsafeBytes({ b in
-            xml_stream_create(&callbacks, me, b.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(first))
+        guard let created = xml_stream_create(&callbacks, me, { user, buffer, length in
+            guard let user, let buffer, length > 0 else { return -1 }
+            return Unmanaged<SAXParser>.fromOpaque(user)._withUnsafeGuaranteedRef { $0.read(into: buffer, count: Int(length)) }
         }) else {
             error = (0, 0, 0, "cannot create an XML parser (out of memory)")
             return false
@@ -111,18 +112,41 @@ final class SAXParser {
             xml_stream_free(created)
             stream = nil
         }
-        while !stopped {
-            let n = input.read(&buffer, maxLength: buffer.count)
-            if n < 0 {
-                error = error ?? (0, lineNumber, columnNumber, "cannot read the input: \(input.streamError?.localizedDescription ?? "read error")")
-                return false
-            }
-            let status = buffer.withUnsafeBytes { b in
-                xml_stream_push(created, b.baseAddress!.assumingMemoryBound(to: CChar.self), Int32(n), n == 0 ? 1 : 0)
-            }
-            if status != 0 || xml_stream_well_formed(created) == 0 || n == 0 { break }
+        let wellFormed = xml_stream_parse(created) != 0
+        return !stopped && wellFormed && error == nil
+    }
+
+    /// The input as libxml2 pulls it: it asks for a few KiB at a time, which are served from
+    /// chunks read from the stream (one read call per chunk, not per request).
+    private final class Reading {
+        let input: InputStream
+        var chunk: [UInt8]
+        var start = 0, end = 0
+
+        init(input: InputStream, chunkSize: Int) {
+            self.input = input
+            chunk = [UInt8](repeating: 0, count: max(chunkSize, 4096))
         }
-        return !stopped && xml_stream_well_formed(created) != 0 && error == nil
+    }
+    private var reading: Reading?
+
+    /// libxml2's read callback: up to `count` bytes into `buffer`; 0 at the end, -1 on an error
+    /// (recorded as the parse's error).
+    private func read(into buffer: UnsafeMutablePointer<CChar>, count: Int) -> Int32 {
+        guard !stopped, let r = reading else { return 0 }
+        if r.start == r.end {
+            let n = r.chunk.withUnsafeMutableBufferPointer { r.input.read($0.baseAddress!, maxLength: $0.count) }
+            if n < 0 {
+                error = error ?? (0, lineNumber, columnNumber, "cannot read the input: \(r.input.streamError?.localizedDescription ?? "read error")")
+                return -1
+            }
+            (r.start, r.end) = (0, n)
+            if n == 0 { return 0 }
+        }
+        let n = min(count, r.end - r.start)
+        r.chunk.withUnsafeBytes { UnsafeMutableRawPointer(buffer).copyMemory(from: $0.baseAddress! + r.start, byteCount: n) }
+        r.start += n
+        return Int32(n)
     }
 
     /// The string for a name from libxml2, and the handler's tag for it (see `NameTable`).
