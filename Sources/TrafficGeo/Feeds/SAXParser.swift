@@ -101,7 +101,8 @@ final class SAXParser {
         defer { reading = nil }
         let me = Unmanaged.passUnretained(self).toOpaque()
         guard let created = xml_stream_create(&callbacks, me, { user, buffer, length in
-            guard let user, let buffer, length > 0 else { return -1 }
+            guard let user, let buffer else { return -1 }
+            guard length > 0 else { return 0 }
             return Unmanaged<SAXParser>.fromOpaque(user)._withUnsafeGuaranteedRef { $0.read(into: buffer, count: Int(length)) }
         }) else {
             error = (0, 0, 0, "cannot create an XML parser (out of memory)")
