@@ -271,8 +271,8 @@ if options.suites.contains("ingest") {
     }
     // Two views of the same cost: what parsing and projecting take on one core, and how much
     // longer the real ingest (which reads on its own thread, `ReadAhead`) takes than storing and
-    // indexing the same incidents. Each taken round by round (the parts of a round ran minutes
-    // apart at most, while this machine's speed drifts ±30 % over a run), then the median.
+    // indexing the same incidents. Each taken round by round (the parts of a round run seconds
+    // apart, while this machine's speed drifts ±30 % over minutes), then the median.
     let oneCore = spread(times[0].indices.map { (times[0][$0] + project.median) / times[1][$0] })
     let added = spread(times[2].indices.map { (times[2][$0] - times[1][$0]) / times[1][$0] })
     print(String(format: "ingest: %.0f entries/s; parsing + projection = %.2f × the store + index time on one core (rounds %.2f–%.2f); "
