@@ -1,16 +1,17 @@
 import CXMLStream
 import Foundation
 
-/// What a `SAXParser` reports; element names arrive as Swift strings (invalid UTF-8 repaired)
-/// with the handler's own tag for them, namespace URIs, text and attributes as libxml2's
-/// pointers (valid for the call only), so that a handler makes strings only of what it keeps.
+/// What a `SAXParser` reports; elements arrive as the handler's own tag for their local name
+/// and their qualified name as a Swift string (invalid UTF-8 repaired), namespace URIs, text and
+/// attributes as libxml2's pointers (valid for the call only), so that a handler makes strings
+/// only of what it keeps.
 protocol SAXHandler: AnyObject {
     /// The handler's number for an element name, asked once per distinct name (prefixes are
     /// asked too; their number is not used) and handed back with every element of that name: a
     /// handler switches on it instead of comparing strings.
     func tag(forElementName name: String) -> Int
-    func startElement(_ parser: SAXParser, localName: String, tag: Int, namespaceURI: SAXName?, qualifiedName: String, attributes: SAXAttributes)
-    func endElement(_ parser: SAXParser, localName: String, tag: Int, namespaceURI: SAXName?)
+    func startElement(_ parser: SAXParser, tag: Int, namespaceURI: SAXName?, qualifiedName: String, attributes: SAXAttributes)
+    func endElement(_ parser: SAXParser, tag: Int, namespaceURI: SAXName?)
     func characters(_ parser: SAXParser, _ bytes: UnsafeBufferPointer<UInt8>)
     /// Any ENTITY declaration in the document's DTD.
     func entityDeclaration(_ parser: SAXParser, name: String, external: Bool)
@@ -60,39 +61,42 @@ final class SAXParser {
     /// Parses the input to its end; false when the document is not well-formed or was aborted.
     func parse(_ input: InputStream, chunkSize: Int = 1 << 16) -> Bool {
         var callbacks = xml_stream_callbacks()
-        // The element and text callbacks, once or more per element: they borrow the parser
-        // (`withParser`) rather than retain and release it on every call.
+        // The callbacks borrow the parser (`withParser`) rather than retain and release it: the
+        // element and text ones come once or more per element.
         callbacks.start_element = { user, localname, prefix, uri, count, attributes in
-            guard let localname else { return }
+            guard let user, let localname else { return }
             SAXParser.withParser(user) { parser in
                 let (local, tag) = parser.name(localname)
                 let qualified = prefix.map { parser.name($0).string + ":" + local } ?? local
                 let attributes = SAXAttributes(pointers: attributes, count: Int(count))
-                parser.handler.startElement(parser, localName: local, tag: tag, namespaceURI: uri.map(SAXName.init),
-                                            qualifiedName: qualified, attributes: attributes)
+                parser.handler.startElement(parser, tag: tag, namespaceURI: uri.map(SAXName.init), qualifiedName: qualified, attributes: attributes)
             }
         }
         callbacks.end_element = { user, localname, _, uri in
-            guard let localname else { return }
+            guard let user, let localname else { return }
             SAXParser.withParser(user) { parser in
-                let (local, tag) = parser.name(localname)
-                parser.handler.endElement(parser, localName: local, tag: tag, namespaceURI: uri.map(SAXName.init))
+                parser.handler.endElement(parser, tag: parser.name(localname).tag, namespaceURI: uri.map(SAXName.init))
             }
         }
         callbacks.characters = { user, text, length in
-            guard let text, length > 0 else { return }
+            guard let user, let text, length > 0 else { return }
             SAXParser.withParser(user) { parser in
                 parser.handler.characters(parser, UnsafeBufferPointer(start: text, count: Int(length)))
             }
         }
         callbacks.entity_declaration = { user, name, external in
-            guard let parser = SAXParser.from(user) else { return }
-            parser.handler.entityDeclaration(parser, name: name.map { String(cString: $0) } ?? "", external: external != 0)
+            guard let user else { return }
+            SAXParser.withParser(user) { parser in
+                parser.handler.entityDeclaration(parser, name: name.map { String(cString: $0) } ?? "", external: external != 0)
+            }
         }
         callbacks.error = { user, code, line, column, message in
-            guard let parser = SAXParser.from(user), parser.error == nil else { return }
-            let text = message.map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "XML error"
-            parser.error = (Int(code), Int(line), Int(column), text)
+            guard let user else { return }
+            SAXParser.withParser(user) { parser in
+                guard parser.error == nil else { return }
+                let text = message.map { String(cString: $0) }?.trimmingCharacters(in: .whitespacesAndNewlines) ?? "XML error"
+                parser.error = (Int(code), Int(line), Int(column), text)
+            }
         }
 
         input.open()
@@ -103,7 +107,7 @@ final class SAXParser {
         guard let created = xml_stream_create(&callbacks, me, { user, buffer, length in
             guard let user, let buffer else { return -1 }
             guard length > 0 else { return 0 }
-            return Unmanaged<SAXParser>.fromOpaque(user)._withUnsafeGuaranteedRef { $0.read(into: buffer, count: Int(length)) }
+            return SAXParser.withParser(user) { $0.read(into: buffer, count: Int(length)) }
         }) else {
             error = (0, 0, 0, "cannot create an XML parser (out of memory)")
             return false
@@ -158,13 +162,8 @@ final class SAXParser {
     /// Runs `body` with the parser behind a callback's user pointer, borrowed: `parse` keeps it
     /// alive for as long as libxml2 can call back.
     @inline(__always)
-    private static func withParser(_ user: UnsafeMutableRawPointer?, _ body: (SAXParser) -> Void) {
-        guard let user else { return }
+    private static func withParser<Result>(_ user: UnsafeMutableRawPointer, _ body: (SAXParser) -> Result) -> Result {
         Unmanaged<SAXParser>.fromOpaque(user)._withUnsafeGuaranteedRef(body)
-    }
-
-    private static func from(_ user: UnsafeMutableRawPointer?) -> SAXParser? {
-        user.map { Unmanaged<SAXParser>.fromOpaque($0).takeUnretainedValue() }
     }
 }
 

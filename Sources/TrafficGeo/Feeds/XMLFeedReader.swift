@@ -145,8 +145,7 @@ private final class EntryCollector: SAXHandler {
 
     private var entryElement: Element { format == .atom ? .entry : .item }
 
-    func startElement(_ parser: SAXParser, localName _: String, tag: Int, namespaceURI: SAXName?,
-                      qualifiedName qName: String, attributes: SAXAttributes) {
+    func startElement(_ parser: SAXParser, tag: Int, namespaceURI: SAXName?, qualifiedName qName: String, attributes: SAXAttributes) {
         let element = Element(rawValue: tag) ?? .other
         depth += 1
         if depth == 1 { sawRoot = true }
@@ -202,7 +201,7 @@ private final class EntryCollector: SAXHandler {
         if textBytes.count > Self.maxEntryTextBytes { refuse(parser, "an element holds more than \(Self.maxEntryTextBytes >> 20) MiB of text") }
     }
 
-    func endElement(_ parser: SAXParser, localName _: String, tag: Int, namespaceURI: SAXName?) {
+    func endElement(_ parser: SAXParser, tag: Int, namespaceURI: SAXName?) {
         defer { depth -= 1 }
         guard let entryDepth else { return }
         if depth == entryDepth {
