@@ -44,7 +44,11 @@ struct AutobahnJSONReader: FeedReader {
             fields.latitude = LooseJSON.string(coordinate["lat"])
             fields.longitude = LooseJSON.string(coordinate["long"] ?? coordinate["lon"] ?? coordinate["lng"])
         }
-        let reference = Self.coordinate(fields.latitude, fields.longitude)
+        var reference = Self.coordinate(fields.latitude, fields.longitude)
+        if reference?.isNullIsland == true {
+            // "0"/"0" means unknown: the point or extent may still say where, else the words.
+            (reference, fields.latitude, fields.longitude) = (nil, nil, nil)
+        }
         if let extent = LooseJSON.string(object["extent"]) {
             let numbers = extent.split(separator: ",").compactMap { Double(String($0).trimmed) }
             if numbers.count == 4 {

@@ -41,8 +41,11 @@ struct EntryFields {
         let updated = try Self.date(self.updated, "updated")
         let expires = try Self.date(self.expires, "expires")
         var (position, positionSource) = try located(weblink: weblink)
+        // (0, 0) is how real feeds (the Autobahn API among them) say "no position": an incident
+        // there would sit in the Gulf of Guinea. Such an entry is geocoded from its words instead.
+        if let p = position, p.isNullIsland { (position, positionSource) = (nil, nil) }
         var segment: [Coordinate]?
-        if let line = self.segment, line.count >= 2 {
+        if let line = self.segment?.filter({ !$0.isNullIsland }), line.count >= 2 {
             segment = line
             if position == nil {
                 position = line[0]

@@ -107,7 +107,7 @@ public struct IncidentLocator: Sendable {
     /// Junction candidates: junctions of that name if the geocoder knows junctions, else places.
     /// A junction is often mapped under part of the message's name ("Heidelberg/Dossenheim" is
     /// "Dossenheim" in OpenStreetMap), so up to two shorter spellings are tried before places.
-    private func junctionCandidates(_ j: JunctionMention, queries: inout [String], provider: inout String) async throws -> [GeocodeCandidate] {
+    func junctionCandidates(_ j: JunctionMention, queries: inout [String], provider: inout String) async throws -> [GeocodeCandidate] {
         let variants = [(j.osmStyleName, 1.0)] + NameVariants.of(j.name).filter { TextFolding.fold($0.name) != TextFolding.fold(j.osmStyleName) }
         var towns: [GeocodeCandidate] = []
         for (variant, _) in variants.prefix(3) {
@@ -121,7 +121,7 @@ public struct IncidentLocator: Sendable {
         return try await candidates(for: j.name, purpose: .place, queries: &queries, provider: &provider).filter { $0.kind != .road }
     }
 
-    private func candidates(for name: String, purpose: GeocodeQuery.Purpose, queries: inout [String],
+    func candidates(for name: String, purpose: GeocodeQuery.Purpose, queries: inout [String],
                             provider: inout String) async throws -> [GeocodeCandidate] {
         let query = GeocodeQuery(name, purpose: purpose, countryCodes: purpose == .place ? [] : countryCodes, limit: candidatesPerName)
         queries.append("\(purpose.rawValue):\(name)")

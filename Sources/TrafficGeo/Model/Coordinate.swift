@@ -17,6 +17,9 @@ public struct Coordinate: Sendable, Hashable, Codable {
         guard (-180...180).contains(longitude) else { throw .longitudeOutOfRange(longitude) }
         self.init(latitude: latitude, longitude: longitude)
     }
+
+    /// Exactly (0, 0): what feeds send for "unknown position", never a road incident's place.
+    public var isNullIsland: Bool { latitude == 0 && longitude == 0 }
 }
 
 /// Why a pair of numbers is not a usable WGS84 position.

@@ -39,10 +39,54 @@ public struct PendingGeocoder: Sendable {
         summary.total = pending.count
         let geocoderName = locator.service.providers.map(\.name).joined(separator: ",")
         var done = 0
+
+        func record(_ storeID: Int64, _ result: Result<LocatedPosition?, GeocodingError>) async throws {
+            try store.recordGeocode(storeID: storeID, result: result, geocoder: geocoderName)
+            switch result {
+            case let .success(found?): summary.found[found.precision, default: 0] += 1
+            case .success(nil): summary.notFound += 1
+            case let .failure(error):
+                summary.failed += 1
+                if error.stopsProvider, summary.stoppedBecause == nil, await locator.service.isExhausted {
+                    summary.stoppedBecause = error.description
+                }
+            }
+            done += 1
+            progress?(done, pending.count)
+        }
+
+        // Messages of one road are resolved together, with what the store knows of the road
+        // (RoadResolver); messages without a road one by one.
+        var byRoad: [String: [RoadResolver.Item]] = [:]
+        var roadless: [StoredIncident] = []
+        for stored in pending {
+            let message = TrafficMessageParser.parse(title: stored.incident.title, text: stored.incident.summary)
+            if let road = message.road ?? stored.incident.road {
+                byRoad[road, default: []].append(RoadResolver.Item(id: stored.storeID, message: message))
+            } else {
+                roadless.append(stored)
+            }
+        }
+        if !byRoad.isEmpty {
+            let known = try store.knownJunctions(roads: Set(byRoad.keys))
+            var resolver = RoadResolver(locator: locator)
+            resolver.concurrency = concurrency
+            for road in byRoad.keys.sorted() {
+                if summary.stoppedBecause != nil || Task.isCancelled { break }
+                let items = byRoad[road]!
+                let knowledge = RoadKnowledge(road: road, junctions: known, positions: try store.roadPositions(road: road))
+                let outcome = await resolver.resolve(road: road, items: items, knowledge: knowledge)
+                for item in items {
+                    try await record(item.id, outcome.results[item.id] ?? .success(nil))
+                }
+                try store.recordJunctionObservations(outcome.learned, observer: "geocoder")
+            }
+        }
+
         try await withThrowingTaskGroup(of: (Int64, Result<LocatedPosition?, GeocodingError>).self) { group in
-            var next = pending.makeIterator()
+            var next = roadless.makeIterator()
             func addNext() -> Bool {
-                guard let stored = next.next() else { return false }
+                guard summary.stoppedBecause == nil, !Task.isCancelled, let stored = next.next() else { return false }
                 let locator = self.locator
                 group.addTask {
                     do {
@@ -55,19 +99,7 @@ public struct PendingGeocoder: Sendable {
             }
             for _ in 0..<max(1, concurrency) where !addNext() { break }
             while let (storeID, result) = try await group.next() {
-                try store.recordGeocode(storeID: storeID, result: result, geocoder: geocoderName)
-                switch result {
-                case let .success(found?): summary.found[found.precision, default: 0] += 1
-                case .success(nil): summary.notFound += 1
-                case let .failure(error):
-                    summary.failed += 1
-                    if error.stopsProvider, summary.stoppedBecause == nil, await locator.service.isExhausted {
-                        summary.stoppedBecause = error.description
-                    }
-                }
-                done += 1
-                progress?(done, pending.count)
-                if summary.stoppedBecause != nil || Task.isCancelled { continue }
+                try await record(storeID, result)
                 _ = addNext()
             }
         }

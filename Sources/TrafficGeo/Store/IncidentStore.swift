@@ -130,6 +130,7 @@ public final class IncidentStore: Sendable {
     public func ingest(source: String, format: FeedFormat? = nil, now: Date = Date(),
                        read: ((FeedEvent) throws -> Void) throws -> Void) throws -> IngestSummary {
         var summary = IngestSummary(source: source, format: format)
+        var learnable = 0
         do {
             try pool.write { db in
                 let writer = try IncidentWriter(db: db, now: now)
@@ -142,6 +143,7 @@ public final class IncidentStore: Sendable {
                         case let .incident(incident):
                             try writer.upsert(incident)
                             if incident.position == nil { summary.withoutPosition += 1 }
+                            else if incident.road != nil { learnable += 1 }
                         }
                     }
                 } catch let error as FeedError {
@@ -149,6 +151,8 @@ public final class IncidentStore: Sendable {
                     summary.feedError = error.description
                 }
                 try writer.finish()
+                // Positioned messages that name their junctions teach where those junctions are.
+                if learnable > 0 { summary.junctionObservations = try Self.learnJunctions(db, changedAt: now) }
                 summary.new = writer.counts.inserted
                 summary.updated = writer.counts.updated
                 summary.unchanged = writer.counts.unchanged

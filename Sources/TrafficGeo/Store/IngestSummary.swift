@@ -10,6 +10,8 @@ public struct IngestSummary: Sendable, Equatable {
     public var skipped: [SkippedEntry] = []
     /// Kept incidents that have no position yet (they wait for a geocoder).
     public var withoutPosition = 0
+    /// Junction positions learned from the positioned messages (IncidentStore+Junctions).
+    public var junctionObservations = 0
     /// A feed-level problem after which nothing more could be read (the entries before it were kept).
     public var feedError: String?
 

@@ -158,6 +158,36 @@ enum StoreSchema {
                 END;
                 """)
         }
+        migrator.registerMigration("v5: junction knowledge") { db in
+            // Where each road's junctions are (Geocoding/KnownJunction.swift): one observation per
+            // (road, junction, observer) — `incident:ID`, `geocoder:PROVIDER`, `import:NAME` — and
+            // their robust aggregate, which geocoding reads. Road '' = road unknown (OSM nodes).
+            try db.execute(sql: """
+                CREATE TABLE junction_observations (
+                    road TEXT NOT NULL,
+                    name_key TEXT NOT NULL,      -- JunctionName.key: folded, kind words dropped
+                    observer TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    kind TEXT NOT NULL,          -- AS | AK | AD | '' (JunctionMention.Kind)
+                    latitude REAL NOT NULL,
+                    longitude REAL NOT NULL,
+                    origin TEXT NOT NULL,        -- feed | geocoder:NAME | import:NAME
+                    PRIMARY KEY (road, name_key, observer)
+                ) WITHOUT ROWID;
+                CREATE TABLE junctions (
+                    road TEXT NOT NULL,
+                    name_key TEXT NOT NULL,
+                    name TEXT NOT NULL,
+                    kind TEXT NOT NULL,
+                    latitude REAL NOT NULL,
+                    longitude REAL NOT NULL,
+                    support INTEGER NOT NULL,    -- observations that agree
+                    spread_m REAL NOT NULL,      -- their median distance from the position
+                    learned_from TEXT NOT NULL,
+                    PRIMARY KEY (road, name_key)
+                ) WITHOUT ROWID;
+                """)
+        }
         return migrator
     }
 }

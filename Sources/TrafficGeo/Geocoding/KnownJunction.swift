@@ -1,0 +1,176 @@
+import Foundation
+
+/// A junction of a road whose position the store has learned: from positioned messages that name
+/// it, from a geocoder's junction answers, or from an import (an OSM export, a CSV).
+///
+///     let j = KnownJunction(road: "A4", name: "Krombach", kind: .exit, coordinate: c, support: 12, spreadMeters: 140, learnedFrom: "feed")
+///     j.key   // "krombach"
+public struct KnownJunction: Sendable, Equatable, Codable {
+    /// Normalised road reference ("A4"); empty when the junction's road is not known (an OSM node).
+    public var road: String
+    /// The name as first seen ("Kreuz Heidelberg", "Ilshofen/Wolpertshausen").
+    public var name: String
+    public var kind: JunctionMention.Kind
+    public var coordinate: Coordinate
+    /// How many observations agree with the position (outliers excluded).
+    public var support: Int
+    /// The median distance of those observations from the position, in metres.
+    public var spreadMeters: Double
+    /// Where the observations came from: `feed`, `geocoder:nominatim`, `import:osm`, … (most common first).
+    public var learnedFrom: String
+
+    public var key: String { JunctionName.key(name) }
+
+    public init(road: String, name: String, kind: JunctionMention.Kind, coordinate: Coordinate, support: Int,
+                spreadMeters: Double, learnedFrom: String) {
+        self.road = road
+        self.name = name
+        self.kind = kind
+        self.coordinate = coordinate
+        self.support = support
+        self.spreadMeters = spreadMeters
+        self.learnedFrom = learnedFrom
+    }
+
+    /// Well attested: several agreeing observations close together, or an authoritative import.
+    public var isWellAttested: Bool {
+        (support >= 3 && spreadMeters < 1500) || learnedFrom.hasPrefix("import")
+    }
+}
+
+extension JunctionMention.Kind: Codable {}
+
+/// One estimate of where a junction is, from one message or one import row.
+public struct JunctionObservation: Sendable, Equatable {
+    public var road: String
+    public var name: String
+    public var kind: JunctionMention.Kind
+    public var coordinate: Coordinate
+    /// `feed`, `geocoder:PROVIDER`, `import:NAME`.
+    public var origin: String
+
+    public init(road: String, name: String, kind: JunctionMention.Kind, coordinate: Coordinate, origin: String) {
+        self.road = road
+        self.name = name
+        self.kind = kind
+        self.coordinate = coordinate
+        self.origin = origin
+    }
+}
+
+/// The key a junction is known by: its folded name without the words that only say its kind, so
+/// that "AK Heidelberg", "Kreuz Heidelberg" and "Autobahnkreuz Heidelberg" are one junction and
+/// "Bayreuth / Kulmbach" is "Bayreuth/Kulmbach".
+public enum JunctionName {
+    static let kindWords: Set<String> = ["as", "ak", "ad", "anschlussstelle", "ausfahrt", "autobahnkreuz", "autobahndreieck",
+                                         "kreuz", "dreieck", "anschluss"]
+
+    public static func key(_ name: String) -> String {
+        var words = TextFolding.fold(name).split(separator: " ")
+        while words.count > 1, let first = words.first, kindWords.contains(String(first)) { words.removeFirst() }
+        return words.joined(separator: " ")
+    }
+
+    /// The kind a name implies by its words ("Kreuz X" an interchange), else `fallback`.
+    static func kind(of name: String, fallback: JunctionMention.Kind) -> JunctionMention.Kind {
+        guard fallback == .unspecified else { return fallback }
+        let first = TextFolding.fold(name).split(separator: " ").first.map(String.init) ?? ""
+        switch first {
+        case "kreuz", "autobahnkreuz", "ak": return .interchange
+        case "dreieck", "autobahndreieck", "ad": return .triangle
+        case "as", "anschlussstelle", "ausfahrt": return .exit
+        default: return .unspecified
+        }
+    }
+}
+
+/// Turns a positioned message into estimates of where its junctions are, by undoing the
+/// kilometre offsets along the direction of travel.
+///
+/// The Autobahn API's `extent` runs from the incident's start to its end in the direction of
+/// travel, and its `coordinate` is the start. "zwischen 0.2 km hinter AS X und 0.5 km vor AS Y"
+/// puts X 0.2 km before the start and Y 0.5 km past the end:
+///
+///     JunctionLearner.observations(message, position: start, segment: [start, end], origin: "feed")
+///
+/// Without a segment (a GeoRSS point) the direction is unknown: only junctions the message puts
+/// at the position (offset ≤ 0.5 km) are learned.
+public enum JunctionLearner {
+    /// Offsets larger than this are not undone (the road bends; the estimate would be poor).
+    static let maxOffsetKm = 15.0
+    /// Undirected estimates are taken only this close to the position.
+    static let maxUndirectedOffsetKm = 0.5
+
+    public static func observations(_ message: TrafficMessage, road: String?, position: Coordinate, segment: [Coordinate]?,
+                                    origin: String) -> [JunctionObservation] {
+        guard let road = message.road ?? road, !road.isEmpty else { return [] }
+        let start = position
+        let end = segment?.last
+        var travel: Double?
+        if let end, Geodesic.distance(from: start, to: end) > 50 {
+            travel = Geodesic.inverse(from: start, to: end).bearing
+        }
+        var out: [JunctionObservation] = []
+        func add(_ mention: JunctionMention, at anchor: Coordinate) {
+            let name = mention.osmStyleName
+            guard !JunctionName.key(name).isEmpty else { return }
+            let km = mention.offsetKm ?? 0
+            var place = anchor
+            if km > 0 {
+                guard km <= maxOffsetKm else { return }
+                if let travel {
+                    // "vor X": X lies ahead of the anchor; "hinter X": behind it.
+                    let ahead = mention.relation == .before
+                    place = Geodesic.direct(from: anchor, bearing: ahead ? travel : travel + 180, distance: km * 1000)
+                } else if km > maxUndirectedOffsetKm {
+                    return
+                }
+            }
+            out.append(JunctionObservation(road: road, name: name, kind: JunctionName.kind(of: name, fallback: mention.kind),
+                                           coordinate: place, origin: origin))
+        }
+        if let from = message.from { add(from, at: start) }
+        if let to = message.to {
+            // The second junction hangs on the end of the stretch; a point-only message has none.
+            if let end, travel != nil { add(to, at: end) }
+            else if message.from == nil { add(to, at: start) }
+        }
+        // Two names for one place ("Forst - Forst"): keep the first.
+        var seen = Set<String>()
+        return out.filter { seen.insert(JunctionName.key($0.name)).inserted }
+    }
+
+    /// The robust position of one junction from its observations: the coordinate-wise median,
+    /// then the median again over the observations within reach of it, so that a few far-off
+    /// estimates (a wrong extent, a namesake) neither move it nor widen its spread.
+    public static func aggregate(_ observations: [JunctionObservation]) -> KnownJunction? {
+        guard let first = observations.first else { return nil }
+        func median(_ values: [Double]) -> Double {
+            let s = values.sorted()
+            return s.count % 2 == 1 ? s[s.count / 2] : (s[s.count / 2 - 1] + s[s.count / 2]) / 2
+        }
+        func centre(_ obs: [JunctionObservation]) -> Coordinate {
+            Coordinate(latitude: median(obs.map(\.coordinate.latitude)), longitude: median(obs.map(\.coordinate.longitude)))
+        }
+        var c = centre(observations)
+        var kept = observations
+        if observations.count >= 3 {
+            let distances = observations.map { Geodesic.distance(from: c, to: $0.coordinate) }
+            let reach = max(2_000, 3 * median(distances))
+            kept = zip(observations, distances).filter { $0.1 <= reach }.map(\.0)
+            if kept.isEmpty { kept = observations }
+            c = centre(kept)
+        }
+        let spread = median(kept.map { Geodesic.distance(from: c, to: $0.coordinate) })
+        var kinds: [JunctionMention.Kind: Int] = [:]
+        var origins: [String: Int] = [:]
+        for o in kept {
+            if o.kind != .unspecified { kinds[o.kind, default: 0] += 1 }
+            origins[o.origin, default: 0] += 1
+        }
+        let kind = kinds.max { $0.value < $1.value || ($0.value == $1.value && $0.key.rawValue > $1.key.rawValue) }?.key ?? .unspecified
+        let origin = origins.max { $0.value < $1.value || ($0.value == $1.value && $0.key > $1.key) }?.key ?? first.origin
+        return KnownJunction(road: first.road, name: first.name, kind: kind, coordinate: c, support: kept.count,
+                             spreadMeters: (spread * 10).rounded() / 10, learnedFrom: origin)
+    }
+}

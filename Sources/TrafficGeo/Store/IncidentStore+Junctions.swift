@@ -1,0 +1,160 @@
+import Foundation
+import GRDB
+
+/// The store's junction knowledge: where each road's junctions are, learned from every message
+/// that arrives with a position and names its junctions, from geocoders' junction answers and
+/// from imports. Geocoding asks it first (`RoadResolver`).
+///
+/// Observations are kept one per (road, junction, observer) — a re-read message replaces its own
+/// estimate instead of adding another — and `junctions` holds their robust aggregate
+/// (`JunctionLearner.aggregate`), refreshed for the junctions an ingest touched.
+extension IncidentStore {
+    // MARK: - Learning
+
+    /// Learns from the positioned incidents an ingest stored or changed at `now` (inside its
+    /// transaction, so the knowledge and the incidents commit together). Returns the number of
+    /// observations written.
+    static func learnJunctions(_ db: Database, changedAt now: Date) throws -> Int {
+        let t = now.timeIntervalSince1970.rounded(.down)
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT id, title, summary, road, latitude, longitude, segment FROM incidents
+            WHERE road IS NOT NULL AND latitude IS NOT NULL AND position_source IN (0, 1) AND (first_seen = ? OR last_changed = ?)
+            """, arguments: [t, t])
+        return try learnJunctions(db, from: rows)
+    }
+
+    /// Learns from every positioned incident of the store (`trafficgeo junctions learn`).
+    public func relearnJunctions() throws -> Int {
+        try write { db in
+            let rows = try Row.fetchAll(db, sql: """
+                SELECT id, title, summary, road, latitude, longitude, segment FROM incidents
+                WHERE road IS NOT NULL AND latitude IS NOT NULL AND position_source IN (0, 1)
+                """)
+            return try Self.learnJunctions(db, from: rows)
+        }
+    }
+
+    private static func learnJunctions(_ db: Database, from rows: [Row]) throws -> Int {
+        guard !rows.isEmpty else { return 0 }
+        struct Input: Sendable { var id: Int64; var title: String; var summary: String?; var road: String?; var position: Coordinate; var segment: String? }
+        let inputs = rows.map { row in
+            Input(id: row[0], title: row[1], summary: row[2], road: row[3],
+                  position: Coordinate(latitude: row[4], longitude: row[5]), segment: row[6])
+        }
+        // Parsing the texts is the cost (~20 µs a message): both cores take a share.
+        let chunks = max(1, min(ProcessInfo.processInfo.activeProcessorCount, inputs.count / 500))
+        let results = ConcurrentResults<[(Int64, JunctionObservation)]>(count: chunks)
+        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
+            var out: [(Int64, JunctionObservation)] = []
+            for i in stride(from: chunk, to: inputs.count, by: chunks) {
+                let input = inputs[i]
+                let message = TrafficMessageParser.parse(title: input.title, text: input.summary)
+                let segment = input.segment.flatMap(GeoJSONText.parseCoordinates)
+                for o in JunctionLearner.observations(message, road: input.road, position: input.position, segment: segment, origin: "feed") {
+                    out.append((input.id, o))
+                }
+            }
+            results.set(chunk, out)
+        }
+        var touched = Set<[String]>()
+        let insert = try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO junction_observations(road, name_key, observer, name, kind, latitude, longitude, origin)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        var written = 0
+        for (id, o) in results.all.joined() {
+            let key = JunctionName.key(o.name)
+            try insert.execute(arguments: [o.road, key, "incident:\(id)", o.name, o.kind.rawValue,
+                                           o.coordinate.latitude, o.coordinate.longitude, o.origin])
+            touched.insert([o.road, key])
+            written += 1
+        }
+        try refreshJunctions(db, touched)
+        return written
+    }
+
+    /// Records observations that come from outside the incidents (a geocoder's junction answer,
+    /// an import); `observer` names where they came from, so a re-import replaces its own rows.
+    public func recordJunctionObservations(_ observations: [JunctionObservation], observer: String) throws {
+        guard !observations.isEmpty else { return }
+        try write { db in
+            let insert = try db.cachedStatement(sql: """
+                INSERT OR REPLACE INTO junction_observations(road, name_key, observer, name, kind, latitude, longitude, origin)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """)
+            var touched = Set<[String]>()
+            for o in observations {
+                let key = JunctionName.key(o.name)
+                guard !key.isEmpty else { continue }
+                try insert.execute(arguments: [o.road, key, observer, o.name, o.kind.rawValue,
+                                               o.coordinate.latitude, o.coordinate.longitude, o.origin])
+                touched.insert([o.road, key])
+            }
+            try Self.refreshJunctions(db, touched)
+        }
+    }
+
+    /// Re-aggregates the junctions with these (road, key) pairs from their observations.
+    private static func refreshJunctions(_ db: Database, _ touched: Set<[String]>) throws {
+        let select = try db.cachedStatement(sql: """
+            SELECT name, kind, latitude, longitude, origin FROM junction_observations WHERE road = ? AND name_key = ? ORDER BY observer
+            """)
+        let upsert = try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO junctions(road, name_key, name, kind, latitude, longitude, support, spread_m, learned_from)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        for pair in touched.sorted(by: { $0.lexicographicallyPrecedes($1) }) {
+            let road = pair[0], key = pair[1]
+            let observations = try Row.fetchAll(select, arguments: [road, key]).map { row in
+                JunctionObservation(road: road, name: row[0], kind: JunctionMention.Kind(rawValue: row[1]) ?? .unspecified,
+                                    coordinate: Coordinate(latitude: row[2], longitude: row[3]), origin: row[4])
+            }
+            guard let j = JunctionLearner.aggregate(observations) else { continue }
+            try upsert.execute(arguments: [road, key, j.name, j.kind.rawValue, j.coordinate.latitude, j.coordinate.longitude,
+                                           j.support, j.spreadMeters, j.learnedFrom])
+        }
+    }
+
+    // MARK: - Reading
+
+    /// The known junctions of these roads (and those whose road is unknown, `""`); all when nil.
+    public func knownJunctions(roads: Set<String>? = nil) throws -> [KnownJunction] {
+        try read { db in
+            var sql = "SELECT road, name, kind, latitude, longitude, support, spread_m, learned_from FROM junctions"
+            var arguments = StatementArguments()
+            if let roads {
+                let list = roads.union([""]).sorted()
+                sql += " WHERE road IN (" + list.map { _ in "?" }.joined(separator: ",") + ")"
+                for r in list { arguments += [r] }
+            }
+            sql += " ORDER BY road, name_key"
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { row in
+                KnownJunction(road: row[0], name: row[1], kind: JunctionMention.Kind(rawValue: row[2]) ?? .unspecified,
+                              coordinate: Coordinate(latitude: row[3], longitude: row[4]), support: row[5],
+                              spreadMeters: row[6], learnedFrom: row[7])
+            }
+        }
+    }
+
+    /// Positions the feeds gave for incidents of `road` (not geocoded ones): what the store knows
+    /// of where the road runs. A sample of at most `limit`, spread over the table.
+    public func roadPositions(road: String, limit: Int = 4000) throws -> [Coordinate] {
+        try read { db in
+            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM incidents WHERE road = ? AND latitude IS NOT NULL AND position_source IN (0, 1)",
+                                         arguments: [road]) ?? 0
+            let step = max(1, count / max(1, limit))
+            return try Row.fetchAll(db, sql: """
+                SELECT latitude, longitude FROM incidents WHERE road = ? AND latitude IS NOT NULL AND position_source IN (0, 1) AND id % ? = 0
+                """, arguments: [road, step]).map { Coordinate(latitude: $0[0], longitude: $0[1]) }
+        }
+    }
+}
+
+/// Results written by `concurrentPerform` iterations, one slot each.
+private final class ConcurrentResults<T>: @unchecked Sendable {
+    private var slots: [T?]
+    private let lock = NSLock()
+    init(count: Int) { slots = Array(repeating: nil, count: count) }
+    func set(_ i: Int, _ value: T) { lock.lock(); slots[i] = value; lock.unlock() }
+    var all: [T] { lock.lock(); defer { lock.unlock() }; return slots.compactMap { $0 } }
+}

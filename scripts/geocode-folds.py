@@ -1,0 +1,188 @@
+#!/usr/bin/env python3
+"""Measure geocoding on roads it was not tuned on: the road folds of ../shared/data/autobahn.
+
+  scripts/geocode-folds.py [--folds 0,1,2,3,4] [--situations offline,history,nominatim] [--nominatim-url URL]
+
+Cuts the data with ../shared/tools/geocode-eval/make-folds.py (5 folds, seed 1; each fold's roads are
+unseen in the others' sense: the code was tuned on none of them) and, per fold, runs the CLI as a
+user would, in a fresh database each time:
+
+  offline    ingest titles.xml (Atom, no coordinates) with the offline gazetteer; score vs titles.truth.csv
+  history    ingest history.autobahn.json (positioned Autobahn API warnings: the store learns its
+             junctions), then later-titles.xml; score vs later.truth.csv and later-new.truth.csv
+             (titles never in the history)
+  nominatim  the titles of all folds whose truth lies inside the OSM extracts of ../shared/data/osm,
+             ingested with `--geocoder nominatim=URL,gazetteer` against the local Nominatim
+             (../shared/tools/nominatim/setup.sh); scored on all of them and on those whose junction
+             OSM has (../shared/data/osm/motorway_junctions.tsv)
+
+Scores come from ../shared/tools/geocode-eval/truthcheck.py (within 1/2/5/10 km of all truth rows;
+gross = placed more than 25 km off, as a share of the placed). Prints one Markdown table per
+situation with each fold, the median over folds and the range; --json FILE keeps the raw numbers.
+Also times the offline geocoding (`geocode pending` of titles.xml) and the history ingest.
+"""
+import argparse
+import csv
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SHARED = os.path.join(os.path.dirname(ROOT), "shared")
+EVAL = os.path.join(SHARED, "tools", "geocode-eval")
+# The areas of the OSM extracts ../shared/data/osm (Heidelberg/Mannheim and north of Bayreuth).
+EXTRACT_BOXES = [(49.30, 8.45, 49.60, 8.80), (49.90, 11.45, 50.15, 11.75)]
+METRICS = ["within_1km", "within_2km", "within_5km", "within_10km", "gross_over_25km_of_positioned", "median_km"]
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, check=True, **kw)
+
+
+def timed(cmd):
+    start = time.monotonic()
+    run(cmd, stdout=subprocess.DEVNULL)
+    return time.monotonic() - start
+
+
+def score(binary, db, truth, work, name):
+    export = os.path.join(work, f"{name}.geojson")
+    run([binary, "export", "--db", db, "--format", "geojson", "-o", export], stderr=subprocess.DEVNULL)
+    out = run([sys.executable, os.path.join(EVAL, "truthcheck.py"), export, truth], capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def filter_atom(feed, keep, out_path):
+    """Writes the entries of an Atom feed whose <id> is in `keep` (the feeds of autobahn2atom.py)."""
+    with open(feed, encoding="utf-8") as f:
+        text = f.read()
+    head, _, body = text.partition("  <entry>")
+    with open(out_path, "w", encoding="utf-8") as out:
+        out.write(head)
+        for entry in ("  <entry>" + body).split("  <entry>")[1:]:
+            ident = entry.split("<id>", 1)[1].split("</id>", 1)[0]
+            if ident in keep:
+                out.write("  <entry>" + entry.replace("</feed>\n", ""))
+        out.write("</feed>\n")
+
+
+def fmt(v, key):
+    if v is None:
+        return "–"
+    if key == "median_km":
+        return f"{v:.2f}"
+    return f"{v * 100:.1f}%"
+
+
+def table(title, rows):
+    """rows: [(label, metrics dict)]; adds the median and range over the folds."""
+    print(f"\n### {title}\n")
+    print("| fold | truth | placed | ≤ 1 km | ≤ 2 km | ≤ 5 km | ≤ 10 km | > 25 km (of placed) | median km |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
+    for label, m in rows:
+        print(f"| {label} | {m['truth']} | {m['positioned']} | " + " | ".join(fmt(m.get(k), k) for k in METRICS) + " |")
+    if len(rows) > 1:
+        cells = []
+        for k in METRICS:
+            values = [m[k] for _, m in rows if m.get(k) is not None]
+            cells.append(f"{fmt(statistics.median(values), k)} ({fmt(min(values), k)}–{fmt(max(values), k)})" if values else "–")
+        print("| **median (range)** | | | " + " | ".join(cells) + " |")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--folds", default="0,1,2,3,4")
+    ap.add_argument("--situations", default="offline,history")
+    ap.add_argument("--nominatim-url", default="http://127.0.0.1:8088")
+    ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/trafficgeo"))
+    ap.add_argument("--work", help="folder for the folds and databases (default: a new temporary one)")
+    ap.add_argument("--json", help="write the raw numbers here")
+    a = ap.parse_args()
+    if not os.path.exists(os.path.join(EVAL, "make-folds.py")):
+        sys.exit(f"needs {EVAL} (../shared beside the repository)")
+    if not os.path.exists(a.binary):
+        run(["swift", "build", "-c", "release", "--product", "trafficgeo"], cwd=ROOT)
+    work = a.work or tempfile.mkdtemp(prefix="trafficgeo-folds-")
+    folds_dir = os.path.join(work, "folds")
+    if not os.path.exists(os.path.join(folds_dir, "fold-4", "later-new.truth.csv")):
+        run([sys.executable, os.path.join(EVAL, "make-folds.py"), folds_dir], stdout=subprocess.DEVNULL)
+    folds = [int(f) for f in a.folds.split(",")]
+    situations = a.situations.split(",")
+    results = {"offline": [], "history": [], "history-new": [], "nominatim": [], "nominatim-osm": [], "timings": {}}
+
+    for k in folds:
+        d = os.path.join(folds_dir, f"fold-{k}")
+        if "offline" in situations:
+            db = os.path.join(work, f"offline-{k}.sqlite")
+            if os.path.exists(db):
+                os.remove(db)
+            run([a.binary, "ingest", "--quiet", "--db", db, "--no-geocode", os.path.join(d, "titles.xml")])
+            seconds = timed([a.binary, "geocode", "pending", "--quiet", "--db", db, "--geocoder", "gazetteer"])
+            results["timings"][f"offline-geocode-{k}"] = seconds
+            results["offline"].append((f"fold-{k}", score(a.binary, db, os.path.join(d, "titles.truth.csv"), work, f"offline-{k}")))
+            print(f"fold-{k} offline: {results['offline'][-1][1]} ({seconds:.2f} s geocoding)", file=sys.stderr)
+        if "history" in situations:
+            db = os.path.join(work, f"history-{k}.sqlite")
+            if os.path.exists(db):
+                os.remove(db)
+            seconds = timed([a.binary, "ingest", "--quiet", "--db", db, "--no-geocode", os.path.join(d, "history.autobahn.json")])
+            results["timings"][f"history-ingest-{k}"] = seconds
+            run([a.binary, "ingest", "--quiet", "--db", db, "--geocoder", "gazetteer", os.path.join(d, "later-titles.xml")])
+            results["history"].append((f"fold-{k}", score(a.binary, db, os.path.join(d, "later.truth.csv"), work, f"history-{k}")))
+            results["history-new"].append((f"fold-{k}", score(a.binary, db, os.path.join(d, "later-new.truth.csv"), work, f"history-{k}")))
+            print(f"fold-{k} history: {results['history'][-1][1]} ({seconds:.2f} s history ingest)", file=sys.stderr)
+
+    if "nominatim" in situations:
+        # Every title of the data inside the extracts: the folds' titles are capped at 1,500 per
+        # fold, so the truth comes from all warnings of the roads that cross the extracts.
+        feed, truth = os.path.join(work, "osm-titles.xml"), os.path.join(work, "osm-titles.truth.csv")
+        run([sys.executable, os.path.join(SHARED, "tools", "autobahn2atom.py"), os.path.join(SHARED, "data/autobahn/warnings-dev.csv.xz"),
+             "--unique-titles", "--atom", feed, "--truth", truth, "--roads", "A5,A6,A656,A61,A659,A9,A70"], stderr=subprocess.DEVNULL)
+        rows = list(csv.DictReader(open(truth, encoding="utf-8")))
+        inside = lambda r: any(s <= float(r["lat"]) <= n and w <= float(r["lon"]) <= e for s, w, n, e in EXTRACT_BOXES)
+        rows = [r for r in rows if inside(r)]
+        osm_names = {row["name"] for row in csv.DictReader(open(os.path.join(SHARED, "data/osm/motorway_junctions.tsv"), encoding="utf-8"), delimiter="\t")}
+        fold_name = lambda n: n.lower().replace(" ", "").replace("kreuz", "").replace("dreieck", "")
+        osm_folded = {fold_name(n) for n in osm_names}
+
+        def osm_has(title):
+            # The first junction of "A5 | Heidelberg/Dossenheim - Kreuz Heidelberg" (the one a position hangs on).
+            names = title.split("|", 1)[-1].split(" - ")
+            first = fold_name(names[0]) if names else ""
+            return any(part in osm_folded for part in [first] + first.split("/"))
+
+        for path, subset in ((truth + ".inside.csv", rows), (truth + ".osm.csv", [r for r in rows if osm_has(r["title"])])):
+            with open(path, "w", newline="", encoding="utf-8") as f:
+                w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
+                w.writeheader()
+                w.writerows(subset)
+        inside_feed = os.path.join(work, "osm-titles.inside.xml")
+        filter_atom(feed, {r["id"] for r in rows}, inside_feed)
+        db = os.path.join(work, "nominatim.sqlite")
+        if os.path.exists(db):
+            os.remove(db)
+        run([a.binary, "ingest", "--quiet", "--db", db, "--geocoder", f"nominatim={a.nominatim_url},gazetteer", inside_feed])
+        results["nominatim"].append(("all", score(a.binary, db, truth + ".inside.csv", work, "nominatim")))
+        results["nominatim-osm"].append(("all", score(a.binary, db, truth + ".osm.csv", work, "nominatim")))
+
+    if results["offline"]:
+        table("Offline gazetteer, no history (titles.xml → titles.truth.csv)", results["offline"])
+    if results["history"]:
+        table("History, then titles (later-titles.xml → later.truth.csv)", results["history"])
+        table("… titles never in the history (later-new.truth.csv)", results["history-new"])
+    if results["nominatim"]:
+        table("Local Nominatim + gazetteer, incidents inside the OSM extracts", results["nominatim"])
+        table("… where OSM has the first junction", results["nominatim-osm"])
+    if results["timings"]:
+        print("\nTimings (s): " + ", ".join(f"{k} {v:.2f}" for k, v in sorted(results["timings"].items())))
+    if a.json:
+        with open(a.json, "w", encoding="utf-8") as f:
+            json.dump(results, f, indent=1)
+
+
+if __name__ == "__main__":
+    main()
