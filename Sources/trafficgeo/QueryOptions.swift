@@ -103,6 +103,12 @@ struct QueryOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Only incidents whose title, summary or road contain every word (Koeln finds Köln).", valueName: "words"))
     var search: String?
 
+    @Option(name: .customLong("min-confidence"), help: ArgumentHelp("Only incidents placed at least this surely, 0 … 1 (geocoded ones; positions a feed gave always pass).", valueName: "c"))
+    var minConfidence: Double?
+
+    @Option(help: ArgumentHelp("Only geocoded incidents of these precisions (comma-separated: \(GeocodePrecision.allCases.map(\.rawValue).joined(separator: ", "))); positions a feed gave always pass.", valueName: "list"))
+    var precision: String?
+
     @Option(help: "Order of results; ties keep a stable order.")
     var sort: QuerySort?
 
@@ -119,6 +125,10 @@ struct QueryOptions: ParsableArguments {
             }
         }
         if let category { _ = try categories(category) }
+        if let minConfidence, !(0...1).contains(minConfidence) {
+            throw ValidationError("--min-confidence \(minConfidence) is outside 0 … 1 (0.5 keeps incidents placed at least half surely).")
+        }
+        if let precision { _ = try precisions(precision) }
         if let road, RoadReference.normalize(road) == nil {
             throw ValidationError("--road '\(road)' is not a road reference such as A4, B54 or L123.")
         }
@@ -133,10 +143,22 @@ struct QueryOptions: ParsableArguments {
         }
     }
 
+    private func precisions(_ list: String) throws -> [GeocodePrecision] {
+        try list.split(separator: ",").map { item in
+            guard let p = GeocodePrecision(rawValue: item.trimmingCharacters(in: .whitespaces).lowercased()) else {
+                throw ValidationError("--precision '\(item)' is not one of: \(GeocodePrecision.allCases.map(\.rawValue).joined(separator: ", ")).")
+            }
+            return p
+        }
+    }
+
     var filter: IncidentFilter {
-        IncidentFilter(activeAt: activeAt.flatMap { TimeArgument.parse($0) }, since: since.flatMap { TimeArgument.parse($0) },
-                       until: until.flatMap { TimeArgument.parse($0) }, road: road,
-                       categories: (try? category.map(categories)) ?? [], search: search)
+        var filter = IncidentFilter(activeAt: activeAt.flatMap { TimeArgument.parse($0) }, since: since.flatMap { TimeArgument.parse($0) },
+                                    until: until.flatMap { TimeArgument.parse($0) }, road: road,
+                                    categories: (try? category.map(categories)) ?? [], search: search)
+        filter.minConfidence = minConfidence
+        filter.precisions = (try? precision.map(precisions)) ?? []
+        return filter
     }
 
     var outputFormat: OutputFormat { format ?? (output == nil && Terminal.stdoutIsTerminal ? .annotations : .json) }

@@ -20,7 +20,7 @@ struct TrafficGeoCommand: AsyncParsableCommand {
         version: TrafficGeoVersion.string,
         subcommands: [
             IngestCommand.self, NearCommand.self, WithinCommand.self, BoundingBoxCommand.self, ExportCommand.self,
-            GeocodeCommand.self, ReverseCommand.self, StatsCommand.self, PruneCommand.self, ParseCommand.self,
+            GeocodeCommand.self, ReverseCommand.self, JunctionsCommand.self, StatsCommand.self, PruneCommand.self, ParseCommand.self,
         ]
     )
 }

@@ -23,6 +23,8 @@ public struct Annotation: Sendable, Equatable, Encodable {
     public var source: String
     public var positionSource: String?
     public var precision: String?
+    /// 0…1 for geocoded positions: how sure the geocoder is (docs/geocoding.md, "Confidence").
+    public var confidence: Double?
 
     public init(_ result: QueryResult) {
         let i = result.incident
@@ -41,6 +43,7 @@ public struct Annotation: Sendable, Equatable, Encodable {
         source = i.source
         positionSource = i.positionSource?.kind.rawValue
         precision = i.positionSource?.precision?.rawValue
+        confidence = i.positionSource?.confidence
     }
 
     static func round(_ value: Double, _ digits: Int) -> Double {

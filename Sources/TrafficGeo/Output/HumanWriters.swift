@@ -37,6 +37,7 @@ final class AnnotationCardWriter: ResultWriter {
             facts.append(distance)
         }
         if let road = a.road { facts.append(road) }
+        if let geocoded = Self.geocodedNote(a) { facts.append(geocoded) }
         if let updated = a.updated { facts.append("updated \(updated)") }
         if let expires = a.expires { facts.append("expires \(expires)") }
         sink.write("  " + facts.joined(separator: " · ") + "\n")
@@ -44,6 +45,14 @@ final class AnnotationCardWriter: ResultWriter {
 
     func end() throws {
         if count == 0 { sink.write("No incidents found.\n") }
+    }
+
+    /// "geocoded: town, confidence 0.40" — a geocoded position says how far to trust it.
+    static func geocodedNote(_ a: Annotation) -> String? {
+        guard a.positionSource == "geocoder" else { return nil }
+        var parts = [a.precision ?? "?"]
+        if let c = a.confidence { parts.append(String(format: "confidence %.2f", c)) }
+        return "geocoded: " + parts.joined(separator: ", ")
     }
 
     static func ansi(_ pin: PinColor) -> String {
@@ -61,7 +70,7 @@ final class AnnotationCardWriter: ResultWriter {
 final class TableWriter: ResultWriter {
     private let sink: TextSink
     private var rows: [[String]] = []
-    private static let header = ["DIST", "BRG", "PIN", "ROAD", "CATEGORY", "LAT", "LON", "TITLE"]
+    private static let header = ["DIST", "BRG", "PIN", "ROAD", "CATEGORY", "LAT", "LON", "PRECISION", "TITLE"]
 
     init(sink: TextSink) { self.sink = sink }
 
@@ -75,6 +84,8 @@ final class TableWriter: ResultWriter {
             a.pinColor.rawValue, a.road ?? "", a.category ?? "",
             a.coordinate.map { String(format: "%.5f", $0.latitude) } ?? "",
             a.coordinate.map { String(format: "%.5f", $0.longitude) } ?? "",
+            // Feed positions are as given; a geocoded one shows how it was placed and how surely.
+            a.positionSource == "geocoder" ? (a.precision ?? "?") + (a.confidence.map { String(format: " %.2f", $0) } ?? "") : a.positionSource ?? "",
             AnnotationCardWriter.truncate(a.title, 60),
         ])
         // A table needs its column widths: it holds rows, so flush in blocks for big results.

@@ -100,6 +100,7 @@ extension Annotation {
         o.add("source", source)
         o.add("positionSource", positionSource)
         o.add("precision", precision)
+        o.add("confidence", confidence, digits: 2)
         return o.closed()
     }
 }

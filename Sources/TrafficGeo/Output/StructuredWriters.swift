@@ -80,6 +80,7 @@ final class GeoJSONWriter: ResultWriter {
         p.add("source", annotation.source)
         p.add("positionSource", annotation.positionSource)
         p.add("precision", annotation.precision)
+        p.add("confidence", annotation.confidence, digits: 2)
         o.add(raw: "properties", p.closed())
         return o.closed()
     }
@@ -112,7 +113,7 @@ final class GeoJSONWriter: ResultWriter {
 /// `--format csv`: one row per result, RFC 4180 quoting.
 final class CSVResultWriter: ResultWriter {
     static let header = ["id", "title", "subtitle", "latitude", "longitude", "distance_m", "bearing_deg", "pin_color",
-                         "road", "category", "updated", "expires", "weblink", "source"]
+                         "road", "category", "updated", "expires", "weblink", "source", "position_source", "precision", "confidence"]
     private let sink: TextSink
 
     init(sink: TextSink) { self.sink = sink }
@@ -128,6 +129,7 @@ final class CSVResultWriter: ResultWriter {
             a.distanceMeters.map { JSONObjectText.number($0, digits: 1) } ?? "",
             a.bearingDegrees.map { JSONObjectText.number($0, digits: 1) } ?? "",
             a.pinColor.rawValue, a.road ?? "", a.category ?? "", a.updated ?? "", a.expires ?? "", a.weblink ?? "", a.source,
+            a.positionSource ?? "", a.precision ?? "", a.confidence.map { JSONObjectText.number($0, digits: 2) } ?? "",
         ]
         sink.write(fields.map(Self.quote).joined(separator: ",") + "\r\n")
     }

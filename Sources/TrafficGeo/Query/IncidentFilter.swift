@@ -16,6 +16,10 @@ public struct IncidentFilter: Sendable, Equatable {
     /// Every word must occur in the title, summary or road (folded: case, diacritics, umlauts).
     public var words: [String] = []
     public var source: String?
+    /// Geocoded incidents placed at least this surely (positions a feed gave always pass).
+    public var minConfidence: Double?
+    /// Geocoded incidents of these precisions (positions a feed gave always pass).
+    public var precisions: [GeocodePrecision] = []
 
     public init(activeAt: Date? = nil, since: Date? = nil, until: Date? = nil, road: String? = nil,
                 categories: [IncidentCategory] = [], search: String? = nil, source: String? = nil) {
@@ -53,6 +57,15 @@ public struct IncidentFilter: Sendable, Equatable {
         if !categories.isEmpty {
             clauses.append("i.category IN (" + categories.map { _ in "?" }.joined(separator: ",") + ")")
             for c in categories { arguments += [c.rawValue] }
+        }
+        if let minConfidence {
+            // position_source 2 = geocoder (PositionSource.Kind.storeCode); feed positions are as given.
+            clauses.append("(i.position_source IS NOT 2 OR i.geocode_confidence >= ?)")
+            arguments += [minConfidence]
+        }
+        if !precisions.isEmpty {
+            clauses.append("(i.position_source IS NOT 2 OR i.geocode_precision IN (" + precisions.map { _ in "?" }.joined(separator: ",") + "))")
+            for p in precisions { arguments += [p.rawValue] }
         }
         if let source {
             clauses.append("i.source_id = (SELECT id FROM sources WHERE name = ?)")

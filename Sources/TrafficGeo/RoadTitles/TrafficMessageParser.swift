@@ -176,6 +176,9 @@ public enum TrafficMessageParser {
         for t in nameTerminators {
             if let r = s.range(of: t), r.lowerBound < end { end = r.lowerBound }
         }
+        // A road reference starts the next sentence (the Autobahn API's description lines run
+        // together: "… 1.0 km vor Kohlhof A8 Saarlouis - Neunkirchen …").
+        if let r = roadReferenceWord(in: s[..<end]) { end = r }
         // Keep a parenthesised part of the name: "Kirchheim (Teck)-Ost", "Fürholzen (West)".
         if end < s.endIndex, s[end...].hasPrefix(" ("), let close = s[end...].firstIndex(of: ")") {
             let extended = s[..<s.index(after: close)]
@@ -184,6 +187,23 @@ public enum TrafficMessageParser {
             return cleanPlace(String(extended) + (tail.first == "-" || tail.first == "/" ? more : ""))
         }
         return cleanPlace(String(s[..<end]))
+    }
+
+    /// The start of the first " A8 " / " B54 " word (a letter of A, B, E, K, L, S and 1–4 digits).
+    static func roadReferenceWord(in s: Substring) -> String.Index? {
+        var i = s.startIndex
+        while let space = s[i...].firstIndex(of: " ") {
+            var j = s.index(after: space)
+            guard j < s.endIndex else { return nil }
+            if "ABEKLS".contains(s[j]) {
+                j = s.index(after: j)
+                var digits = 0
+                while j < s.endIndex, s[j].isASCII, s[j].isNumber { digits += 1; j = s.index(after: j) }
+                if (1...4).contains(digits), j == s.endIndex || s[j] == " " || s[j] == ":" { return space }
+            }
+            i = s.index(after: space)
+        }
+        return nil
     }
 
     static func cleanPlace(_ s: String) -> String {

@@ -75,23 +75,40 @@ extension IncidentStore {
 
     /// Records observations that come from outside the incidents (a geocoder's junction answer,
     /// an import); `observer` names where they came from, so a re-import replaces its own rows.
-    public func recordJunctionObservations(_ observations: [JunctionObservation], observer: String) throws {
-        guard !observations.isEmpty else { return }
+    ///
+    /// With `replacing`, the rows an earlier record under `observer` wrote are removed first (a
+    /// file imported again), and each observation gets its own observer `observer#N`, so that
+    /// several nodes of one junction (both carriageways in OSM) each count.
+    public func recordJunctionObservations(_ observations: [JunctionObservation], observer: String, replacing: Bool = false) throws {
+        guard !observations.isEmpty || replacing else { return }
         try write { db in
+            var touched = Set<[String]>()
+            if replacing {
+                let old = try Row.fetchAll(db, sql: "SELECT DISTINCT road, name_key FROM junction_observations WHERE observer = ? OR observer LIKE ? ESCAPE '\\'",
+                                           arguments: [observer, Self.likePattern(observer) + "#%"])
+                for row in old { touched.insert([row[0], row[1]]) }
+                try db.execute(sql: "DELETE FROM junction_observations WHERE observer = ? OR observer LIKE ? ESCAPE '\\'",
+                               arguments: [observer, Self.likePattern(observer) + "#%"])
+                try db.execute(sql: "DELETE FROM junctions WHERE NOT EXISTS (SELECT 1 FROM junction_observations o WHERE o.road = junctions.road AND o.name_key = junctions.name_key)")
+            }
             let insert = try db.cachedStatement(sql: """
                 INSERT OR REPLACE INTO junction_observations(road, name_key, observer, name, kind, latitude, longitude, origin)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """)
-            var touched = Set<[String]>()
-            for o in observations {
+            for (n, o) in observations.enumerated() {
                 let key = JunctionName.key(o.name)
                 guard !key.isEmpty else { continue }
-                try insert.execute(arguments: [o.road, key, observer, o.name, o.kind.rawValue,
+                try insert.execute(arguments: [o.road, key, replacing ? "\(observer)#\(n + 1)" : observer, o.name, o.kind.rawValue,
                                                o.coordinate.latitude, o.coordinate.longitude, o.origin])
                 touched.insert([o.road, key])
             }
             try Self.refreshJunctions(db, touched)
         }
+    }
+
+    /// `text` with LIKE's wildcards escaped (escape character `\`).
+    private static func likePattern(_ text: String) -> String {
+        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
     }
 
     /// Re-aggregates the junctions with these (road, key) pairs from their observations.
