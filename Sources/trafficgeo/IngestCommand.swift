@@ -66,6 +66,12 @@ struct IngestCommand: AsyncParsableCommand {
                 do {
                     let summary = try await ingestor.ingest(source)
                     if Terminal.stderrIsTerminal && !global.quiet { FileHandle.standardError.write(Data("\r\u{1B}[K".utf8)) }
+                    for conflict in summary.positionConflicts.prefix(Self.conflictLines) {
+                        Terminal.printError("trafficgeo: warning: \(source): \(conflict)")
+                    }
+                    if summary.positionConflicts.count > Self.conflictLines {
+                        Terminal.printError("trafficgeo: warning: \(source): … and \(summary.positionConflicts.count - Self.conflictLines) more positions that contradict their junctions")
+                    }
                     if !global.quiet { print(Self.describe(summary, location: source == "-" ? "stdin" : source)) }
                     if !noGeocode, summary.withoutPosition > 0 {
                         let geocoder = try service ?? geocoding.makeService(cache: store)
@@ -100,9 +106,17 @@ struct IngestCommand: AsyncParsableCommand {
         return { count in if count % 10_000 == 0 { Terminal.printError("trafficgeo: … \(count) entries read") } }
     }
 
+    /// Contradicted positions reported one by one, at most this many per feed.
+    static let conflictLines = 20
+
     static func describe(_ s: IngestSummary, location: String) -> String {
         var text = "\(location) (\(s.format?.rawValue ?? "?")): \(s.read) read, \(s.new) new, \(s.updated) updated, "
             + "\(s.unchanged) unchanged, \(s.skipped.count) skipped, \(s.withoutPosition) without position"
+        if s.junctionObservations > 0 { text += ", \(s.junctionObservations) junction positions learned" }
+        if !s.positionConflicts.isEmpty {
+            let swapped = s.positionConflicts.filter(\.swapped).count
+            text += ", \(s.positionConflicts.count) positions contradict their junctions (\(swapped) latitude/longitude swapped back)"
+        }
         if !s.skipped.isEmpty {
             var reasons: [String: Int] = [:]
             for entry in s.skipped { reasons[entry.reason.prefix(while: { $0 != "'" }).trimmingCharacters(in: .whitespaces), default: 0] += 1 }

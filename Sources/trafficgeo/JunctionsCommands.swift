@@ -161,8 +161,11 @@ struct JunctionsLearnCommand: AsyncParsableCommand {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
             let store = try global.openStore()
-            let n = try store.relearnJunctions()
-            if !global.quiet { print("learned \(n) junction positions from the stored incidents") }
+            let learning = try store.relearnJunctions()
+            for conflict in learning.conflicts.prefix(20) { Terminal.printError("trafficgeo: warning: \(conflict)") }
+            if !global.quiet {
+                print("learned \(learning.observations) junction positions from the stored incidents; \(learning.conflicts.count) positions contradict their junctions")
+            }
         }
     }
 }

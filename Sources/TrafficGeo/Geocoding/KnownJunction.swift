@@ -174,3 +174,55 @@ public enum JunctionLearner {
                              spreadMeters: (spread * 10).rounded() / 10, learnedFrom: origin)
     }
 }
+
+/// What learning from an ingest found.
+public struct JunctionLearning: Sendable, Equatable {
+    /// Junction positions learned.
+    public var observations = 0
+    /// Feed positions far from where their own junctions are known to be (not learned from).
+    public var conflicts: [PositionConflict] = []
+    public init() {}
+}
+
+/// A feed position its own words contradict: the junction it names is well known, and the
+/// position lies far from it.
+public struct PositionConflict: Sendable, Equatable, CustomStringConvertible {
+    /// The feed's id of the entry.
+    public var id: String
+    public var junction: String
+    public var distanceKm: Double
+    /// Latitude and longitude were swapped, which put it where its junction is.
+    public var swapped: Bool
+
+    public var description: String {
+        swapped
+            ? "entry \(id): latitude and longitude swapped (as given it lay \(Int(distanceKm.rounded())) km from \(junction), which it names)"
+            : "entry \(id): its position lies \(Int(distanceKm.rounded())) km from \(junction), which it names (kept as given, not learned from)"
+    }
+}
+
+/// Checks a feed position against the junctions its message names.
+enum PositionCheck {
+    /// Farther than this from a well-attested junction it names, a position is in conflict.
+    static let conflictDistance = 25_000.0
+    /// A swapped reading must land this close to the junction to be taken.
+    static let swapFit = 5_000.0
+
+    static func check(_ observations: [JunctionObservation], message: TrafficMessage, road: String?, position: Coordinate,
+                      segment: [Coordinate]?, known: [String: KnownJunction]) -> PositionConflict? {
+        func nearestKnown(_ obs: [JunctionObservation]) -> (KnownJunction, Double)? {
+            obs.compactMap { o -> (KnownJunction, Double)? in
+                guard let k = known[o.road + "\u{1F}" + JunctionName.key(o.name)], k.isWellAttested else { return nil }
+                return (k, Geodesic.distance(from: o.coordinate, to: k.coordinate))
+            }.min { $0.1 < $1.1 }
+        }
+        guard let (junction, distance) = nearestKnown(observations), distance > conflictDistance else { return nil }
+        var conflict = PositionConflict(id: "", junction: junction.name, distanceKm: distance / 1000, swapped: false)
+        if let swapped = try? Coordinate(validatingLatitude: position.longitude, longitude: position.latitude) {
+            let swappedSegment = segment?.map { Coordinate(latitude: $0.longitude, longitude: $0.latitude) }
+            let again = JunctionLearner.observations(message, road: road, position: swapped, segment: swappedSegment, origin: "feed")
+            if let (_, d) = nearestKnown(again), d <= swapFit { conflict.swapped = true }
+        }
+        return conflict
+    }
+}

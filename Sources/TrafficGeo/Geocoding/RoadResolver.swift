@@ -60,8 +60,12 @@ public struct RoadResolver: Sendable {
     static let maxNeighbourDistance = 40_000.0
     /// A candidate farther than this from everything known of the road is implausible.
     static let maxOffRoad = 25_000.0
-    /// A candidate farther than this from every stretch between the road's direction places is implausible.
-    static let maxOffCorridor = 40_000.0
+    /// The way from one direction place to the other over a junction is at most this much longer
+    /// than the straight line (plus the share below) before it costs.
+    static let routeSlack = 15_000.0
+    static let routeDetourShare = 0.25
+    /// Past that allowance by more than this, a candidate is implausible.
+    static let maxRouteExcess = 25_000.0
 
     // MARK: - Resolution
 
@@ -69,8 +73,7 @@ public struct RoadResolver: Sendable {
         var graph = RoadGraph()
         for item in items { graph.add(item.message) }
         await fetchCandidates(&graph, knowledge: knowledge)
-        let context = RoadContext(positions: knowledge.positions + knowledge.junctions.values.map(\.coordinate),
-                                  destinations: graph.destinations.compactMap(\.coordinate))
+        let context = RoadContext(positions: knowledge.positions + knowledge.junctions.values.map(\.coordinate))
         graph.choose(context: context)
         graph.dropImplausible(context: context)
         graph.interpolateUnknown()
@@ -272,6 +275,9 @@ struct RoadGraph {
         var queries: [String] = []
         var provider: String?
         var error: GeocodingError?
+        /// The routes (pairs of direction places, indices into `destinations`) of the messages
+        /// that name it: the road runs from one to the other through this junction.
+        var routes: Set<[Int]> = []
 
         var baseConfidence: Double {
             switch evidence {
@@ -302,12 +308,17 @@ struct RoadGraph {
         let previous = message.comingFrom.map { addNode(JunctionMention(name: $0, kind: .unspecified)) }
         if let from, let to, from != to { link(from, to) }
         if let previous, let from, previous != from { link(previous, from) }
+        var ends: [Int] = []
         for end in message.routeEnds {
             let key = TextFolding.fold(end)
             if destinationByKey[key] == nil {
                 destinationByKey[key] = destinations.count
                 destinations.append(Destination(name: end))
             }
+            ends.append(destinationByKey[key]!)
+        }
+        if ends.count == 2, ends[0] != ends[1] {
+            for i in [from, to, previous].compactMap({ $0 }) { nodes[i].routes.insert(ends.sorted()) }
         }
     }
 
@@ -356,8 +367,38 @@ struct RoadGraph {
         min(4, max(0, d - RoadResolver.neighbourSlack) / RoadResolver.neighbourSlack)
     }
 
-    func unary(_ c: Candidate, context: RoadContext) -> Double {
-        var cost = context.penalty(c.coordinate)
+    /// How much longer than allowed the way over `c` is between the ends of the node's best
+    /// fitting route (negative: within). A road from A to B through c is at most about a quarter
+    /// longer than the straight line, plus some slack for short routes. Nil without routes.
+    func routeExcess(_ i: Int, _ c: Coordinate) -> Double? {
+        var best: Double?
+        for route in nodes[i].routes {
+            guard let a = destinations[route[0]].coordinate, let b = destinations[route[1]].coordinate else { continue }
+            let direct = Geodesic.distance(from: a, to: b)
+            let detour = Geodesic.distance(from: a, to: c) + Geodesic.distance(from: c, to: b) - direct
+            let excess = detour - (RoadResolver.routeSlack + RoadResolver.routeDetourShare * direct)
+            if best == nil || excess < best! { best = excess }
+        }
+        return best
+    }
+
+    /// Off the road's known positions, or off the node's routes: the cost of being there.
+    func placePenalty(_ i: Int, _ c: Coordinate, context: RoadContext) -> Double {
+        var cost = context.penalty(c)
+        if let excess = routeExcess(i, c) { cost += min(4, max(0, excess) / 20_000) }
+        return cost
+    }
+
+    /// Without neighbours to vouch for it, a candidate must lie near the road's known positions,
+    /// or, where none are known, on the way between its messages' direction places.
+    func isPlausible(_ i: Int, _ c: Coordinate, context: RoadContext) -> Bool {
+        if context.hasPositions { return (context.distanceToRoad(c) ?? .infinity) <= RoadResolver.maxOffRoad }
+        if let excess = routeExcess(i, c) { return excess <= RoadResolver.maxRouteExcess }
+        return true
+    }
+
+    func unary(_ i: Int, _ c: Candidate, context: RoadContext) -> Double {
+        var cost = placePenalty(i, c.coordinate, context: context)
         if c.known != nil { cost -= 0.6 } else if c.kind == .junction { cost -= 0.3 }
         if c.population > 0 { cost -= min(0.3, log10(Double(c.population)) / 20) }
         return cost
@@ -368,7 +409,7 @@ struct RoadGraph {
     /// Iterated conditional modes from an optimistic start: each node first takes the candidate
     /// whose neighbours could lie closest, then, in turns, the best given its neighbours' choices.
     mutating func choose(context: RoadContext) {
-        let unaries = nodes.map { n in n.candidates.map { unary($0, context: context) } }
+        let unaries = nodes.map { n in n.candidates.map { unary(n.index, $0, context: context) } }
         for i in nodes.indices where !nodes[i].candidates.isEmpty {
             var best = (cost: Double.infinity, index: 0)
             for (ci, c) in nodes[i].candidates.enumerated() {
@@ -409,20 +450,34 @@ struct RoadGraph {
         }
     }
 
-    /// Drops chosen candidates that nothing around them supports: far from every placed
-    /// neighbour, or, without neighbours, far from where the road is known to run.
+    /// Drops chosen candidates that nothing around them supports. First where the road is known
+    /// to run: a candidate off it stays only if a neighbour that is on it lies close by. Then
+    /// between neighbours: a node far from all its placed neighbours is dropped, the least
+    /// plausible first (furthest off the road, then the most ambiguous name), so that of two
+    /// neighbours that do not fit together the better one stays.
     mutating func dropImplausible(context: RoadContext) {
-        for _ in 0..<2 {
-            for i in nodes.indices where !nodes[i].fixed {
-                guard let p = nodes[i].position else { continue }
-                let neighbours = (edges[i] ?? [:]).keys.compactMap { nodes[$0].position }
-                let nearest = neighbours.map { Geodesic.distance(from: p, to: $0) }.min()
-                if let nearest {
-                    nodes[i].corroborated = nearest <= 15_000
-                    if nearest > RoadResolver.maxNeighbourDistance, !context.isOnRoad(p) { drop(i) }
-                } else if !context.isPlausible(p) {
-                    drop(i)
-                }
+        let movable = nodes.indices.filter { !nodes[$0].fixed && nodes[$0].position != nil }
+        let suspect = Set(movable.filter { !isPlausible($0, nodes[$0].position!, context: context) })
+        for i in suspect {
+            let p = nodes[i].position!
+            let vouched = (edges[i] ?? [:]).keys.contains { j in
+                !suspect.contains(j) && nodes[j].position.map { Geodesic.distance(from: p, to: $0) <= 15_000 } ?? false
+            }
+            if !vouched { drop(i) }
+        }
+        let order = movable.filter { nodes[$0].position != nil }.sorted { a, b in
+            let pa = placePenalty(a, nodes[a].position!, context: context), pb = placePenalty(b, nodes[b].position!, context: context)
+            return pa != pb ? pa > pb : nodes[a].candidates.count > nodes[b].candidates.count
+        }
+        for i in order {
+            guard let p = nodes[i].position else { continue }
+            let nearest = (edges[i] ?? [:]).keys.compactMap { nodes[$0].position }.map { Geodesic.distance(from: p, to: $0) }.min()
+            if let nearest, nearest > RoadResolver.maxNeighbourDistance, !context.isOnRoad(p) { drop(i) }
+        }
+        for i in nodes.indices {
+            guard let p = nodes[i].position else { continue }
+            nodes[i].corroborated = (edges[i] ?? [:]).keys.contains { j in
+                nodes[j].position.map { Geodesic.distance(from: p, to: $0) <= 15_000 } ?? false
             }
         }
     }
@@ -458,18 +513,15 @@ struct RoadGraph {
     }
 }
 
-/// Where the road is known to run: the positions of its incidents and junctions, and the
-/// stretches between the places its direction signs name.
+/// Where the road is known to run: the positions of its incidents and junctions.
 struct RoadContext {
     /// A grid of known positions (cells of ~0.1°) for nearest look-ups.
     private var cells: [Int64: [Coordinate]] = [:]
     let hasPositions: Bool
-    let destinations: [Coordinate]
 
-    init(positions: [Coordinate], destinations: [Coordinate]) {
+    init(positions: [Coordinate]) {
         for p in positions { cells[Self.cell(p), default: []].append(p) }
         hasPositions = positions.count >= 3
-        self.destinations = destinations
     }
 
     private static func cell(_ c: Coordinate) -> Int64 { cell(Int64((c.latitude * 10).rounded(.down)), Int64((c.longitude * 10).rounded(.down))) }
@@ -491,49 +543,13 @@ struct RoadContext {
         return best
     }
 
-    /// The distance to the nearest stretch between two direction places.
-    func distanceToCorridor(_ c: Coordinate) -> Double? {
-        guard destinations.count >= 2 else { return nil }
-        var best = Double.infinity
-        for i in destinations.indices {
-            for j in destinations.indices where j > i {
-                best = min(best, Self.distance(c, toSegment: destinations[i], destinations[j]))
-            }
-        }
-        return best
-    }
-
-    /// Distance from a point to a segment, in a local plane (fine for a penalty).
-    static func distance(_ p: Coordinate, toSegment a: Coordinate, _ b: Coordinate) -> Double {
-        let k = cos(p.latitude * .pi / 180) * 111_320.0
-        let ax = (a.longitude - p.longitude) * k, ay = (a.latitude - p.latitude) * 110_574
-        let bx = (b.longitude - p.longitude) * k, by = (b.latitude - p.latitude) * 110_574
-        let dx = bx - ax, dy = by - ay
-        let len2 = dx * dx + dy * dy
-        let t = len2 > 0 ? max(0, min(1, -(ax * dx + ay * dy) / len2)) : 0
-        let x = ax + t * dx, y = ay + t * dy
-        return (x * x + y * y).squareRoot()
-    }
-
     func penalty(_ c: Coordinate) -> Double {
-        var cost = 0.0
-        if hasPositions {
-            let d = distanceToRoad(c) ?? 60_000
-            cost += min(5, max(0, d - 8_000) / 8_000)
-        }
-        if let d = distanceToCorridor(c) { cost += min(4, max(0, d - 15_000) / 20_000) }
-        return cost
+        guard hasPositions else { return 0 }
+        let d = distanceToRoad(c) ?? 60_000
+        return min(5, max(0, d - 8_000) / 8_000)
     }
 
     func isOnRoad(_ c: Coordinate) -> Bool {
         hasPositions && (distanceToRoad(c) ?? .infinity) <= 5_000
-    }
-
-    /// Without neighbours to vouch for it, a candidate must lie near the road's known positions
-    /// or its direction places' corridor (when either is known).
-    func isPlausible(_ c: Coordinate) -> Bool {
-        if hasPositions { return (distanceToRoad(c) ?? .infinity) <= RoadResolver.maxOffRoad }
-        if let d = distanceToCorridor(c) { return d <= RoadResolver.maxOffCorridor }
-        return true
     }
 }

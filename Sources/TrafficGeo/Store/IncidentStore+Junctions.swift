@@ -14,63 +14,95 @@ extension IncidentStore {
     /// Learns from the positioned incidents an ingest stored or changed at `now` (inside its
     /// transaction, so the knowledge and the incidents commit together). Returns the number of
     /// observations written.
-    static func learnJunctions(_ db: Database, changedAt now: Date) throws -> Int {
+    static func learnJunctions(_ db: Database, changedAt now: Date) throws -> JunctionLearning {
         let t = now.timeIntervalSince1970.rounded(.down)
         let rows = try Row.fetchAll(db, sql: """
-            SELECT id, title, summary, road, latitude, longitude, segment FROM incidents
+            SELECT id, title, summary, road, latitude, longitude, segment, external_id FROM incidents
             WHERE road IS NOT NULL AND latitude IS NOT NULL AND position_source IN (0, 1) AND (first_seen = ? OR last_changed = ?)
             """, arguments: [t, t])
-        return try learnJunctions(db, from: rows)
+        return try learnJunctions(db, from: rows, now: now)
     }
 
     /// Learns from every positioned incident of the store (`trafficgeo junctions learn`).
-    public func relearnJunctions() throws -> Int {
+    public func relearnJunctions() throws -> JunctionLearning {
         try write { db in
             let rows = try Row.fetchAll(db, sql: """
-                SELECT id, title, summary, road, latitude, longitude, segment FROM incidents
+                SELECT id, title, summary, road, latitude, longitude, segment, external_id FROM incidents
                 WHERE road IS NOT NULL AND latitude IS NOT NULL AND position_source IN (0, 1)
                 """)
-            return try Self.learnJunctions(db, from: rows)
+            return try Self.learnJunctions(db, from: rows, now: Date())
         }
     }
 
-    private static func learnJunctions(_ db: Database, from rows: [Row]) throws -> Int {
-        guard !rows.isEmpty else { return 0 }
-        struct Input: Sendable { var id: Int64; var title: String; var summary: String?; var road: String?; var position: Coordinate; var segment: String? }
+    /// A feed position that its own words contradict, found while learning.
+    struct Check: Sendable {
+        var observations: [JunctionObservation]
+        var conflict: PositionConflict?
+    }
+
+    private static func learnJunctions(_ db: Database, from rows: [Row], now: Date) throws -> JunctionLearning {
+        guard !rows.isEmpty else { return JunctionLearning() }
+        struct Input: Sendable { var id: Int64; var externalID: String; var title: String; var summary: String?; var road: String?; var position: Coordinate; var segment: String? }
         let inputs = rows.map { row in
-            Input(id: row[0], title: row[1], summary: row[2], road: row[3],
+            Input(id: row[0], externalID: row[7], title: row[1], summary: row[2], road: row[3],
                   position: Coordinate(latitude: row[4], longitude: row[5]), segment: row[6])
         }
+        // What the store knew before this ingest: a position far from its own well-attested
+        // junction is checked, not learned.
+        let roads = Set(inputs.compactMap(\.road))
+        var known: [String: KnownJunction] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT road, name, kind, latitude, longitude, support, spread_m, learned_from FROM junctions WHERE road IN (SELECT value FROM json_each(?))",
+                                    arguments: [String(decoding: try JSONEncoder().encode(roads.sorted()), as: UTF8.self)]) {
+            let j = KnownJunction(road: row[0], name: row[1], kind: JunctionMention.Kind(rawValue: row[2]) ?? .unspecified,
+                                  coordinate: Coordinate(latitude: row[3], longitude: row[4]), support: row[5], spreadMeters: row[6], learnedFrom: row[7])
+            known[j.road + "\u{1F}" + j.key] = j
+        }
+        let knownNow = known
         // Parsing the texts is the cost (~20 µs a message): both cores take a share.
         let chunks = max(1, min(ProcessInfo.processInfo.activeProcessorCount, inputs.count / 500))
-        let results = ConcurrentResults<[(Int64, JunctionObservation)]>(count: chunks)
+        let results = ConcurrentResults<[(Int64, Check)]>(count: chunks)
         DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-            var out: [(Int64, JunctionObservation)] = []
+            var out: [(Int64, Check)] = []
             for i in stride(from: chunk, to: inputs.count, by: chunks) {
                 let input = inputs[i]
                 let message = TrafficMessageParser.parse(title: input.title, text: input.summary)
                 let segment = input.segment.flatMap(GeoJSONText.parseCoordinates)
-                for o in JunctionLearner.observations(message, road: input.road, position: input.position, segment: segment, origin: "feed") {
-                    out.append((input.id, o))
-                }
+                let observations = JunctionLearner.observations(message, road: input.road, position: input.position, segment: segment, origin: "feed")
+                let check = PositionCheck.check(observations, message: message, road: input.road, position: input.position, segment: segment, known: knownNow)
+                out.append((input.id, Check(observations: check == nil ? observations : [],
+                                            conflict: check.map { var c = $0; c.id = input.externalID; return c })))
             }
             results.set(chunk, out)
         }
+        var learning = JunctionLearning()
         var touched = Set<[String]>()
         let insert = try db.cachedStatement(sql: """
             INSERT OR REPLACE INTO junction_observations(road, name_key, observer, name, kind, latitude, longitude, origin)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
-        var written = 0
-        for (id, o) in results.all.joined() {
-            let key = JunctionName.key(o.name)
-            try insert.execute(arguments: [o.road, key, "incident:\(id)", o.name, o.kind.rawValue,
-                                           o.coordinate.latitude, o.coordinate.longitude, o.origin])
-            touched.insert([o.road, key])
-            written += 1
+        var swapper: IncidentWriter?
+        for (id, check) in results.all.joined() {
+            for o in check.observations {
+                let key = JunctionName.key(o.name)
+                try insert.execute(arguments: [o.road, key, "incident:\(id)", o.name, o.kind.rawValue,
+                                               o.coordinate.latitude, o.coordinate.longitude, o.origin])
+                touched.insert([o.road, key])
+                learning.observations += 1
+            }
+            guard let conflict = check.conflict else { continue }
+            learning.conflicts.append(conflict)
+            if conflict.swapped, let stored = try StoredIncident.fetch(db, id: id), let p = stored.incident.position {
+                var incident = stored.incident
+                incident.position = Coordinate(latitude: p.longitude, longitude: p.latitude)
+                incident.segment = incident.segment?.map { Coordinate(latitude: $0.longitude, longitude: $0.latitude) }
+                incident.properties["position_note"] = "latitude and longitude swapped: the feed's reading lay \(Int(conflict.distanceKm)) km from \(conflict.junction)"
+                let writer = try swapper ?? IncidentWriter(db: db, now: now)
+                swapper = writer
+                try writer.replacePosition(storeID: id, with: incident)
+            }
         }
         try refreshJunctions(db, touched)
-        return written
+        return learning
     }
 
     /// Records observations that come from outside the incidents (a geocoder's junction answer,

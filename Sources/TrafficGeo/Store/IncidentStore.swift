@@ -152,7 +152,11 @@ public final class IncidentStore: Sendable {
                 }
                 try writer.finish()
                 // Positioned messages that name their junctions teach where those junctions are.
-                if learnable > 0 { summary.junctionObservations = try Self.learnJunctions(db, changedAt: now) }
+                if learnable > 0 {
+                    let learning = try Self.learnJunctions(db, changedAt: now)
+                    summary.junctionObservations = learning.observations
+                    summary.positionConflicts = learning.conflicts
+                }
                 summary.new = writer.counts.inserted
                 summary.updated = writer.counts.updated
                 summary.unchanged = writer.counts.unchanged

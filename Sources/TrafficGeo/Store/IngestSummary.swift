@@ -12,6 +12,8 @@ public struct IngestSummary: Sendable, Equatable {
     public var withoutPosition = 0
     /// Junction positions learned from the positioned messages (IncidentStore+Junctions).
     public var junctionObservations = 0
+    /// Feed positions far from the junctions their own words name (swapped back where that fits).
+    public var positionConflicts: [PositionConflict] = []
     /// A feed-level problem after which nothing more could be read (the entries before it were kept).
     public var feedError: String?
 
