@@ -11,98 +11,22 @@ import GRDB
 extension IncidentStore {
     // MARK: - Learning
 
-    /// Learns from the positioned incidents an ingest stored or changed at `now` (inside its
-    /// transaction, so the knowledge and the incidents commit together). Returns the number of
-    /// observations written.
-    static func learnJunctions(_ db: Database, changedAt now: Date) throws -> JunctionLearning {
-        let t = now.timeIntervalSince1970.rounded(.down)
-        let rows = try Row.fetchAll(db, sql: """
-            SELECT id, title, summary, road, latitude, longitude, segment, external_id FROM incidents
-            WHERE road IS NOT NULL AND latitude IS NOT NULL AND position_source IN (0, 1) AND (first_seen = ? OR last_changed = ?)
-            """, arguments: [t, t])
-        return try learnJunctions(db, from: rows, now: now)
-    }
-
     /// Learns from every positioned incident of the store (`trafficgeo junctions learn`).
     public func relearnJunctions() throws -> JunctionLearning {
         try write { db in
+            let learner = try JunctionLearningRun(db)
             let rows = try Row.fetchAll(db, sql: """
-                SELECT id, title, summary, road, latitude, longitude, segment, external_id FROM incidents
-                WHERE road IS NOT NULL AND latitude IS NOT NULL AND position_source IN (0, 1)
+                SELECT (SELECT name FROM sources WHERE id = i.source_id), i.external_id, i.title, i.summary, i.road, i.latitude, i.longitude, i.segment
+                FROM incidents i WHERE i.road IS NOT NULL AND i.latitude IS NOT NULL AND i.position_source IN (0, 1)
                 """)
-            return try Self.learnJunctions(db, from: rows, now: Date())
-        }
-    }
-
-    /// A feed position that its own words contradict, found while learning.
-    struct Check: Sendable {
-        var observations: [JunctionObservation]
-        var conflict: PositionConflict?
-    }
-
-    private static func learnJunctions(_ db: Database, from rows: [Row], now: Date) throws -> JunctionLearning {
-        guard !rows.isEmpty else { return JunctionLearning() }
-        struct Input: Sendable { var id: Int64; var externalID: String; var title: String; var summary: String?; var road: String?; var position: Coordinate; var segment: String? }
-        let inputs = rows.map { row in
-            Input(id: row[0], externalID: row[7], title: row[1], summary: row[2], road: row[3],
-                  position: Coordinate(latitude: row[4], longitude: row[5]), segment: row[6])
-        }
-        // What the store knew before this ingest: a position far from its own well-attested
-        // junction is checked, not learned.
-        let roads = Set(inputs.compactMap(\.road))
-        var known: [String: KnownJunction] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT road, name, kind, latitude, longitude, support, spread_m, learned_from FROM junctions WHERE road IN (SELECT value FROM json_each(?))",
-                                    arguments: [String(decoding: try JSONEncoder().encode(roads.sorted()), as: UTF8.self)]) {
-            let j = KnownJunction(road: row[0], name: row[1], kind: JunctionMention.Kind(rawValue: row[2]) ?? .unspecified,
-                                  coordinate: Coordinate(latitude: row[3], longitude: row[4]), support: row[5], spreadMeters: row[6], learnedFrom: row[7])
-            known[j.road + "\u{1F}" + j.key] = j
-        }
-        let knownNow = known
-        // Parsing the texts is the cost (~20 µs a message): both cores take a share.
-        let chunks = max(1, min(ProcessInfo.processInfo.activeProcessorCount, inputs.count / 500))
-        let results = ConcurrentResults<[(Int64, Check)]>(count: chunks)
-        DispatchQueue.concurrentPerform(iterations: chunks) { chunk in
-            var out: [(Int64, Check)] = []
-            for i in stride(from: chunk, to: inputs.count, by: chunks) {
-                let input = inputs[i]
-                let message = TrafficMessageParser.parse(title: input.title, text: input.summary)
-                let segment = input.segment.flatMap(GeoJSONText.parseCoordinates)
-                let observations = JunctionLearner.observations(message, road: input.road, position: input.position, segment: segment, origin: "feed")
-                let check = PositionCheck.check(observations, message: message, road: input.road, position: input.position, segment: segment, known: knownNow)
-                out.append((input.id, Check(observations: check == nil ? observations : [],
-                                            conflict: check.map { var c = $0; c.id = input.externalID; return c })))
+            for row in rows {
+                learner.add(JunctionLearningRun.Input(
+                    source: row[0], externalID: row[1], title: row[2], summary: row[3], road: row[4],
+                    position: Coordinate(latitude: row[5], longitude: row[6]),
+                    segment: (row[7] as String?).flatMap(GeoJSONText.parseCoordinates)))
             }
-            results.set(chunk, out)
+            return try learner.finish(db, now: Date())
         }
-        var learning = JunctionLearning()
-        var touched = Set<[String]>()
-        let insert = try db.cachedStatement(sql: """
-            INSERT OR REPLACE INTO junction_observations(road, name_key, observer, name, kind, latitude, longitude, origin)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-            """)
-        var swapper: IncidentWriter?
-        for (id, check) in results.all.joined() {
-            for o in check.observations {
-                let key = JunctionName.key(o.name)
-                try insert.execute(arguments: [o.road, key, "incident:\(id)", o.name, o.kind.rawValue,
-                                               o.coordinate.latitude, o.coordinate.longitude, o.origin])
-                touched.insert([o.road, key])
-                learning.observations += 1
-            }
-            guard let conflict = check.conflict else { continue }
-            learning.conflicts.append(conflict)
-            if conflict.swapped, let stored = try StoredIncident.fetch(db, id: id), let p = stored.incident.position {
-                var incident = stored.incident
-                incident.position = Coordinate(latitude: p.longitude, longitude: p.latitude)
-                incident.segment = incident.segment?.map { Coordinate(latitude: $0.longitude, longitude: $0.latitude) }
-                incident.properties["position_note"] = "latitude and longitude swapped: the feed's reading lay \(Int(conflict.distanceKm)) km from \(conflict.junction)"
-                let writer = try swapper ?? IncidentWriter(db: db, now: now)
-                swapper = writer
-                try writer.replacePosition(storeID: id, with: incident)
-            }
-        }
-        try refreshJunctions(db, touched)
-        return learning
     }
 
     /// Records observations that come from outside the incidents (a geocoder's junction answer,
@@ -144,7 +68,7 @@ extension IncidentStore {
     }
 
     /// Re-aggregates the junctions with these (road, key) pairs from their observations.
-    private static func refreshJunctions(_ db: Database, _ touched: Set<[String]>) throws {
+    static func refreshJunctions(_ db: Database, _ touched: Set<[String]>) throws {
         let select = try db.cachedStatement(sql: """
             SELECT name, kind, latitude, longitude, origin FROM junction_observations WHERE road = ? AND name_key = ? ORDER BY observer
             """)
@@ -199,11 +123,130 @@ extension IncidentStore {
     }
 }
 
-/// Results written by `concurrentPerform` iterations, one slot each.
-private final class ConcurrentResults<T>: @unchecked Sendable {
-    private var slots: [T?]
+
+/// Learning junction positions from the positioned messages of one ingest, alongside it: each
+/// message the store keeps new or changed is handed over as it is stored, parsed on other threads
+/// in batches while the ingest goes on (parsing is the cost: the ingest itself keeps about one and
+/// a half cores busy), and the estimates are written in the ingest's transaction at its end, so
+/// that knowledge and incidents commit together.
+///
+/// Each message's estimates are filed under an observer key of its source and feed id: reading
+/// the message again replaces them instead of adding more.
+final class JunctionLearningRun: @unchecked Sendable {
+    struct Input: Sendable {
+        var source: String
+        var externalID: String
+        var title: String
+        var summary: String?
+        var road: String?
+        var position: Coordinate
+        var segment: [Coordinate]?
+    }
+
+    private struct Checked: Sendable {
+        var input: Input
+        var observations: [JunctionObservation]
+        var conflict: PositionConflict?
+    }
+
+    static let batchSize = 256
+    /// The store's junctions before this ingest, by road and key: a position far from its own
+    /// well-attested junction is checked, not learned.
+    private let known: [String: KnownJunction]
+    private var batch: [Input] = []
+    private let group = DispatchGroup()
     private let lock = NSLock()
-    init(count: Int) { slots = Array(repeating: nil, count: count) }
-    func set(_ i: Int, _ value: T) { lock.lock(); slots[i] = value; lock.unlock() }
-    var all: [T] { lock.lock(); defer { lock.unlock() }; return slots.compactMap { $0 } }
+    private var checked: [Checked] = []
+
+    init(_ db: Database) throws {
+        var known: [String: KnownJunction] = [:]
+        for row in try Row.fetchAll(db, sql: "SELECT road, name, kind, latitude, longitude, support, spread_m, learned_from FROM junctions WHERE road <> ''") {
+            let j = KnownJunction(road: row[0], name: row[1], kind: JunctionMention.Kind(rawValue: row[2]) ?? .unspecified,
+                                  coordinate: Coordinate(latitude: row[3], longitude: row[4]), support: row[5], spreadMeters: row[6], learnedFrom: row[7])
+            known[j.road + "\u{1F}" + j.key] = j
+        }
+        self.known = known
+    }
+
+    /// A stored incident worth learning from: positioned by its feed, on a named road.
+    static func isLearnable(_ incident: Incident) -> Bool {
+        incident.position != nil && incident.road != nil && incident.positionSource?.kind != .geocoder
+    }
+
+    func add(_ incident: Incident) {
+        guard let position = incident.position else { return }
+        add(Input(source: incident.source, externalID: incident.id, title: incident.title, summary: incident.summary,
+                  road: incident.road, position: position, segment: incident.segment))
+    }
+
+    func add(_ input: Input) {
+        batch.append(input)
+        if batch.count >= Self.batchSize { dispatch() }
+    }
+
+    private func dispatch() {
+        let work = batch
+        batch = []
+        let known = self.known
+        DispatchQueue.global(qos: .userInitiated).async(group: group) { [self] in
+            var out: [Checked] = []
+            out.reserveCapacity(work.count)
+            for input in work {
+                let message = TrafficMessageParser.parseJunctions(title: input.title, text: input.summary)
+                let observations = JunctionLearner.observations(message, road: input.road, position: input.position, segment: input.segment, origin: "feed")
+                var conflict = PositionCheck.check(observations, message: message, road: input.road, position: input.position,
+                                                   segment: input.segment, known: known)
+                conflict?.id = input.externalID
+                out.append(Checked(input: input, observations: conflict == nil ? observations : [], conflict: conflict))
+            }
+            lock.lock()
+            checked += out
+            lock.unlock()
+        }
+    }
+
+    /// Waits for the parsing, writes the estimates, swaps back positions that were given the
+    /// wrong way round, and refreshes the junctions touched.
+    func finish(_ db: Database, now: Date) throws -> JunctionLearning {
+        if !batch.isEmpty { dispatch() }
+        group.wait()
+        lock.lock()
+        let all = checked
+        lock.unlock()
+        var learning = JunctionLearning()
+        var touched = Set<[String]>()
+        let insert = try db.cachedStatement(sql: """
+            INSERT OR REPLACE INTO junction_observations(road, name_key, observer, name, kind, latitude, longitude, origin)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """)
+        var swapper: IncidentWriter?
+        for item in all {
+            var hash = StableHash()
+            hash.combine(item.input.source)
+            hash.combine(item.input.externalID)
+            let observer = "entry:" + hash.hex
+            for o in item.observations {
+                let key = JunctionName.key(o.name)
+                try insert.execute(arguments: [o.road, key, observer, o.name, o.kind.rawValue, o.coordinate.latitude, o.coordinate.longitude, o.origin])
+                touched.insert([o.road, key])
+                learning.observations += 1
+            }
+            guard let conflict = item.conflict else { continue }
+            learning.conflicts.append(conflict)
+            guard conflict.swapped, let row = try Row.fetchOne(db, sql: """
+                SELECT i.id FROM incidents i JOIN sources s ON s.id = i.source_id WHERE s.name = ? AND i.external_id = ?
+                """, arguments: [item.input.source, item.input.externalID]), let id = row[0] as Int64?,
+                let stored = try StoredIncident.fetch(db, id: id), let p = stored.incident.position else { continue }
+            var incident = stored.incident
+            incident.position = Coordinate(latitude: p.longitude, longitude: p.latitude)
+            incident.segment = incident.segment?.map { Coordinate(latitude: $0.longitude, longitude: $0.latitude) }
+            incident.properties["position_note"] = "latitude and longitude swapped: the feed's reading lay \(Int(conflict.distanceKm.rounded())) km from \(conflict.junction)"
+            let writer = try swapper ?? IncidentWriter(db: db, now: now)
+            swapper = writer
+            try writer.replacePosition(storeID: id, with: incident)
+        }
+        try IncidentStore.refreshJunctions(db, touched)
+        learning.conflicts.sort { $0.id < $1.id }
+        return learning
+    }
 }

@@ -130,7 +130,7 @@ public final class IncidentStore: Sendable {
     public func ingest(source: String, format: FeedFormat? = nil, now: Date = Date(),
                        read: ((FeedEvent) throws -> Void) throws -> Void) throws -> IngestSummary {
         var summary = IngestSummary(source: source, format: format)
-        var learnable = 0
+        var learner: JunctionLearningRun?
         do {
             try pool.write { db in
                 let writer = try IncidentWriter(db: db, now: now)
@@ -141,9 +141,15 @@ public final class IncidentStore: Sendable {
                         case let .skipped(entry):
                             summary.skipped.append(entry)
                         case let .incident(incident):
+                            let unchanged = writer.counts.unchanged
                             try writer.upsert(incident)
-                            if incident.position == nil { summary.withoutPosition += 1 }
-                            else if incident.road != nil { learnable += 1 }
+                            if incident.position == nil {
+                                summary.withoutPosition += 1
+                            } else if JunctionLearningRun.isLearnable(incident), writer.counts.unchanged == unchanged {
+                                // New or changed, positioned by the feed: it teaches where its junctions are.
+                                learner = try learner ?? JunctionLearningRun(db)
+                                learner?.add(incident)
+                            }
                         }
                     }
                 } catch let error as FeedError {
@@ -152,8 +158,8 @@ public final class IncidentStore: Sendable {
                 }
                 try writer.finish()
                 // Positioned messages that name their junctions teach where those junctions are.
-                if learnable > 0 {
-                    let learning = try Self.learnJunctions(db, changedAt: now)
+                if let learner {
+                    let learning = try learner.finish(db, now: now)
                     summary.junctionObservations = learning.observations
                     summary.positionConflicts = learning.conflicts
                 }
