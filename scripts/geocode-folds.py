@@ -36,6 +36,7 @@ SHARED = os.path.join(os.path.dirname(ROOT), "shared")
 EVAL = os.path.join(SHARED, "tools", "geocode-eval")
 # The areas of the OSM extracts ../shared/data/osm (Heidelberg/Mannheim and north of Bayreuth).
 EXTRACT_BOXES = [(49.30, 8.45, 49.60, 8.80), (49.90, 11.45, 50.15, 11.75)]
+TUNING_FOLD = [0]
 METRICS = ["within_1km", "within_2km", "within_5km", "within_10km", "gross_over_25km_of_positioned", "median_km"]
 
 
@@ -54,6 +55,50 @@ def score(binary, db, truth, work, name):
     run([binary, "export", "--db", db, "--format", "geojson", "-o", export], stderr=subprocess.DEVNULL)
     out = run([sys.executable, os.path.join(EVAL, "truthcheck.py"), export, truth], capture_output=True, text=True).stdout
     return json.loads(out)
+
+
+def calibration_rows(export_path, truth_path):
+    """(confidence, precision, error km) of each geocoded incident of an export that has a truth row."""
+    truth = {r["id"]: r for r in csv.DictReader(open(truth_path, encoding="utf-8"))}
+    out = []
+    for f in json.load(open(export_path, encoding="utf-8")).get("features", []):
+        p = f.get("properties") or {}
+        # Feature ids are "SOURCE#ID" (the feed's id after the source's name).
+        fid = str(f.get("id"))
+        r = truth.get(fid) or truth.get(fid.rsplit("#", 1)[-1])
+        if r is None or p.get("positionSource") != "geocoder" or p.get("confidence") is None:
+            continue
+        g = f["geometry"]
+        lon, lat = g["coordinates"][0] if g["type"] == "LineString" else g["coordinates"]
+        out.append((p["confidence"], p.get("precision"), haversine_km(float(r["lat"]), float(r["lon"]), lat, lon)))
+    return out
+
+
+def haversine_km(a, b, c, d):
+    import math
+    p1, p2 = math.radians(a), math.radians(c)
+    x = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(math.radians(d - b) / 2) ** 2
+    return 2 * 6371.0088 * math.asin(math.sqrt(min(1, x)))
+
+
+def calibration_table(rows):
+    """Confidence band → observed error: what a confidence means."""
+    print("\n### Confidence band → observed error (geocoded incidents of the folds reported above)\n")
+    print("| confidence | incidents | median error km | ≤ 2 km | ≤ 5 km | ≤ 10 km | > 25 km | precisions |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
+    for lo, hi in [(0, 0.3), (0.3, 0.5), (0.5, 0.7), (0.7, 0.9), (0.9, 1.01)]:
+        band = [r for r in rows if lo <= r[0] < hi]
+        if not band:
+            continue
+        errs = [r[2] for r in band]
+        share = lambda f: f"{sum(1 for e in errs if f(e)) / len(errs) * 100:.1f}%"
+        precisions = {}
+        for r in band:
+            precisions[r[1]] = precisions.get(r[1], 0) + 1
+        label = f"{lo:.1f} – {min(hi, 1):.1f}" + ("" if hi < 1 else " (incl.)")
+        print(f"| {label} | {len(band)} | {statistics.median(errs):.2f} | {share(lambda e: e <= 2)} | {share(lambda e: e <= 5)} | "
+              f"{share(lambda e: e <= 10)} | {share(lambda e: e > 25)} | "
+              + ", ".join(f"{k} {v}" for k, v in sorted(precisions.items(), key=lambda kv: -kv[1])) + " |")
 
 
 def filter_atom(feed, keep, out_path):
@@ -84,13 +129,15 @@ def table(title, rows):
     print("| fold | truth | placed | ≤ 1 km | ≤ 2 km | ≤ 5 km | ≤ 10 km | > 25 km (of placed) | median km |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
     for label, m in rows:
-        print(f"| {label} | {m['truth']} | {m['positioned']} | " + " | ".join(fmt(m.get(k), k) for k in METRICS) + " |")
-    if len(rows) > 1:
+        shown = label + (" (tuning fold)" if label == f"fold-{TUNING_FOLD[0]}" else "")
+        print(f"| {shown} | {m['truth']} | {m['positioned']} | " + " | ".join(fmt(m.get(k), k) for k in METRICS) + " |")
+    reported = [(label, m) for label, m in rows if label != f"fold-{TUNING_FOLD[0]}"]
+    if len(reported) > 1:
         cells = []
         for k in METRICS:
-            values = [m[k] for _, m in rows if m.get(k) is not None]
+            values = [m[k] for _, m in reported if m.get(k) is not None]
             cells.append(f"{fmt(statistics.median(values), k)} ({fmt(min(values), k)}–{fmt(max(values), k)})" if values else "–")
-        print("| **median (range)** | | | " + " | ".join(cells) + " |")
+        print(f"| **median (range) of the {len(reported)} unseen folds** | | | " + " | ".join(cells) + " |")
 
 
 def main():
@@ -101,6 +148,8 @@ def main():
     ap.add_argument("--binary", default=os.path.join(ROOT, ".build/release/trafficgeo"))
     ap.add_argument("--work", help="folder for the folds and databases (default: a new temporary one)")
     ap.add_argument("--json", help="write the raw numbers here")
+    ap.add_argument("--tuning-fold", type=int, default=0,
+                    help="the fold the resolver was tuned on: shown, but left out of the median and the calibration (default 0)")
     a = ap.parse_args()
     if not os.path.exists(os.path.join(EVAL, "make-folds.py")):
         sys.exit(f"needs {EVAL} (../shared beside the repository)")
@@ -111,8 +160,10 @@ def main():
     if not os.path.exists(os.path.join(folds_dir, "fold-4", "later-new.truth.csv")):
         run([sys.executable, os.path.join(EVAL, "make-folds.py"), folds_dir], stdout=subprocess.DEVNULL)
     folds = [int(f) for f in a.folds.split(",")]
+    TUNING_FOLD[0] = a.tuning_fold
     situations = a.situations.split(",")
     results = {"offline": [], "history": [], "history-new": [], "nominatim": [], "nominatim-osm": [], "timings": {}}
+    calibration = []
 
     for k in folds:
         d = os.path.join(folds_dir, f"fold-{k}")
@@ -124,6 +175,8 @@ def main():
             seconds = timed([a.binary, "geocode", "pending", "--quiet", "--db", db, "--geocoder", "gazetteer"])
             results["timings"][f"offline-geocode-{k}"] = seconds
             results["offline"].append((f"fold-{k}", score(a.binary, db, os.path.join(d, "titles.truth.csv"), work, f"offline-{k}")))
+            if k != a.tuning_fold:
+                calibration += calibration_rows(os.path.join(work, f"offline-{k}.geojson"), os.path.join(d, "titles.truth.csv"))
             print(f"fold-{k} offline: {results['offline'][-1][1]} ({seconds:.2f} s geocoding)", file=sys.stderr)
         if "history" in situations:
             db = os.path.join(work, f"history-{k}.sqlite")
@@ -134,6 +187,8 @@ def main():
             run([a.binary, "ingest", "--quiet", "--db", db, "--geocoder", "gazetteer", os.path.join(d, "later-titles.xml")])
             results["history"].append((f"fold-{k}", score(a.binary, db, os.path.join(d, "later.truth.csv"), work, f"history-{k}")))
             results["history-new"].append((f"fold-{k}", score(a.binary, db, os.path.join(d, "later-new.truth.csv"), work, f"history-{k}")))
+            if k != a.tuning_fold:
+                calibration += calibration_rows(os.path.join(work, f"history-{k}.geojson"), os.path.join(d, "later.truth.csv"))
             print(f"fold-{k} history: {results['history'][-1][1]} ({seconds:.2f} s history ingest)", file=sys.stderr)
 
     if "nominatim" in situations:
@@ -177,6 +232,8 @@ def main():
     if results["nominatim"]:
         table("Local Nominatim + gazetteer, incidents inside the OSM extracts", results["nominatim"])
         table("… where OSM has the first junction", results["nominatim-osm"])
+    if calibration:
+        calibration_table(calibration)
     if results["timings"]:
         print("\nTimings (s): " + ", ".join(f"{k} {v:.2f}" for k, v in sorted(results["timings"].items())))
     if a.json:

@@ -60,6 +60,20 @@ struct TrafficMessageParserTests {
         #expect(JunctionMention(name: "Bayreuth / Kulmbach", kind: .triangle).osmStyleName == "Dreieck Bayreuth / Kulmbach")
     }
 
+    @Test(arguments: [
+        ("2.0 km hinter AS X", 2.0, "hinter", "AS X"), ("0,5 KM vor  Y", 0.5, "vor", "Y"), ("12 km nördlich Z", 12.0, "nördlich", "Z"),
+        ("3.0km nach A", 3.0, "nach", "A"),
+    ])
+    func leadingOffsets(text: String, km: Double, word: String, rest: String) throws {
+        let (k, w, r) = try #require(TrafficMessageParser.leadingOffset(text[...]))
+        #expect(k == km && w == word && String(r) == rest)
+    }
+
+    @Test(arguments: ["AS X", "2.0 km", "2.0 km hinter", "2. km hinter X", "km hinter X", "2 kmhinter X", "2 km über X"])
+    func notOffsets(text: String) {
+        #expect(TrafficMessageParser.leadingOffset(text[...]) == nil)
+    }
+
     /// Over real messages of ../shared/data/autobahn: the fields a resolver needs are found.
     @Test func realMessagesFromTheSharedData() throws {
         guard let shared = TestSupport.sharedFolder, let python = TestSupport.which("python3") else {
@@ -82,6 +96,9 @@ struct TrafficMessageParserTests {
         var roadRight = 0, between = 0, betweenBoth = 0, offsets = 0, offsetsRead = 0
         for i in incidents {
             let m = TrafficMessageParser.parse(title: i.title, text: i.summary)
+            // The learning parse reads the same road and junctions, only faster.
+            let quick = TrafficMessageParser.parseJunctions(title: i.title, text: i.summary)
+            #expect(quick.road == m.road && quick.from == m.from && quick.to == m.to, "\(i.title) / \(i.summary ?? "")")
             if m.road == roadByID[i.id] { roadRight += 1 }
             let text = i.summary ?? ""
             if text.contains("zwischen ") {
