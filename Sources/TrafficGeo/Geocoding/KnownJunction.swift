@@ -43,11 +43,14 @@ extension JunctionMention.Kind: Codable {}
 /// One estimate of where a junction is, from one message or one import row.
 public struct JunctionObservation: Sendable, Equatable {
     public var road: String
-    public var name: String
+    /// The name as the message wrote it; `key` is what identifies the junction.
+    public let name: String
     public var kind: JunctionMention.Kind
     public var coordinate: Coordinate
     /// `feed`, `geocoder:PROVIDER`, `import:NAME`.
     public var origin: String
+    /// `JunctionName.key(name)`, folded once.
+    public let key: String
 
     public init(road: String, name: String, kind: JunctionMention.Kind, coordinate: Coordinate, origin: String) {
         self.road = road
@@ -55,6 +58,7 @@ public struct JunctionObservation: Sendable, Equatable {
         self.kind = kind
         self.coordinate = coordinate
         self.origin = origin
+        key = JunctionName.key(name)
     }
 }
 
@@ -93,8 +97,9 @@ public enum JunctionName {
 ///
 ///     JunctionLearner.observations(message, position: start, segment: [start, end], origin: "feed")
 ///
-/// Without a segment (a GeoRSS point) the direction is unknown: only junctions the message puts
-/// at the position (offset ≤ 0.5 km) are learned.
+/// Without a segment (a GeoRSS point) the direction is unknown: only a junction the message puts
+/// at the position is learned — "0.2 km hinter AS X" (offset ≤ 0.5 km) or "bei AS X" — never the
+/// ends of "zwischen X und Y", which may lie kilometres from a point somewhere between them.
 public enum JunctionLearner {
     /// Offsets larger than this are not undone (the road bends; the estimate would be poor).
     static let maxOffsetKm = 15.0
@@ -113,9 +118,9 @@ public enum JunctionLearner {
         var out: [JunctionObservation] = []
         func add(_ mention: JunctionMention, at anchor: Coordinate) {
             let name = mention.osmStyleName
-            guard !JunctionName.key(name).isEmpty else { return }
             let km = mention.offsetKm ?? 0
             var place = anchor
+            if travel == nil, mention.offsetKm == nil, !(mention.relation == .at && message.to == nil) { return }
             if km > 0 {
                 guard km <= maxOffsetKm else { return }
                 if let travel {
@@ -126,8 +131,9 @@ public enum JunctionLearner {
                     return
                 }
             }
-            out.append(JunctionObservation(road: road, name: name, kind: JunctionName.kind(of: name, fallback: mention.kind),
-                                           coordinate: place, origin: origin))
+            let observation = JunctionObservation(road: road, name: name, kind: JunctionName.kind(of: name, fallback: mention.kind),
+                                                  coordinate: place, origin: origin)
+            if !observation.key.isEmpty { out.append(observation) }
         }
         if let from = message.from { add(from, at: start) }
         if let to = message.to {
@@ -137,7 +143,7 @@ public enum JunctionLearner {
         }
         // Two names for one place ("Forst - Forst"): keep the first.
         var seen = Set<String>()
-        return out.filter { seen.insert(JunctionName.key($0.name)).inserted }
+        return out.filter { seen.insert($0.key).inserted }
     }
 
     /// The robust position of one junction from its observations: the coordinate-wise median,
@@ -212,7 +218,7 @@ enum PositionCheck {
                       segment: [Coordinate]?, known: [String: KnownJunction]) -> PositionConflict? {
         func nearestKnown(_ obs: [JunctionObservation]) -> (KnownJunction, Double)? {
             obs.compactMap { o -> (KnownJunction, Double)? in
-                guard let k = known[o.road + "\u{1F}" + JunctionName.key(o.name)], k.isWellAttested else { return nil }
+                guard let k = known[o.road + "\u{1F}" + o.key], k.isWellAttested else { return nil }
                 return (k, Geodesic.distance(from: o.coordinate, to: k.coordinate))
             }.min { $0.1 < $1.1 }
         }

@@ -222,11 +222,10 @@ public enum TrafficMessageParser {
             let z = text.index(before: r.lowerBound)
             return text[z] == "z" || text[z] == "Z" ? z..<r.upperBound : nil
         }) {
-            let rest = String(text[r.upperBound...])
-            if let (first, afterFirst) = mention(at: Substring(rest)) {
+            if let (first, afterFirst) = mention(at: text[r.upperBound...]) {
                 message.from = first
                 let tail = afterFirst.drop(while: { $0 == " " })
-                if tail.lowercased().hasPrefix("und "), let (second, _) = mention(at: tail.dropFirst(4)) {
+                if tail.prefix(4).lowercased() == "und ", let (second, _) = mention(at: tail.dropFirst(4)) {
                     message.to = second
                     if message.to?.relation == .at { message.to?.relation = .before }
                 }

@@ -52,7 +52,7 @@ extension IncidentStore {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """)
             for (n, o) in observations.enumerated() {
-                let key = JunctionName.key(o.name)
+                let key = o.key
                 guard !key.isEmpty else { continue }
                 try insert.execute(arguments: [o.road, key, replacing ? "\(observer)#\(n + 1)" : observer, o.name, o.kind.rawValue,
                                                o.coordinate.latitude, o.coordinate.longitude, o.origin])
@@ -170,7 +170,32 @@ final class JunctionLearningRun: @unchecked Sendable {
 
     /// A stored incident worth learning from: positioned by its feed, on a named road.
     static func isLearnable(_ incident: Incident) -> Bool {
-        incident.position != nil && incident.road != nil && incident.positionSource?.kind != .geocoder
+        guard incident.position != nil, incident.road != nil, incident.positionSource?.kind != .geocoder else { return false }
+        if let segment = incident.segment, segment.count >= 2 { return true }
+        // A point alone teaches only a junction it is at (JunctionLearner): without such words
+        // there is nothing to learn, and no message is parsed for nothing (a feed of 100,000
+        // points would otherwise cost the ingest twice its time).
+        guard let text = incident.summary else { return false }
+        return containsPointMarker(text)
+    }
+
+    /// Words that put a junction at a point: an offset, "bei", "Höhe", "an der".
+    static let pointMarkers = ["km hinter", "km vor", "km nach", "bei ", "Bei ", "Höhe ", "Hoehe ", "an der "].map { Array($0.utf8) }
+
+    /// One pass over the text's bytes (this runs on the ingest's writer thread for every entry).
+    static func containsPointMarker(_ text: String) -> Bool {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard bytes.count >= 4 else { return false }
+            for i in 0..<bytes.count {
+                let b = bytes[i]
+                guard b == UInt8(ascii: "k") || b == UInt8(ascii: "b") || b == UInt8(ascii: "B") || b == UInt8(ascii: "H") || b == UInt8(ascii: "a") else { continue }
+                for marker in pointMarkers where marker[0] == b && i + marker.count <= bytes.count {
+                    if (0..<marker.count).allSatisfy({ bytes[i + $0] == marker[$0] }) { return true }
+                }
+            }
+            return false
+        }
     }
 
     func add(_ incident: Incident) {
@@ -226,7 +251,7 @@ final class JunctionLearningRun: @unchecked Sendable {
             hash.combine(item.input.externalID)
             let observer = "entry:" + hash.hex
             for o in item.observations {
-                let key = JunctionName.key(o.name)
+                let key = o.key
                 try insert.execute(arguments: [o.road, key, observer, o.name, o.kind.rawValue, o.coordinate.latitude, o.coordinate.longitude, o.origin])
                 touched.insert([o.road, key])
                 learning.observations += 1
