@@ -132,4 +132,43 @@ struct CommandLineTests {
         #expect(stats.stdout.contains("incidents:       13"))
         #expect(stats.stdout.contains("check:           ok"))
     }
+
+    /// Junction knowledge and confidence as a user meets them: learn from positioned warnings,
+    /// place a title-only message from it, see precision and confidence, filter on them.
+    @Test func junctionsConfidenceAndTheirFilters() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let history = try TestSupport.write(RoadKnowledgeTests.autobahnHistory(count: 5), name: "history.json", in: folder)
+        guard let learned = try cli(["ingest", "--db", db, history.path]) else { return }
+        #expect(learned.status == 0 && learned.stdout.contains("10 junction positions learned"), Comment(rawValue: learned.stdout + learned.stderr))
+        let list = try #require(try cli(["junctions", "list", "--db", db, "--road", "A 4"]))
+        #expect(list.status == 0 && list.stdout.contains("Krombach") && list.stdout.contains("Wenden"), Comment(rawValue: list.stderr))
+        let csvPath = folder.appendingPathComponent("j.csv").path
+        let export = try #require(try cli(["junctions", "export", "--db", db, "-o", csvPath]))
+        #expect(export.status == 0)
+        #expect((try? String(contentsOfFile: csvPath, encoding: .utf8))?.hasPrefix("road,name,kind,latitude,longitude,support,spread_m,learned_from") == true)
+        let bad = try #require(try cli(["junctions", "import", "--db", db, history.path + ".missing"]))
+        #expect(bad.status == 66 && bad.stderr.contains("cannot read"))
+
+        let atom = try TestSupport.write("""
+            <feed xmlns="http://www.w3.org/2005/Atom"><entry><id>later</id><title>A4 : Krombach - Wenden</title>
+            <summary>A4: Olpe -&gt; Köln, zwischen 1.0 km hinter AS Krombach und 0.3 km vor AS Wenden Unfall</summary></entry></feed>
+            """, name: "later.xml", in: folder)
+        let ingest = try #require(try cli(["ingest", "--db", db, "--geocoder", "gazetteer", atom.path]))
+        #expect(ingest.status == 0, Comment(rawValue: ingest.stderr))
+        let near = ["near", "--db", db, "--lat", "50.99", "--lon", "7.95", "--limit", "50"]
+        let json = try #require(try cli(near + ["--format", "json", "--min-confidence", "0.9"]))
+        let rows = try #require(try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [[String: Any]])
+        let later = try #require(rows.first { $0["id"] as? String == "later" })
+        #expect(later["precision"] as? String == "junction" && (later["confidence"] as? Double ?? 0) >= 0.9)
+        #expect(rows.count == 6)   // the five feed positions always pass
+        let csv = try #require(try cli(near + ["--format", "csv", "--precision", "town,road"]))
+        #expect(csv.stdout.hasPrefix("id,title,subtitle,latitude,longitude,distance_m,bearing_deg,pin_color,road,category,updated,expires,weblink,source,position_source,precision,confidence"))
+        #expect(!csv.stdout.contains("later"))
+        let cards = try #require(try cli(near + ["--format", "annotations", "--limit", "1", "--search", "unfall"]))
+        #expect(cards.stdout.contains("geocoded: junction, confidence 0.9"), Comment(rawValue: cards.stdout))
+        for args in [["--min-confidence", "2"], ["--precision", "street"]] {
+            let r = try #require(try cli(near + args))
+            #expect(r.status == 64 && r.stderr.contains(args[0]), Comment(rawValue: r.stderr))
+        }
+    }
 }
