@@ -44,7 +44,13 @@ struct GeocodeQueryCommand: AsyncParsableCommand {
             let store = try? global.openStore()
             let service = try geocoding.makeService(cache: store)
             if let title {
-                let located = try await IncidentLocator(service: service).locate(title: title, text: text)
+                // With a database, what it learned of the road's junctions answers first, as in ingest.
+                let locator = IncidentLocator(service: service)
+                let located = if let store {
+                    try await StoredKnowledgeLocator(store: store, locator: locator).locate(title: title, text: text)
+                } else {
+                    try await locator.locate(title: title, text: text)
+                }
                 guard let located else {
                     Terminal.printError("trafficgeo: not found: no junction or route end of this message could be placed")
                     throw TrafficGeoExit.notFound
@@ -63,7 +69,7 @@ struct GeocodeQueryCommand: AsyncParsableCommand {
                     if let segment = located.segment {
                         print("segment: " + segment.map { String(format: "%.6f, %.6f", $0.latitude, $0.longitude) }.joined(separator: " → "))
                     }
-                    print("asked: " + located.queries.joined(separator: "; "))
+                    print("asked: " + (located.queries.isEmpty ? "nothing (the database knew the junctions)" : located.queries.joined(separator: "; ")))
                 }
                 return
             }

@@ -14,7 +14,8 @@ struct JunctionsCommand: AsyncParsableCommand {
             Examples:
               trafficgeo junctions list --road A4
               trafficgeo junctions export -o junctions.geojson
-              osmium tags-filter germany.osm.pbf n/highway=motorway_junction -o j.osm.pbf && osmium export j.osm.pbf -o j.geojson
+              osmium tags-filter germany.osm.pbf n/highway=motorway_junction -o j.osm.pbf
+              osmium export j.osm.pbf -o j.geojson
               trafficgeo junctions import j.geojson
             """,
         subcommands: [JunctionsListCommand.self, JunctionsExportCommand.self, JunctionsImportCommand.self, JunctionsLearnCommand.self],
