@@ -23,6 +23,7 @@ struct StatsCommand: AsyncParsableCommand {
             print("spatial index:   \(s.indexBlocks) blocks, \(s.indexSingles) single incidents")
             print("updated:         \(date(s.oldestUpdate)) … \(date(s.newestUpdate))")
             print("geocode cache:   \(s.geocodeCacheEntries) answers")
+            print("junctions:       \(s.knownJunctions) known on \(s.junctionRoads) roads (trafficgeo junctions list)")
             for (title, counts) in [("sources", s.bySource), ("categories", s.byCategory), ("roads (top 10)", s.byRoad), ("positions from", s.byPositionSource)] where !counts.isEmpty {
                 print("\(title):")
                 for (key, n) in counts { print("  \(String(n).padding(toLength: 8, withPad: " ", startingAt: 0)) \(key)") }

@@ -239,6 +239,8 @@ public final class IncidentStore: Sendable {
             stats.byRoad = try Self.counts(db, "road", limit: 10)
             stats.byPositionSource = try Self.counts(db, PositionSource.Kind.nameSQL("position_source"))
             stats.geocodeCacheEntries = try Int.fetchOne(db, sql: "SELECT count(*) FROM geocode_cache") ?? 0
+            stats.knownJunctions = try Int.fetchOne(db, sql: "SELECT count(*) FROM junctions") ?? 0
+            stats.junctionRoads = try Int.fetchOne(db, sql: "SELECT count(DISTINCT road) FROM junctions WHERE road <> ''") ?? 0
             stats.fileBytes = Self.fileSize(path) + Self.fileSize(path + "-wal")
             return stats
         }
@@ -283,6 +285,9 @@ public struct StoreStatistics: Sendable {
     public var byRoad: [(String, Int)] = []
     public var byPositionSource: [(String, Int)] = []
     public var geocodeCacheEntries = 0
+    /// Junctions whose position the store knows (`trafficgeo junctions list`), and on how many roads.
+    public var knownJunctions = 0
+    public var junctionRoads = 0
     public var fileBytes: Int64 = 0
 }
 
