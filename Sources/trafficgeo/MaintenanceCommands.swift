@@ -49,7 +49,7 @@ struct PruneCommand: AsyncParsableCommand {
     @Flag(help: "Delete incidents whose expiry time has passed.")
     var expired = false
 
-    @Option(help: ArgumentHelp("Count as expired what expired before TIME (default now; ISO 8601 or -2d).", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Count as expired what expired before TIME (default now; ISO 8601 or -2d).", valueName: "time"))
     var before: String?
 
     func validate() throws {

@@ -52,7 +52,7 @@ struct WithinCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var location: LocationOptions
 
-    @Option(name: [.customShort("r"), .long], help: ArgumentHelp("The radius: 500m, 25km, 3mi (a bare number is metres).", valueName: "distance"))
+    @Option(name: [.customShort("r"), .long], parsing: .unconditional, help: ArgumentHelp("The radius: 500m, 25km, 3mi (a bare number is metres).", valueName: "distance"))
     var radius: String
 
     @OptionGroup var query: QueryOptions
@@ -88,10 +88,10 @@ struct BoundingBoxCommand: AsyncParsableCommand {
         abstract: "Every incident inside a longitude/latitude box (west > east crosses the antimeridian).")
 
     @OptionGroup var global: GlobalOptions
-    @Option(help: "Western longitude.") var west: Double
-    @Option(help: "Southern latitude.") var south: Double
-    @Option(help: "Eastern longitude.") var east: Double
-    @Option(help: "Northern latitude.") var north: Double
+    @Option(parsing: .unconditional, help: "Western longitude.") var west: Double
+    @Option(parsing: .unconditional, help: "Southern latitude.") var south: Double
+    @Option(parsing: .unconditional, help: "Eastern longitude.") var east: Double
+    @Option(parsing: .unconditional, help: "Northern latitude.") var north: Double
     @OptionGroup var query: QueryOptions
 
     func validate() throws {

@@ -4,10 +4,12 @@ import TrafficGeo
 
 /// A query location given as --lat/--lon, checked before any work starts.
 struct LocationOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Latitude in degrees, -90 … 90 (WGS84).", valueName: "degrees"))
+    // `.unconditional`: the value may start with a minus (--lon -0.12, west of Greenwich), which
+    // the parser would otherwise take for an option.
+    @Option(parsing: .unconditional, help: ArgumentHelp("Latitude in degrees, -90 … 90 (WGS84).", valueName: "degrees"))
     var lat: Double?
 
-    @Option(help: ArgumentHelp("Longitude in degrees, -180 … 180 (WGS84). Values outside are wrapped into that range.", valueName: "degrees"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Longitude in degrees, -180 … 180 (WGS84). Values outside are wrapped into that range.", valueName: "degrees"))
     var lon: Double?
 
     func validate() throws {
@@ -85,13 +87,13 @@ struct BatchQueryOptions: ParsableArguments {
 }
 /// Filters, sorting and output shared by every query command.
 struct QueryOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Only incidents active at TIME (updated ≤ TIME < expires): 'now' or an ISO 8601 time.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents active at TIME (updated ≤ TIME < expires): 'now' or an ISO 8601 time.", valueName: "time"))
     var activeAt: String?
 
-    @Option(help: ArgumentHelp("Only incidents updated at or after TIME ('now', ISO 8601, or -2h / -3d ago).", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents updated at or after TIME ('now', ISO 8601, or -2h / -3d ago).", valueName: "time"))
     var since: String?
 
-    @Option(help: ArgumentHelp("Only incidents updated before TIME.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents updated before TIME ('now', ISO 8601, or -2h / -3d ago).", valueName: "time"))
     var until: String?
 
     @Option(help: ArgumentHelp("Only incidents on this road (A4 = A 4 = BAB 4).", valueName: "road"))

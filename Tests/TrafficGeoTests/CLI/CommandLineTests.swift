@@ -171,4 +171,23 @@ struct CommandLineTests {
             #expect(r.status == 64 && r.stderr.contains(args[0]), Comment(rawValue: r.stderr))
         }
     }
+
+    /// West of Greenwich and south of the equator, typed as people type them (issue 15, point 1).
+    @Test func negativeNumbersAreValuesNotOptions() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        guard try ingestSample() else { return }
+        let london = try #require(try cli(["near", "--db", db, "--lat", "51.5", "--lon", "-0.12", "--limit", "1", "--format", "json"]))
+        #expect(london.status == 0, Comment(rawValue: london.stderr))
+        let nearest = try #require((try JSONSerialization.jsonObject(with: Data(london.stdout.utf8)) as? [[String: Any]])?.first)
+        // Cologne's incidents lie ~500 km east of London: had -0.12 been lost, this would not hold.
+        #expect(((nearest["distanceMeters"] as? Double) ?? 0) > 400_000 && (nearest["bearingDegrees"] as? Double ?? 0) > 45)
+        for args in [["near", "--lat", "-33.9", "--lon", "151.2"], ["bbox", "--west", "-10", "--south", "-34", "--east", "8", "--north", "52"],
+                     ["near", "--lat", "50.94", "--lon", "6.96", "--since", "-3d"], ["near", "--lat", "50.94", "--lon", "6.96", "--until", "-1h"],
+                     ["within", "--lat", "-33.9", "--lon", "-70.6", "--radius", "25km"], ["prune", "--expired", "--before", "-2d"]] {
+            let r = try #require(try cli(args + ["--db", db]))
+            #expect(r.status == 0, "\(args): \(r.stderr)")
+        }
+        let missing = try #require(try cli(["near", "--db", db, "--lat", "--lon", "7"]))
+        #expect(missing.status == 64 && missing.stderr.contains("--lat"))
+    }
 }
