@@ -134,7 +134,7 @@ struct ExportCommand: AsyncParsableCommand {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
             var options = query
-            if options.format == nil { options.format = .geojson }
+            if options.format == nil { options.format = options.output.flatMap(OutputFormat.forFile) ?? .geojson }
             let engine = try QueryEngine(store: try global.openStore(readOnly: true))
             let count = try options.write { emit in
                 try engine.all(filter: query.filter, locatedOnly: !includeUnlocated, handle: emit)

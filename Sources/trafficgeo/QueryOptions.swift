@@ -114,7 +114,7 @@ struct QueryOptions: ParsableArguments {
     @Option(help: "Order of results; ties keep a stable order.")
     var sort: QuerySort?
 
-    @Option(name: .shortAndLong, help: "Output format (default: annotations on a terminal, json otherwise).")
+    @Option(name: .shortAndLong, help: "Output format (default: from -o's extension — .geojson, .json, .csv, .geojsons, .txt — else annotations on a terminal, json otherwise; export: geojson).")
     var format: OutputFormat?
 
     @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (atomically) instead of stdout.", valueName: "file"))
@@ -163,7 +163,9 @@ struct QueryOptions: ParsableArguments {
         return filter
     }
 
-    var outputFormat: OutputFormat { format ?? (output == nil && Terminal.stdoutIsTerminal ? .annotations : .json) }
+    /// `--format`, else what `-o`'s extension names (out.geojson is GeoJSON), else cards on a
+    /// terminal and JSON otherwise.
+    var outputFormat: OutputFormat { format ?? output.flatMap(OutputFormat.forFile) ?? (output == nil && Terminal.stdoutIsTerminal ? .annotations : .json) }
 
     /// Streams results to stdout or the output file; returns how many were written.
     @discardableResult

@@ -13,6 +13,20 @@ public enum OutputFormat: String, Sendable, CaseIterable {
     case geojsonseq
     case csv
 
+    /// The format a file name's extension names, as ogr2ogr and most tools choose: `.geojson`,
+    /// `.json`, `.csv`, `.geojsons`/`.geojsonl`/`.geojsonseq`/`.ndjson` (text sequences), `.txt`
+    /// (cards); nil for any other.
+    public static func forFile(_ path: String) -> OutputFormat? {
+        switch (path as NSString).pathExtension.lowercased() {
+        case "geojson": .geojson
+        case "json": .json
+        case "csv": .csv
+        case "geojsons", "geojsonl", "geojsonseq", "ndjson", "jsonl": .geojsonseq
+        case "txt": .annotations
+        default: nil
+        }
+    }
+
     /// Makes the writer for this format.
     public func makeWriter(sink: TextSink, color: Bool = false) -> ResultWriter {
         switch self {

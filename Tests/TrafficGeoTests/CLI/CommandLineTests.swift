@@ -190,4 +190,28 @@ struct CommandLineTests {
         let missing = try #require(try cli(["near", "--db", db, "--lat", "--lon", "7"]))
         #expect(missing.status == 64 && missing.stderr.contains("--lat"))
     }
+
+    /// `-o out.geojson` writes GeoJSON, `-o out.csv` CSV, as ogr2ogr chooses (issue 15, point 5).
+    @Test func theOutputFileExtensionChoosesTheFormat() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        guard try ingestSample() else { return }
+        let within = ["within", "--db", db, "--lat", "50.94", "--lon", "6.96", "--radius", "200km"]
+        let cases: [(args: [String], file: String, starts: String)] = [
+            (within, "out.geojson", "{\"type\":\"FeatureCollection\""), (within, "out.csv", "id,title,subtitle,latitude"),
+            (within, "out.json", "["), (within, "out.geojsons", "\u{1E}{\"type\":\"Feature\""),
+            (["export", "--db", db], "all.csv", "id,title,subtitle,latitude"), (["export", "--db", db], "all.geojson", "{\"type\":\"FeatureCollection\""),
+            (within + ["--format", "json"], "forced.geojson", "["),
+        ]
+        for c in cases {
+            let path = folder.appendingPathComponent(c.file).path
+            let r = try #require(try cli(c.args + ["-o", path]))
+            #expect(r.status == 0, Comment(rawValue: r.stderr))
+            let text = (try? String(contentsOfFile: path, encoding: .utf8)) ?? ""
+            #expect(text.hasPrefix(c.starts), "\(c.file): \(text.prefix(60))")
+        }
+        if let ogrinfo = TestSupport.which("ogrinfo") {
+            let r = try TestSupport.run(ogrinfo, ["-ro", "-so", "-al", folder.appendingPathComponent("out.geojson").path])
+            #expect(r.status == 0 && r.stdout.contains("Feature Count"), Comment(rawValue: r.stdout + r.stderr))
+        }
+    }
 }
