@@ -96,11 +96,11 @@ struct QueryOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents updated before TIME ('now', ISO 8601, or -2h / -3d ago).", valueName: "time"))
     var until: String?
 
-    @Option(help: ArgumentHelp("Only incidents on this road (A4 = A 4 = BAB 4).", valueName: "road"))
-    var road: String?
+    @Option(help: ArgumentHelp("Only incidents on these roads (A4 = a4 = A 4 = BAB 4; a comma list, or the option repeated).", valueName: "road"))
+    var road: [String] = []
 
-    @Option(help: ArgumentHelp("Only incidents of these categories (comma-separated): \(IncidentCategory.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "list"))
-    var category: String?
+    @Option(help: ArgumentHelp("Only incidents of these categories (a comma list, or the option repeated; German names such as Unfall or Baustelle too): \(IncidentCategory.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "list"))
+    var category: [String] = []
 
     @Option(help: ArgumentHelp("Only incidents whose title, summary or road contain every word (Koeln finds Köln).", valueName: "words"))
     var search: String?
@@ -123,21 +123,29 @@ struct QueryOptions: ParsableArguments {
     func validate() throws {
         for (name, value) in [("--active-at", activeAt), ("--since", since), ("--until", until)] {
             if let value, TimeArgument.parse(value) == nil {
-                throw ValidationError("\(name) '\(value)' is not a time: use 'now', an ISO 8601 time such as 2025-05-19T04:06:00Z, or -2h / -3d.")
+                throw ValidationError("\(name) '\(value)' is not a time: use 'now', 'today', 'yesterday', an ISO 8601 time such as 2025-05-19T04:06:00Z, or -2h / -3d / -1w.")
             }
         }
-        if let category { _ = try categories(category) }
+        _ = try categories(category)
         if let minConfidence, !(0...1).contains(minConfidence) {
             throw ValidationError("--min-confidence \(minConfidence) is outside 0 … 1 (0.5 keeps incidents placed at least half surely).")
         }
         if let precision { _ = try precisions(precision) }
-        if let road, RoadReference.normalize(road) == nil {
-            throw ValidationError("--road '\(road)' is not a road reference such as A4, B54 or L123.")
+        _ = try roads(road)
+    }
+
+    /// Each `--road`, split at commas, normalised.
+    private func roads(_ options: [String]) throws -> [String] {
+        try options.flatMap { $0.split(separator: ",") }.map { item in
+            guard let road = RoadReference.normalize(String(item)) else {
+                throw ValidationError("--road '\(item)' is not a road reference such as A4, B54 or L123.")
+            }
+            return road
         }
     }
 
-    private func categories(_ list: String) throws -> [IncidentCategory] {
-        try list.split(separator: ",").map { item in
+    private func categories(_ options: [String]) throws -> [IncidentCategory] {
+        try options.flatMap { $0.split(separator: ",") }.map { item in
             guard let c = IncidentCategory(loose: String(item)) else {
                 throw ValidationError("--category '\(item)' is not one of: \(IncidentCategory.allCases.map(\.rawValue).joined(separator: ", ")).")
             }
@@ -156,8 +164,8 @@ struct QueryOptions: ParsableArguments {
 
     var filter: IncidentFilter {
         var filter = IncidentFilter(activeAt: activeAt.flatMap { TimeArgument.parse($0) }, since: since.flatMap { TimeArgument.parse($0) },
-                                    until: until.flatMap { TimeArgument.parse($0) }, road: road,
-                                    categories: (try? category.map(categories)) ?? [], search: search)
+                                    until: until.flatMap { TimeArgument.parse($0) }, roads: (try? roads(road)) ?? [],
+                                    categories: (try? categories(category)) ?? [], search: search)
         filter.minConfidence = minConfidence
         filter.precisions = (try? precision.map(precisions)) ?? []
         return filter
@@ -190,13 +198,22 @@ struct QueryOptions: ParsableArguments {
 }
 
 extension QuerySort: ExpressibleByArgument {}
-extension OutputFormat: ExpressibleByArgument {}
+extension OutputFormat: ExpressibleByArgument {
+    /// Any case: `--format GeoJSON` is `geojson`.
+    public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+}
 
-/// Times on the command line: `now`, ISO 8601, or relative to now (`-2h`, `-30m`, `-3d`, `+1h`).
+/// Times on the command line: `now`, `today`, `yesterday` (UTC midnight), ISO 8601, or relative to
+/// now (`-2h`, `-30m`, `-3d`, `-1w`, `+1h`).
 enum TimeArgument {
     static func parse(_ text: String, now: Date = Date()) -> Date? {
         let t = text.trimmingCharacters(in: .whitespaces).lowercased()
         if t == "now" { return now }
+        // Calendar days in UTC, as every time trafficgeo prints.
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        if t == "today" { return utc.startOfDay(for: now) }
+        if t == "yesterday" { return utc.startOfDay(for: now).addingTimeInterval(-86400) }
         if let first = t.first, first == "-" || first == "+", let unit = t.last, let amount = Double(t.dropFirst().dropLast()) {
             let seconds: Double
             switch unit {
@@ -204,6 +221,7 @@ enum TimeArgument {
             case "m": seconds = amount * 60
             case "h": seconds = amount * 3600
             case "d": seconds = amount * 86400
+            case "w": seconds = amount * 7 * 86400
             default: return nil
             }
             return now.addingTimeInterval(first == "-" ? -seconds : seconds)

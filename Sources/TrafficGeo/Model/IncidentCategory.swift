@@ -22,13 +22,29 @@ public enum IncidentCategory: String, Sendable, CaseIterable, Codable {
     }
 
     /// Accepts the raw value, the Swift case name, or a loose spelling ("wrong-way-driver", "Roadworks").
+    /// The German words of traffic messages too ("Unfall", "Baustelle", "Stau"), and the start of
+    /// a name when only one category begins so ("wrong-way").
     public init?(loose text: String) {
-        let key = text.lowercased().filter { $0.isLetter }
-        guard let match = IncidentCategory.allCases.first(where: {
-            $0.rawValue.filter(\.isLetter) == key || "\($0)".lowercased() == key
-        }) else { return nil }
-        self = match
+        let key = TextFolding.fold(text).filter { $0.isLetter }
+        guard !key.isEmpty else { return nil }
+        if let match = IncidentCategory.allCases.first(where: { $0.rawValue.filter(\.isLetter) == key || "\($0)".lowercased() == key })
+            ?? Self.germanNames[key] {
+            self = match
+            return
+        }
+        let starting = IncidentCategory.allCases.filter { $0.rawValue.filter(\.isLetter).hasPrefix(key) }
+        guard key.count >= 3, starting.count == 1 else { return nil }
+        self = starting[0]
     }
+
+    /// German names (folded, letters only) as the feeds and their readers say them.
+    static let germanNames: [String: IncidentCategory] = [
+        "falschfahrer": .wrongWayDriver, "geisterfahrer": .wrongWayDriver, "unfall": .accident, "sperrung": .closure,
+        "vollsperrung": .closure, "gesperrt": .closure, "hindernis": .obstacle, "gegenstaende": .obstacle, "gefahr": .danger,
+        "baustelle": .roadworks, "bauarbeiten": .roadworks, "stau": .queue, "stockenderverkehr": .queue,
+        "langsamerverkehr": .slowTraffic, "stillstand": .standstill, "wetter": .weather, "glaette": .weather, "nebel": .weather,
+        "sonstiges": .other,
+    ]
 }
 
 /// The three standard map-pin colours.

@@ -10,8 +10,8 @@ public struct IncidentFilter: Sendable, Equatable {
     public var since: Date?
     /// Updated before.
     public var until: Date?
-    /// Normalised road reference (A4).
-    public var road: String?
+    /// Normalised road references (A4); any of them matches.
+    public var roads: [String] = []
     public var categories: [IncidentCategory] = []
     /// Every word must occur in the title, summary or road (folded: case, diacritics, umlauts).
     public var words: [String] = []
@@ -21,12 +21,13 @@ public struct IncidentFilter: Sendable, Equatable {
     /// Geocoded incidents of these precisions (positions a feed gave always pass).
     public var precisions: [GeocodePrecision] = []
 
-    public init(activeAt: Date? = nil, since: Date? = nil, until: Date? = nil, road: String? = nil,
+    public init(activeAt: Date? = nil, since: Date? = nil, until: Date? = nil, road: String? = nil, roads: [String] = [],
                 categories: [IncidentCategory] = [], search: String? = nil, source: String? = nil) {
         self.activeAt = activeAt
         self.since = since
         self.until = until
-        self.road = road.map { RoadReference.normalize($0) ?? $0 }
+        self.roads = (road.map { [$0] } ?? []) + roads
+        self.roads = self.roads.map { RoadReference.normalize($0) ?? $0 }
         self.categories = categories
         self.words = search.map { TextFolding.fold($0).split(separator: " ").map(String.init) } ?? []
         self.source = source
@@ -50,9 +51,9 @@ public struct IncidentFilter: Sendable, Equatable {
             clauses.append("i.updated < ?")
             arguments += [until.timeIntervalSince1970]
         }
-        if let road {
-            clauses.append("i.road = ?")
-            arguments += [road]
+        if !roads.isEmpty {
+            clauses.append("i.road IN (" + roads.map { _ in "?" }.joined(separator: ",") + ")")
+            for r in roads { arguments += [r] }
         }
         if !categories.isEmpty {
             clauses.append("i.category IN (" + categories.map { _ in "?" }.joined(separator: ",") + ")")

@@ -12,7 +12,10 @@ public enum RoadReference {
     /// The normalised form of a road reference the user typed, or `nil` if it is not one.
     public static func normalize(_ text: String) -> String? {
         let trimmed = text.trimmed
-        guard let ref = first(in: trimmed), matchesWhole(trimmed) else { return nil }
+        if let ref = first(in: trimmed), matchesWhole(trimmed) { return ref }
+        // Typed by a person: "a1", "bab 4" are A1 and A4 (texts keep their case rule in `first(in:)`).
+        let upper = trimmed.uppercased()
+        guard upper != trimmed, let ref = first(in: upper), matchesWhole(upper) else { return nil }
         return ref
     }
 

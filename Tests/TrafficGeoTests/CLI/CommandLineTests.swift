@@ -214,4 +214,31 @@ struct CommandLineTests {
             #expect(r.status == 0 && r.stdout.contains("Feature Count"), Comment(rawValue: r.stdout + r.stderr))
         }
     }
+
+    /// Filters as people type them (issue 15, point 9): any case, lists, repeats, German names, time words.
+    @Test func filtersAcceptWhatPeopleType() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        guard try ingestSample() else { return }
+        func count(_ args: [String]) throws -> Int {
+            let r = try #require(try cli(["export", "--db", db, "--format", "csv"] + args))
+            #expect(r.status == 0, "\(args): \(r.stderr)")
+            return r.stdout.components(separatedBy: "\r\n").filter { !$0.isEmpty }.count - 1
+        }
+        let a4 = try count(["--road", "A4"]), a45 = try count(["--road", "A45"])
+        #expect(a4 > 0 && a45 > 0)
+        #expect(try count(["--road", "a4"]) == a4 && count(["--road", "bab 4"]) == a4)
+        #expect(try count(["--road", "A4,A45"]) == a4 + a45 && count(["--road", "A4", "--road", "a45"]) == a4 + a45)
+        let accidents = try count(["--category", "accident"]), roadworks = try count(["--category", "roadworks"])
+        #expect(try count(["--category", "Unfall"]) == accidents && count(["--category", "Baustelle"]) == roadworks)
+        #expect(try count(["--category", "Unfall", "--category", "roadworks"]) == accidents + roadworks)
+        #expect(try count(["--category", "wrong-way"]) == count(["--category", "wrong-way driver"]))
+        for args in [["--since", "yesterday"], ["--since", "-1w"], ["--until", "today"], ["--format", "GeoJSON"]] {
+            let r = try #require(try cli(["export", "--db", db] + args))
+            #expect(r.status == 0, "\(args): \(r.stderr)")
+        }
+        for args in [["--road", "A4,X9"], ["--category", "Unfall,aliens"], ["--since", "last tuesday"]] {
+            let r = try #require(try cli(["export", "--db", db] + args))
+            #expect(r.status == 64 && r.stderr.contains(args[0]), "\(args): \(r.stderr)")
+        }
+    }
 }
