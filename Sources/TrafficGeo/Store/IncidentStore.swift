@@ -67,7 +67,7 @@ public final class IncidentStore: Sendable {
             throw StoreError.cannotOpen(path, reason: StoreError.describe(error))
         }
         do {
-            if !readOnly { try Self.retryingWhileBusy { try StoreSchema.migrator.migrate(pool) } }
+            if !readOnly { try Self.migrate(pool) }
             let crs = try Self.retryingWhileBusy {
                 try pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM store_info WHERE key = 'index_crs'") }
             }
@@ -87,13 +87,34 @@ public final class IncidentStore: Sendable {
             var config = Configuration()
             config.busyMode = .timeout(30)
             let writable = try retryingWhileBusy { try DatabasePool(path: path, configuration: config) }
-            try retryingWhileBusy { try StoreSchema.migrator.migrate(writable) }
+            try migrate(writable)
             try writable.close()
         } catch {
             throw StoreError.incompatible(path, reason: """
                 it was written by an older trafficgeo and must be upgraded once, which needs write access \
                 (\(StoreError.describe(error))); run any `trafficgeo ingest` on it, or copy it somewhere writable
                 """)
+        }
+    }
+
+    /// Brings the schema up to date, also when another process does the same to the same file at
+    /// the same moment (two ingests into a new database). GRDB checks which migrations are applied
+    /// before it runs each one, so two processes may both start one; the second then fails ("table
+    /// already exists", "duplicate column name", a second row in grdb_migrations) and its
+    /// transaction rolls back. Such a failure is looked at again: once the other process has
+    /// applied the migrations, there is nothing left to do.
+    static func migrate(_ writer: some DatabaseWriter) throws {
+        var attempt = 0
+        while true {
+            do {
+                try retryingWhileBusy { try StoreSchema.migrator.migrate(writer) }
+                return
+            } catch let error as DatabaseError where attempt < 20 {
+                attempt += 1
+                Thread.sleep(forTimeInterval: 0.02 * Double(attempt))
+                if try retryingWhileBusy({ try writer.read { try StoreSchema.migrator.hasCompletedMigrations($0) } }) { return }
+                _ = error   // not yet complete: the other process may still be at it; try again
+            }
         }
     }
 

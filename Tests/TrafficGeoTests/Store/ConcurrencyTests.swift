@@ -61,6 +61,23 @@ struct ConcurrencyTests {
         #expect(try store.checkIntegrity().isEmpty)
     }
 
+    /// Two ingests into one new database, 20 times: both land every time (issue 15, point 4: the
+    /// second process's schema migration raced the first's and failed about half the time).
+    @Test func twoIngestsIntoANewDatabaseBothLand() async throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let a = try TestSupport.write(SyntheticFeeds.atom(count: 20, seed: 5, idPrefix: "a"), name: "a.xml", in: folder)
+        let b = try TestSupport.write(SyntheticFeeds.atom(count: 30, seed: 6, idPrefix: "b"), name: "b.xml", in: folder)
+        for round in 0..<20 {
+            let db = folder.appendingPathComponent("new-\(round).sqlite").path
+            async let first = Task.detached { try TestSupport.run(Self.cli().path, ["ingest", "-q", "--no-geocode", "--source-name", "a", "--db", db, a.path]) }.value
+            async let second = Task.detached { try TestSupport.run(Self.cli().path, ["ingest", "-q", "--no-geocode", "--source-name", "b", "--db", db, b.path]) }.value
+            let (one, two) = try await (first, second)
+            #expect((one.status, two.status) == (0, 0), "round \(round): \(one.stderr) \(two.stderr)")
+            #expect(try IncidentStore(path: db, readOnly: true).statistics().total == 50, "round \(round)")
+        }
+    }
+
     /// An immutable file (even root cannot write it): a clear error, exit 1 (a database failure), nothing changed.
     @Test func aReadOnlyDatabaseSaysSo() throws {
         let folder = TestSupport.temporaryDirectory()
