@@ -10,15 +10,17 @@ import Foundation
 public enum CategoryClassifier {
     static let rules: [(IncidentCategory, [String])] = [
         (.wrongWayDriver, ["falschfahrer", "geisterfahrer", "wrong-way", "wrong way"]),
-        (.accident, ["unfall", "unfälle", "verunglückt", "accident", "crash", "collision"]),
+        (.accident, ["unfall", "unfälle", "verunglückt", "bergungsarbeiten", "bergung", "accident", "crash", "collision"]),
         (.closure, ["gesperrt", "sperrung", "vollsperrung", "closed", "closure"]),
         (.obstacle, ["gegenstände", "gegenstand", "hindernis", "ladung verloren", "verlorene ladung",
-                     "tiere auf der fahrbahn", "debris", "obstacle", "obstruction"]),
-        (.roadworks, ["baustelle", "bauarbeiten", "arbeitsstelle", "fahrbahnerneuerung", "roadworks", "road works", "construction"]),
+                     "tiere auf der fahrbahn", "pannenfahrzeug", "liegengebliebenes fahrzeug", "defektes fahrzeug", "defekter lkw", "debris", "obstacle", "obstruction"]),
+        // Compounds name most roadworks in the Autobahn API's texts: a keyword matches at a word start only.
+        (.roadworks, ["baustelle", "bauarbeiten", "arbeitsstelle", "fahrbahnerneuerung", "wanderbaustelle", "tagesbaustelle",
+                      "dauerbaustelle", "nachtbaustelle", "tagesbaustellen", "roadworks", "road works", "construction"]),
         (.standstill, ["stillstand", "standstill", "stehender verkehr"]),
         // "stau" alone would match "Staufenberg": only the word and its traffic compounds.
         (.queue, ["stau ", "staugefahr", "stauende", "staulänge", "queue", "traffic jam", "congestion"]),
-        (.slowTraffic, ["stockender verkehr", "zähfließend", "slow traffic", "angespannte verkehrslage"]),
+        (.slowTraffic, ["stockender verkehr", "langsamer verkehr", "zähfließend", "slow traffic", "angespannte verkehrslage"]),
         (.weather, ["glätte", "glatteis", "schnee", "nebel", "sturm", "aquaplaning", "ice", "fog", "snow"]),
         (.danger, ["gefahr", "achtung", "danger", "hazard", "warning"]),
     ]

@@ -4,6 +4,19 @@ import Testing
 
 @Suite("RSS, Autobahn JSON, GeoJSON and CSV feeds")
 struct OtherReaderTests {
+    /// The same message names the same road and kind in every format (issue 15, point 8).
+    @Test func roadAndCategoryFromTheTextWhenTheTitleHasNone() throws {
+        let atom = """
+            <feed xmlns="http://www.w3.org/2005/Atom"><entry><id>1</id><title>Baustelle</title>
+            <summary>A1: km 441.67 --&gt; km 440.1 Wanderbaustelle</summary></entry></feed>
+            """
+        let fromAtom = try #require(try TestSupport.read(atom, format: .atom).incidents.first)
+        #expect(fromAtom.road == "A1" && fromAtom.category == .roadworks)
+        let json = #"{"warning":[{"identifier":"1","title":"Baustelle","description":["A1: km 441.67 --> km 440.1 Wanderbaustelle"]}]}"#
+        let fromJSON = try #require(try TestSupport.read(json, format: .autobahn).incidents.first)
+        #expect(fromJSON.road == fromAtom.road && fromJSON.category == fromAtom.category)
+    }
+
     @Test func rssWithGeoRSSAndW3CGeo() throws {
         let feed = """
             <?xml version="1.0"?>

@@ -25,6 +25,9 @@ struct RoadTitleTests {
         ("Im Stillstand", .standstill),
         ("Vollsperrung", .closure),
         ("Gefahr durch Glatteis", .weather),
+        // Words of the Autobahn API's texts that had no category (issue 15, point 8).
+        ("Langsamer Verkehr", .slowTraffic), ("Wanderbaustelle", .roadworks), ("Tagesbaustelle auf dem linken Fahrstreifen", .roadworks),
+        ("Bergungsarbeiten", .accident), ("Gefahr durch ein defektes Fahrzeug auf der Fahrbahn", .obstacle),
     ])
     func classifies(text: String, category: IncidentCategory) {
         #expect(CategoryClassifier.classify(text) == category)
