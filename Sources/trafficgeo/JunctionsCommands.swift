@@ -79,7 +79,7 @@ struct JunctionsExportCommand: AsyncParsableCommand {
             let store = try global.openStore(readOnly: true)
             let junctions = try store.knownJunctions(roads: road.flatMap(RoadReference.normalize).map { [$0] })
             let chosen = format ?? (output?.lowercased().hasSuffix(".csv") == true ? .csv : .geojson)
-            let text = chosen == .csv ? JunctionExchange.csv(junctions) : JunctionExchange.geoJSON(junctions)
+            let text = chosen == .csv ? JunctionExport.csv(junctions) : JunctionExport.geoJSON(junctions)
             if let output {
                 do {
                     try Data(text.utf8).write(to: URL(fileURLWithPath: output), options: .atomic)

@@ -1,7 +1,7 @@
 import Foundation
 
-/// Junction knowledge in and out of the store: GeoJSON and CSV, and OpenStreetMap's
-/// `highway=motorway_junction` nodes as `osmium export` writes them.
+/// Junction knowledge into the store: GeoJSON and CSV (as `JunctionExport` writes them), and
+/// OpenStreetMap's `highway=motorway_junction` nodes as `osmium export` writes them.
 ///
 ///     osmium tags-filter germany.osm.pbf n/highway=motorway_junction -o junctions.osm.pbf
 ///     osmium export junctions.osm.pbf -o junctions.geojson
@@ -18,47 +18,6 @@ public enum JunctionExchange {
 
     public struct ReadError: Error, CustomStringConvertible, Sendable {
         public var description: String
-    }
-
-    // MARK: - Writing
-
-    public static func geoJSON(_ junctions: [KnownJunction]) -> String {
-        var out = "{\"type\":\"FeatureCollection\","
-        if junctions.contains(where: { $0.learnedFrom.contains("osm") }) {
-            out += "\"attribution\":\(JSONObjectText.string(osmAttribution)),"
-        }
-        out += "\"features\":["
-        for (n, j) in junctions.enumerated() {
-            if n > 0 { out += "," }
-            var p = JSONObjectText()
-            p.add("road", j.road)
-            p.add("name", j.name)
-            p.add("kind", j.kind.label)
-            p.add("support", Double(j.support), digits: 0)
-            p.add("spread_m", j.spreadMeters, digits: 1)
-            p.add("learned_from", j.learnedFrom)
-            out += "{\"type\":\"Feature\",\"id\":\(JSONObjectText.string(j.road + "/" + j.key)),"
-                + "\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(JSONObjectText.number(j.coordinate.longitude, digits: 7)),\(JSONObjectText.number(j.coordinate.latitude, digits: 7))]},"
-                + "\"properties\":\(p.closed())}"
-        }
-        return out + "]}\n"
-    }
-
-    public static let csvHeader = ["road", "name", "kind", "latitude", "longitude", "support", "spread_m", "learned_from"]
-
-    public static func csv(_ junctions: [KnownJunction]) -> String {
-        var out = csvHeader.joined(separator: ",") + "\r\n"
-        for j in junctions {
-            let fields = [j.road, j.name, j.kind.label, JSONObjectText.number(j.coordinate.latitude, digits: 7),
-                          JSONObjectText.number(j.coordinate.longitude, digits: 7), String(j.support),
-                          JSONObjectText.number(j.spreadMeters, digits: 1), j.learnedFrom]
-            out += fields.map(csvQuote).joined(separator: ",") + "\r\n"
-        }
-        return out
-    }
-
-    private static func csvQuote(_ s: String) -> String {
-        s.contains(where: { $0 == "," || $0 == "\"" || $0.isNewline }) ? "\"" + s.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : s
     }
 
     // MARK: - Reading

@@ -176,7 +176,7 @@ struct RoadKnowledgeTests {
     @Test func junctionsRoundTripThroughGeoJSONAndCSVAndOSMExportsImport() throws {
         let j = KnownJunction(road: "A4", name: "Kreuz Olpe-Süd", kind: .interchange, coordinate: Self.krombach, support: 7, spreadMeters: 120.5, learnedFrom: "feed")
         for format in JunctionExchange.Format.allCases {
-            let text = format == .csv ? JunctionExchange.csv([j]) : JunctionExchange.geoJSON([j])
+            let text = format == .csv ? JunctionExport.csv([j]) : JunctionExport.geoJSON([j])
             let back = try JunctionExchange.read(Data(text.utf8), format: format, origin: "import:test")
             #expect(back.count == 1 && back[0].road == "A4" && back[0].name == j.name && back[0].kind == .interchange)
             #expect(Geodesic.distance(from: back[0].coordinate, to: j.coordinate) < 0.01)
