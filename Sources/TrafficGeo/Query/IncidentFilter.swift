@@ -73,8 +73,10 @@ public struct IncidentFilter: Sendable, Equatable {
             arguments += [source]
         }
         for word in words {
-            clauses.append("instr(\(TextFolding.sqlFunctionName)(i.title || ' ' || coalesce(i.summary, '') || ' ' || coalesce(i.road, '')), ?) > 0")
-            arguments += [word]
+            // Köln is "koeln" (spelled out) or "koln" (plain vowels): a word matches either folding.
+            let text = "i.title || ' ' || coalesce(i.summary, '') || ' ' || coalesce(i.road, '')"
+            clauses.append("(instr(\(TextFolding.sqlFunctionName)(\(text)), ?) > 0 OR instr(\(TextFolding.plainSQLFunctionName)(\(text)), ?) > 0)")
+            arguments += [word, word]
         }
         return (clauses.isEmpty ? "1" : clauses.joined(separator: " AND "), arguments)
     }

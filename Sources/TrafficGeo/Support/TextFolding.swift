@@ -7,11 +7,22 @@ import GRDB
 ///     TextFolding.fold("A4: Köln – Olpe")  // "a4 koeln olpe"
 public enum TextFolding {
     static let sqlFunctionName = "tg_fold"
+    /// The same with umlauts as their plain vowels (Mülheim → mulheim), as people type them on
+    /// keyboards without umlauts; search matches either form.
+    static let plainSQLFunctionName = "tg_fold_plain"
 
     public static func fold(_ text: String) -> String {
         var out: [UInt8] = []
         out.reserveCapacity(text.utf8.count)
         append(text, to: &out)
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// `fold` with umlauts as their plain vowels: "Mülheim" → "mulheim".
+    public static func foldPlain(_ text: String) -> String {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count)
+        append(text, to: &out, umlautsAsVowels: true)
         return String(decoding: out, as: UTF8.self)
     }
 
@@ -26,7 +37,7 @@ public enum TextFolding {
 
     /// Appends the folded words of `text` to `out` (bytes of folded text), a space before them
     /// when `out` already holds words: several texts fold into one buffer as if joined.
-    static func append(_ text: String, to out: inout [UInt8]) {
+    static func append(_ text: String, to out: inout [UInt8], umlautsAsVowels: Bool = false) {
         var pendingSpace = !out.isEmpty
         var text = text
         let done = text.withUTF8 { bytes -> Bool in
@@ -73,9 +84,9 @@ public enum TextFolding {
                 continue
             }
             switch scalar {
-            case "ä", "Ä": emit("ae".utf8)
-            case "ö", "Ö": emit("oe".utf8)
-            case "ü", "Ü": emit("ue".utf8)
+            case "ä", "Ä": emit((umlautsAsVowels ? "a" : "ae").utf8)
+            case "ö", "Ö": emit((umlautsAsVowels ? "o" : "oe").utf8)
+            case "ü", "Ü": emit((umlautsAsVowels ? "u" : "ue").utf8)
             case "ß", "ẞ": emit("ss".utf8)
             default:
                 guard scalar.properties.isAlphabetic || scalar.properties.numericType != nil else {
@@ -93,6 +104,10 @@ public enum TextFolding {
         db.add(function: DatabaseFunction(sqlFunctionName, argumentCount: 1, pure: true) { values in
             guard let text = String.fromDatabaseValue(values[0]) else { return nil }
             return fold(text)
+        })
+        db.add(function: DatabaseFunction(plainSQLFunctionName, argumentCount: 1, pure: true) { values in
+            guard let text = String.fromDatabaseValue(values[0]) else { return nil }
+            return foldPlain(text)
         })
     }
 }

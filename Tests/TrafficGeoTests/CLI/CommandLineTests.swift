@@ -232,6 +232,10 @@ struct CommandLineTests {
         #expect(try count(["--category", "Unfall"]) == accidents && count(["--category", "Baustelle"]) == roadworks)
         #expect(try count(["--category", "Unfall", "--category", "roadworks"]) == accidents + roadworks)
         #expect(try count(["--category", "wrong-way"]) == count(["--category", "wrong-way driver"]))
+        // Mühlhausen typed without umlauts, either way.
+        let muehlhausen = try count(["--search", "Mühlhausen"])
+        let plain = try count(["--search", "muhlhausen"]), spelled = try count(["--search", "MUEHLHAUSEN"])
+        #expect(muehlhausen > 0 && plain == muehlhausen && spelled == muehlhausen)
         for args in [["--since", "yesterday"], ["--since", "-1w"], ["--until", "today"], ["--format", "GeoJSON"]] {
             let r = try #require(try cli(["export", "--db", db] + args))
             #expect(r.status == 0, "\(args): \(r.stderr)")
