@@ -176,27 +176,12 @@ final class JunctionLearningRun: @unchecked Sendable {
         // there is nothing to learn, and no message is parsed for nothing (a feed of 100,000
         // points would otherwise cost the ingest twice its time).
         guard let text = incident.summary else { return false }
-        return containsPointMarker(text)
+        return pointMarkers.occurs(in: text[...])
     }
 
-    /// Words that put a junction at a point: an offset, "bei", "Höhe", "an der".
-    static let pointMarkers = ["km hinter", "km vor", "km nach", "bei ", "Bei ", "Höhe ", "Hoehe ", "an der "].map { Array($0.utf8) }
-
-    /// One pass over the text's bytes (this runs on the ingest's writer thread for every entry).
-    static func containsPointMarker(_ text: String) -> Bool {
-        var text = text
-        return text.withUTF8 { bytes in
-            guard bytes.count >= 4 else { return false }
-            for i in 0..<bytes.count {
-                let b = bytes[i]
-                guard b == UInt8(ascii: "k") || b == UInt8(ascii: "b") || b == UInt8(ascii: "B") || b == UInt8(ascii: "H") || b == UInt8(ascii: "a") else { continue }
-                for marker in pointMarkers where marker[0] == b && i + marker.count <= bytes.count {
-                    if (0..<marker.count).allSatisfy({ bytes[i + $0] == marker[$0] }) { return true }
-                }
-            }
-            return false
-        }
-    }
+    /// Words that put a junction at a point: an offset, "bei", "Höhe", "an der" (one pass over the
+    /// text: this runs on the ingest's writer thread for every entry).
+    static let pointMarkers = ByteNeedles(["km hinter", "km vor", "km nach", "bei ", "Bei ", "Höhe ", "Hoehe ", "an der "])
 
     func add(_ incident: Incident) {
         guard let position = incident.position else { return }
