@@ -23,24 +23,32 @@ struct JunctionsCommand: AsyncParsableCommand {
     )
 }
 
-struct JunctionsListCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the known junctions (a table).")
-
-    @OptionGroup var global: GlobalOptions
-
-    @Option(help: ArgumentHelp("Only the junctions of this road (A4 = A 4 = BAB 4).", valueName: "road"))
+/// `--road` of the commands that read junctions: one road, or all.
+struct JunctionSelection: ParsableArguments {
+    @Option(help: ArgumentHelp("Only the junctions of this road (A4 = a4 = A 4 = BAB 4).", valueName: "road"))
     var road: String?
 
     func validate() throws {
         if let road, RoadReference.normalize(road) == nil { throw ValidationError("--road '\(road)' is not a road reference such as A4 or B54.") }
     }
 
+    /// The road's junctions and those known without a road; every junction without --road.
+    func junctions(in store: IncidentStore) throws -> [KnownJunction] {
+        try store.knownJunctions(roads: road.flatMap(RoadReference.normalize).map { [$0] })
+    }
+}
+
+struct JunctionsListCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(commandName: "list", abstract: "List the known junctions (a table).")
+
+    @OptionGroup var global: GlobalOptions
+    @OptionGroup var selection: JunctionSelection
+
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
-            let store = try global.openStore(readOnly: true)
-            let junctions = try store.knownJunctions(roads: road.flatMap(RoadReference.normalize).map { [$0] })
-                .filter { road == nil || !$0.road.isEmpty }
+            let junctions = try selection.junctions(in: try global.openStore(readOnly: true))
+                .filter { selection.road == nil || !$0.road.isEmpty }
             let rows = [["ROAD", "KIND", "LAT", "LON", "SUPPORT", "SPREAD", "FROM", "NAME"]] + junctions.map { j in
                 [j.road.isEmpty ? "-" : j.road, j.kind.label, String(format: "%.5f", j.coordinate.latitude), String(format: "%.5f", j.coordinate.longitude),
                  String(j.support), Annotation.formatDistance(j.spreadMeters), j.learnedFrom, j.name]
@@ -59,9 +67,7 @@ struct JunctionsExportCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "export", abstract: "Write the known junctions as GeoJSON or CSV.")
 
     @OptionGroup var global: GlobalOptions
-
-    @Option(help: ArgumentHelp("Only the junctions of this road.", valueName: "road"))
-    var road: String?
+    @OptionGroup var selection: JunctionSelection
 
     @Option(name: .shortAndLong, help: "geojson or csv (default: from the -o file's extension, else geojson).")
     var format: JunctionExchange.Format?
@@ -69,15 +75,10 @@ struct JunctionsExportCommand: AsyncParsableCommand {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (atomically) instead of stdout.", valueName: "file"))
     var output: String?
 
-    func validate() throws {
-        if let road, RoadReference.normalize(road) == nil { throw ValidationError("--road '\(road)' is not a road reference such as A4 or B54.") }
-    }
-
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
-            let store = try global.openStore(readOnly: true)
-            let junctions = try store.knownJunctions(roads: road.flatMap(RoadReference.normalize).map { [$0] })
+            let junctions = try selection.junctions(in: try global.openStore(readOnly: true))
             let chosen = format ?? (output?.lowercased().hasSuffix(".csv") == true ? .csv : .geojson)
             let text = chosen == .csv ? JunctionExport.csv(junctions) : JunctionExport.geoJSON(junctions)
             if let output {
