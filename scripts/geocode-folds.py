@@ -31,11 +31,11 @@ import sys
 import tempfile
 import time
 
+from autobahn_eval import filter_atom, geodesic_m, inside_extracts
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared")
 EVAL = os.path.join(SHARED, "tools", "geocode-eval")
-# The areas of the OSM extracts ../shared/data/osm (Heidelberg/Mannheim and north of Bayreuth).
-EXTRACT_BOXES = [(49.30, 8.45, 49.60, 8.80), (49.90, 11.45, 50.15, 11.75)]
 TUNING_FOLD = [0]
 METRICS = ["within_1km", "within_2km", "within_5km", "within_10km", "gross_over_25km_of_positioned", "median_km"]
 
@@ -70,15 +70,8 @@ def calibration_rows(export_path, truth_path):
             continue
         g = f["geometry"]
         lon, lat = g["coordinates"][0] if g["type"] == "LineString" else g["coordinates"]
-        out.append((p["confidence"], p.get("precision"), haversine_km(float(r["lat"]), float(r["lon"]), lat, lon)))
+        out.append((p["confidence"], p.get("precision"), geodesic_m(float(r["lat"]), float(r["lon"]), lat, lon) / 1000))
     return out
-
-
-def haversine_km(a, b, c, d):
-    import math
-    p1, p2 = math.radians(a), math.radians(c)
-    x = math.sin((p2 - p1) / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(math.radians(d - b) / 2) ** 2
-    return 2 * 6371.0088 * math.asin(math.sqrt(min(1, x)))
 
 
 def calibration_table(rows):
@@ -99,20 +92,6 @@ def calibration_table(rows):
         print(f"| {label} | {len(band)} | {statistics.median(errs):.2f} | {share(lambda e: e <= 2)} | {share(lambda e: e <= 5)} | "
               f"{share(lambda e: e <= 10)} | {share(lambda e: e > 25)} | "
               + ", ".join(f"{k} {v}" for k, v in sorted(precisions.items(), key=lambda kv: -kv[1])) + " |")
-
-
-def filter_atom(feed, keep, out_path):
-    """Writes the entries of an Atom feed whose <id> is in `keep` (the feeds of autobahn2atom.py)."""
-    with open(feed, encoding="utf-8") as f:
-        text = f.read()
-    head, _, body = text.partition("  <entry>")
-    with open(out_path, "w", encoding="utf-8") as out:
-        out.write(head)
-        for entry in ("  <entry>" + body).split("  <entry>")[1:]:
-            ident = entry.split("<id>", 1)[1].split("</id>", 1)[0]
-            if ident in keep:
-                out.write("  <entry>" + entry.replace("</feed>\n", ""))
-        out.write("</feed>\n")
 
 
 def fmt(v, key):
@@ -198,8 +177,7 @@ def main():
         run([sys.executable, os.path.join(SHARED, "tools", "autobahn2atom.py"), os.path.join(SHARED, "data/autobahn/warnings-dev.csv.xz"),
              "--unique-titles", "--atom", feed, "--truth", truth, "--roads", "A5,A6,A656,A61,A659,A9,A70"], stderr=subprocess.DEVNULL)
         rows = list(csv.DictReader(open(truth, encoding="utf-8")))
-        inside = lambda r: any(s <= float(r["lat"]) <= n and w <= float(r["lon"]) <= e for s, w, n, e in EXTRACT_BOXES)
-        rows = [r for r in rows if inside(r)]
+        rows = [r for r in rows if inside_extracts(r)]
         osm_names = {row["name"] for row in csv.DictReader(open(os.path.join(SHARED, "data/osm/motorway_junctions.tsv"), encoding="utf-8"), delimiter="\t")}
         fold_name = lambda n: n.lower().replace(" ", "").replace("kreuz", "").replace("dreieck", "")
         osm_folded = {fold_name(n) for n in osm_names}

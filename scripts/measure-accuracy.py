@@ -16,26 +16,16 @@ naive method: the first title name looked up in the gazetteer, most populous mat
 import argparse
 import csv
 import json
-import math
 import os
 import statistics
 import subprocess
 import sys
 import tempfile
 
+from autobahn_eval import filter_atom, geodesic_m, inside_extracts
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SHARED = os.path.join(os.path.dirname(ROOT), "shared")
-# The areas of the OSM extracts ../shared/data/osm (Heidelberg/Mannheim and north of Bayreuth).
-EXTRACT_BOXES = [(49.30, 8.45, 49.60, 8.80), (49.90, 11.45, 50.15, 11.75)]
-
-
-def geodesic_m(lat1, lon1, lat2, lon2):
-    """Haversine on the WGS84 mean radius: fine for error buckets of 1 km and up."""
-    r = 6371008.8
-    p1, p2 = math.radians(lat1), math.radians(lat2)
-    dp, dl = p2 - p1, math.radians(lon2 - lon1)
-    a = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
-    return 2 * r * math.asin(math.sqrt(a))
 
 
 def load_gazetteer():
@@ -91,24 +81,15 @@ def main():
     subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
     rows = list(csv.DictReader(open(truth, encoding="utf-8")))
     if a.geocoder == "nominatim":
-        inside = lambda r: any(s <= float(r["lat"]) <= n and w <= float(r["lon"]) <= e for s, w, n, e in EXTRACT_BOXES)
-        keep = {r["id"] for r in rows if inside(r)}
+        keep = {r["id"] for r in rows if inside_extracts(r)}
         # Rewrite the feed with only the incidents inside the extracts.
         cmd = [sys.executable, os.path.join(SHARED, "tools/autobahn2atom.py"), data, "--unique-titles", "--atom", feed,
                "--truth", truth, "--roads", "A5,A6,A656,A61,A659,A9,A70"]
         subprocess.run(cmd, check=True, stderr=subprocess.DEVNULL)
-        rows = [r for r in csv.DictReader(open(truth, encoding="utf-8")) if inside(r)]
+        rows = [r for r in csv.DictReader(open(truth, encoding="utf-8")) if inside_extracts(r)]
         keep = {r["id"] for r in rows}
         filtered = os.path.join(work, "feed-inside.xml")
-        with open(feed, encoding="utf-8") as f, open(filtered, "w", encoding="utf-8") as out:
-            text = f.read()
-            head, _, body = text.partition("  <entry>")
-            out.write(head)
-            for entry in ("  <entry>" + body).split("  <entry>")[1:]:
-                ident = entry.split("<id>", 1)[1].split("</id>", 1)[0]
-                if ident in keep:
-                    out.write("  <entry>" + entry.replace("</feed>\n", ""))
-            out.write("</feed>\n")
+        filter_atom(feed, keep, filtered)
         feed = filtered
         geocoder = f"nominatim={a.url},gazetteer"
     else:
