@@ -13,7 +13,7 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
-        .package(url: "https://github.com/swift-server/async-http-client", from: "1.20.0"),
+        .package(url: "https://github.com/swift-server/async-http-client", from: "1.21.0"),
         // Only the tests use it directly: real HTTP servers on loopback that misbehave on purpose.
         .package(url: "https://github.com/apple/swift-nio", from: "2.60.0"),
     ],
@@ -50,6 +50,9 @@ let package = Package(
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                // Named for their error types, which network errors are explained from (NetworkErrorText).
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
         // Transformations between any two CRSs with PROJ. Kept apart from TrafficGeo: the index

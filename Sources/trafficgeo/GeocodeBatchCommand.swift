@@ -145,7 +145,8 @@ final class LockedValue<T: Sendable>: @unchecked Sendable {
     }
 }
 
-/// The first Ctrl-C (SIGINT) or SIGTERM asks the batch to stop after the work in flight; a second one quits at once.
+/// The first Ctrl-C (SIGINT) or SIGTERM asks the batch to stop (the queries in flight get a moment
+/// to finish; the rest is asked next run); a second one quits at once.
 final class StopSignal: @unchecked Sendable {
     private let lock = NSLock()
     private var set = false
@@ -164,7 +165,7 @@ final class StopSignal: @unchecked Sendable {
                 stop.set = true
                 stop.lock.unlock()
                 if second { Terminal.printError("trafficgeo: stopped"); exit(130) }
-                Terminal.printError("\ntrafficgeo: stopping after the queries in flight (Ctrl-C again to quit now)")
+                Terminal.printError("\ntrafficgeo: stopping; the rows not answered yet are asked next run (Ctrl-C again to quit now)")
             }
             source.resume()
             stop.sources.append(source)

@@ -12,6 +12,14 @@ struct IngestCommand: AsyncParsableCommand {
             csv) is detected from the content. Each feed is stored in one transaction: an interrupted \
             ingest leaves the database as it was. Re-reading a feed updates its incidents in place.
 
+            A feed's incidents are filed under the feed's own identity: an Atom feed's <id> (else \
+            its self link), an RSS channel's <link>, "autobahn" for the Autobahn API; other feeds \
+            under their file name (without the folder), a URL as given, stdin as "stdin". So the \
+            same feed saved twice, or piped in, updates the same incidents. --source-name overrides.
+
+            A summary line per feed goes to stderr (--quiet leaves it out), like every message; \
+            ingest writes nothing to stdout.
+
             Broken entries are reported on stderr and skipped. Exit status: 0 all feeds read, \
             3 some feeds failed or ended early (what was read is kept), 65 bad feed data, \
             66 missing input, 69 download failed, 1 database error.
@@ -26,7 +34,7 @@ struct IngestCommand: AsyncParsableCommand {
     @Option(help: "The feed format, when detection from the content is not wanted.")
     var format: FeedFormat?
 
-    @Option(name: .customLong("source-name"), help: "File the incidents under this source name instead of the feed's location.")
+    @Option(name: .customLong("source-name"), help: "File the incidents under this source name instead of the feed's own identity or file name.")
     var sourceName: String?
 
     @Option(help: "Refuse feeds larger than this many bytes.")
@@ -72,7 +80,7 @@ struct IngestCommand: AsyncParsableCommand {
                     if summary.positionConflicts.count > Self.conflictLines {
                         Terminal.printError("trafficgeo: warning: \(source): … and \(summary.positionConflicts.count - Self.conflictLines) more positions that contradict their junctions")
                     }
-                    if !global.quiet { print(Self.describe(summary, location: source == "-" ? "stdin" : source)) }
+                    if !global.quiet { Terminal.printError(Self.describe(summary, location: source == "-" ? "stdin" : source)) }
                     if !noGeocode, summary.withoutPosition > 0 {
                         let geocoder = try service ?? geocoding.makeService(cache: store)
                         service = geocoder
@@ -110,8 +118,11 @@ struct IngestCommand: AsyncParsableCommand {
     static let conflictLines = 20
 
     static func describe(_ s: IngestSummary, location: String) -> String {
-        var text = "\(location) (\(s.format?.rawValue ?? "?")): \(s.read) read, \(s.new) new, \(s.updated) updated, "
+        // The source when it is not simply the location's name (a feed that names itself).
+        let filedAs = s.source == FeedIdentity.sourceName(forLocation: location) ? "" : ", source \(s.source)"
+        var text = "\(location) (\(s.format?.rawValue ?? "?")\(filedAs)): \(s.read) read, \(s.new) new, \(s.updated) updated, "
             + "\(s.unchanged) unchanged, \(s.skipped.count) skipped, \(s.withoutPosition) without position"
+        if s.positionsIgnored > 0 { text += " (\(s.positionsIgnored) whose feed position was impossible)" }
         if s.junctionObservations > 0 { text += ", \(s.junctionObservations) junction positions learned" }
         if !s.positionConflicts.isEmpty {
             let swapped = s.positionConflicts.filter(\.swapped).count

@@ -78,7 +78,7 @@ struct CSVFeedReader: FeedReader {
             for (i, name) in header.enumerated() where !known.contains(i) && !row[i].isEmpty {
                 fields.properties[name] = String(row[i].prefix(4096))
             }
-            if fields.id == nil { fields.id = "\(source)#row\(index)" }
+            if fields.id == nil { fields.id = "row\(index)" }   // unique within the source, which is part of the identity
             let event: FeedEvent
             do {
                 event = .incident(try fields.makeIncident(source: source, index: index))

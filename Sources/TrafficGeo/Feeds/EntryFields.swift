@@ -40,7 +40,15 @@ struct EntryFields {
         let weblink = self.weblink?.trimmed.nilIfEmpty
         let updated = try Self.date(self.updated, "updated")
         let expires = try Self.date(self.expires, "expires")
-        var (position, positionSource) = try located(weblink: weblink)
+        var position: Coordinate?, positionSource: PositionSource?
+        var properties = self.properties
+        do {
+            (position, positionSource) = try located(weblink: weblink)
+        } catch {
+            // A position that cannot be (latitude 95, NaN, "fünfzig", one of the two missing) is
+            // dropped, not the message: its words still say where, and the reason is kept.
+            properties[Incident.positionProblemProperty] = error.reason
+        }
         // (0, 0) is how real feeds (the Autobahn API among them) say "no position": an incident
         // there would sit in the Gulf of Guinea. Such an entry is geocoded from its words instead.
         if let p = position, p.isNullIsland { (position, positionSource) = (nil, nil) }

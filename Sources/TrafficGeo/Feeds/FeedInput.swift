@@ -131,7 +131,7 @@ public struct FeedInput: Sendable {
             throw error
         } catch {
             try? FileManager.default.removeItem(at: url)
-            throw FeedError.download(location, reason: String(describing: error))
+            throw FeedError.download(location, reason: NetworkErrorText.describe(error).text)
         }
         return FeedInput(location: location, temporaryFile: url)
     }

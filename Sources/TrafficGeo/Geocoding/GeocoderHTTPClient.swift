@@ -86,6 +86,18 @@ public final class GeocoderHTTPClient: Sendable {
                 // A 429 slows every request to this server, not only this one.
                 await pacer.pushBack(seconds: delay)
                 try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+            } catch let failure as ConnectionFailure {
+                // Nobody listening, or no such host: after a few in a row, across all requests to
+                // this server, it is down for the run, and the chain stops waiting on it.
+                if await stopped.connectionFailed(isUnreachable: failure.kind != .other && failure.kind != .tls,
+                                                  limit: Self.unreachableAfter) {
+                    let down = GeocodingError.unreachable(provider: provider, detail: failure.text)
+                    await stopped.stop(down)
+                    throw down
+                }
+                guard attempt < policy.maxRetries else { throw GeocodingError.connection(provider: provider, detail: failure.text) }
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(Int(backoff(attempt) * 1000)))
             } catch let error as GeocodingError {
                 if error.stopsProvider { await stopped.stop(error); throw error }
                 guard error.isRetryable, attempt < policy.maxRetries else { throw error }
@@ -93,6 +105,16 @@ public final class GeocoderHTTPClient: Sendable {
                 try await Task.sleep(for: .milliseconds(Int(backoff(attempt) * 1000)))
             }
         }
+    }
+
+    /// Connection attempts that failed in a row (refused, unknown host, unreachable) after which
+    /// the server counts as down for the run.
+    static let unreachableAfter = 3
+
+    /// A connection that could not be made or broke, explained (NetworkErrorText).
+    private struct ConnectionFailure: Error {
+        let kind: NetworkErrorText.Kind
+        let text: String
     }
 
     /// Exponential backoff with ±50 % jitter, so that many clients do not retry in step.
@@ -113,9 +135,14 @@ public final class GeocoderHTTPClient: Sendable {
             response = try await http.execute(request, timeout: .milliseconds(Int64(policy.timeout * 1000)))
         } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
             throw GeocodingError.timeout(provider: provider, seconds: policy.timeout)
+        } catch is CancellationError {
+            throw CancellationError()
         } catch {
-            throw GeocodingError.connection(provider: provider, detail: Self.describe(error))
+            let (kind, text) = NetworkErrorText.describe(error)
+            if kind == .timeout { throw GeocodingError.timeout(provider: provider, seconds: policy.timeout) }
+            throw ConnectionFailure(kind: kind, text: text)
         }
+        await stopped.connectionSucceeded()
         let status = Int(response.status.code)
         let body: ByteBuffer
         do {
@@ -126,7 +153,7 @@ public final class GeocoderHTTPClient: Sendable {
             _ = error
             throw GeocodingError.badResponse(provider: provider, detail: "the answer is larger than \(policy.maxBodyBytes) bytes")
         } catch {
-            throw GeocodingError.connection(provider: provider, detail: Self.describe(error))
+            throw ConnectionFailure(kind: .other, text: NetworkErrorText.describe(error).text)
         }
         switch status {
         case 200..<300:
@@ -153,10 +180,6 @@ public final class GeocoderHTTPClient: Sendable {
         return text
     }
 
-    private static func describe(_ error: Error) -> String {
-        let text = Redaction.redact(String(describing: error))
-        return text.count > 200 ? String(text.prefix(200)) + "…" : text
-    }
 }
 
 /// Percent-encoding for one query component (RFC 3986 unreserved characters pass, the rest is
@@ -269,8 +292,18 @@ actor ConcurrencyGate {
     }
 }
 
-/// Set once a provider must not be asked again in this run (403, bad configuration).
+/// Set once a provider must not be asked again in this run (403, bad configuration, down).
 actor StopFlag {
     private(set) var reason: GeocodingError?
+    private var failuresInARow = 0
+
     func stop(_ error: GeocodingError) { if reason == nil { reason = error } }
+
+    /// Counts a failed connection; true when `limit` unreachable ones came in a row.
+    func connectionFailed(isUnreachable: Bool, limit: Int) -> Bool {
+        failuresInARow = isUnreachable ? failuresInARow + 1 : 0
+        return failuresInARow >= limit
+    }
+
+    func connectionSucceeded() { failuresInARow = 0 }
 }

@@ -10,6 +10,9 @@ public enum GeocodingError: Error, Sendable, CustomStringConvertible, Equatable 
     case serverError(provider: String, status: Int)
     case timeout(provider: String, seconds: Double)
     case connection(provider: String, detail: String)
+    /// Connections failed again and again (refused, unknown host): the provider is marked down for
+    /// the run and the chain moves on without it.
+    case unreachable(provider: String, detail: String)
     /// The body was not what the protocol promises (HTML error page, broken JSON, empty body).
     case badResponse(provider: String, detail: String)
     /// Some other HTTP status (404, 400, ...).
@@ -30,6 +33,7 @@ public enum GeocodingError: Error, Sendable, CustomStringConvertible, Equatable 
     public var stopsProvider: Bool {
         if case .forbidden = self { return true }
         if case .configuration = self { return true }
+        if case .unreachable = self { return true }
         return false
     }
 
@@ -41,6 +45,8 @@ public enum GeocodingError: Error, Sendable, CustomStringConvertible, Equatable 
         case let .serverError(p, status): return "\(p) failed with HTTP \(status) (after retries)"
         case let .timeout(p, s): return "\(p) did not answer within \(String(format: "%g", s)) s (after retries)"
         case let .connection(p, detail): return "cannot reach \(p): \(detail)"
+        case let .unreachable(p, detail):
+            return "\(p) is unreachable: \(detail). It is left out for the rest of this run: start it, correct its URL, or leave it out of --geocoder."
         case let .badResponse(p, detail): return "\(p) sent an answer that is not valid for its protocol: \(detail)"
         case let .httpStatus(p, status): return "\(p) answered HTTP \(status)"
         case let .configuration(text): return text

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// Where answers are kept between runs (the store's `geocode_cache` table implements it).
 public protocol GeocodeCaching: Sendable {
@@ -30,10 +31,24 @@ public actor GeocodingService {
     private var inFlight: [String: Task<GeocodeAnswer, Error>] = [:]
     private var stoppedProviders: [String: GeocodingError] = [:]
     public private(set) var statistics = GeocodingStatistics()
+    /// Where a provider's leaving the chain is reported (once per provider and run).
+    private let logger: Logger
 
-    public init(providers: [GeocodingProvider], cache: GeocodeCaching? = nil) {
+    public init(providers: [GeocodingProvider], cache: GeocodeCaching? = nil,
+                logger: Logger = Logger(label: "trafficgeo.geocoding")) {
         self.providers = providers
         self.cache = cache
+        self.logger = logger
+    }
+
+    /// Leaves `provider` out for the rest of the run, saying so once.
+    private func stop(_ provider: GeocodingProvider, because error: GeocodingError) {
+        guard stoppedProviders[provider.cacheIdentity] == nil else { return }
+        stoppedProviders[provider.cacheIdentity] = error
+        // With nobody left to ask, the caller reports the error itself.
+        let rest = providers.filter { stoppedProviders[$0.cacheIdentity] == nil }.map(\.name)
+        guard !rest.isEmpty else { return }
+        logger.warning("\(error) Asking \(rest.joined(separator: ", ")) instead.")
     }
 
     /// True once every provider of the chain refused us for good (403, bad configuration).
@@ -64,7 +79,7 @@ public actor GeocodingService {
                 lastAnswer = answer
             } catch let error as GeocodingError {
                 statistics.failures += 1
-                if error.stopsProvider { stoppedProviders[provider.cacheIdentity] = error }
+                if error.stopsProvider { stop(provider, because: error) }
                 firstError = firstError ?? error
             }
         }
@@ -97,6 +112,7 @@ public actor GeocodingService {
                 if address.displayName != nil || address.locality != nil { return address }
             } catch let error as GeocodingError {
                 if case .unsupported = error { continue }
+                if error.stopsProvider { stop(provider, because: error) }
                 firstError = firstError ?? error
             }
         }

@@ -5,6 +5,9 @@ import Foundation
 /// `source` and `id` together identify an incident: re-reading the same feed updates it in place.
 public struct Incident: Sendable, Equatable {
     public static let unknownTitle = "Unknown Incident"
+    /// The property that says why the feed's own position was not used (out of range, unreadable,
+    /// half given): the incident is kept without it and geocoded from its words.
+    public static let positionProblemProperty = "position_problem"
 
     /// The feed it came from (a URL, a file path, `stdin`, or a name given with `--source`).
     public var source: String

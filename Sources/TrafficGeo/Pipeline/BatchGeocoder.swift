@@ -74,7 +74,8 @@ public struct BatchProgress: Sendable {
 }
 
 /// Geocodes a list of queries: each distinct query once (the cache makes a re-run resume without
-/// asking again), rows answered in input order, in-flight work finished when stopped.
+/// asking again), rows answered in input order; when stopped, the work in flight gets
+/// `stopGrace` to finish and the rest stays pending.
 ///
 ///     let batch = BatchGeocoder(service: service)
 ///     let summary = try await batch.run(queries: ["Köln", "Olpe"], texts: nil) { row, result in print(row, result.status) }
@@ -84,6 +85,8 @@ public struct BatchGeocoder: Sendable {
     /// Distinct queries resolved at once (the HTTP policy still limits requests per server).
     public var concurrency = 8
     public var countryCodes: [String] = []
+    /// How long queries in flight may still finish after a stop was asked.
+    public var stopGrace: Duration = .seconds(2)
 
     public init(service: GeocodingService) { self.service = service }
 
@@ -99,7 +102,8 @@ public struct BatchGeocoder: Sendable {
     }
 
     /// Runs the batch. `emit(row, result)` is called for every row, in input order; `shouldStop`
-    /// is polled before each new distinct query (Ctrl-C): in-flight ones finish, the rest are `pending`.
+    /// is polled (Ctrl-C): no new query starts, those in flight have `stopGrace` to finish, and
+    /// every row not answered is `pending`.
     public func run(queries: [String], texts: [String?]? = nil, shouldStop: @escaping @Sendable () -> Bool = { false },
                     progress: (@Sendable (BatchProgress) -> Void)? = nil,
                     emit: (Int, BatchRowResult) throws -> Void) async throws -> BatchSummary {
@@ -144,24 +148,42 @@ public struct BatchGeocoder: Sendable {
             }
         }
 
-        try await withThrowingTaskGroup(of: (String, BatchRowResult).self) { group in
+        // Work tasks answer (key, result); the stop watcher answers nil once a stop was asked and
+        // the work in flight had `stopGrace` to finish: what is still running then is cancelled
+        // and its rows stay pending (a server that does not answer must not hold up Ctrl-C).
+        try await withThrowingTaskGroup(of: (String, BatchRowResult)?.self) { group in
             var iterator = order.makeIterator()
             var stopped = false
+            var running = 0
             func launch() -> Bool {
                 guard !stopped else { return false }
                 if shouldStop() { stopped = true; return false }
                 guard let k = iterator.next(), let (q, text) = work[k] else { return false }
                 group.addTask { (k, await self.resolve(q, text: text)) }
+                running += 1
                 return true
             }
             for _ in 0..<max(1, concurrency) where !launch() { break }
-            while let (k, result) = try await group.next() {
-                results[k] = result
+            let grace = stopGrace
+            group.addTask {
+                while !shouldStop() { try await Task.sleep(for: .milliseconds(50)) }
+                try await Task.sleep(for: grace)
+                return nil
+            }
+            while running > 0, let answer = try await group.next() {
+                guard let (k, result) = answer else {
+                    group.cancelAll()   // the stop watcher: give up on what is in flight
+                    stopped = true
+                    continue
+                }
+                running -= 1
+                if result.status != .pending { results[k] = result }
                 doneRows += rowsByKey[k]?.count ?? 0
                 try flush(final: false)
                 progress?(BatchProgress(done: doneRows, total: queries.count, failed: summary.failed, elapsed: ContinuousClock.now - start))
                 _ = launch()
             }
+            group.cancelAll()   // the stop watcher, when everything finished first
         }
         try flush(final: true)
         let after = await service.statistics
@@ -209,6 +231,7 @@ public struct BatchGeocoder: Sendable {
             return BatchRowResult(status: .found, position: best.coordinate, precision: precision,
                                   confidence: best.score.map { min(1, max(0, $0)) }, provider: best.provider ?? answer.provider)
         } catch {
+            if Task.isCancelled || error is CancellationError { return BatchRowResult(status: .pending) }
             return BatchRowResult(status: .failed, error: "\(error)")
         }
     }

@@ -9,7 +9,8 @@ import Logging
 public struct FeedIngestor: Sendable {
     public let store: IncidentStore
     public var format: FeedFormat?
-    /// Overrides the source name incidents are filed under (default: the location as given).
+    /// Overrides the source name incidents are filed under (default: the feed's own identity,
+    /// else the location's name; see `FeedIdentity`).
     public var sourceName: String?
     public var maxFeedBytes: Int64 = FeedInput.defaultMaxBytes
     /// Entries read from one feed at most; past it, the feed counts as broken (the entries before
@@ -37,28 +38,31 @@ public struct FeedIngestor: Sendable {
     public func ingest(_ input: FeedInput) throws -> IngestSummary {
         let format = try FeedReading.format(of: input, forced: self.format)
         let reader = FeedReading.reader(for: format)
-        let source = sourceName ?? Self.sourceName(for: input.location)
+        let source = sourceName ?? FeedIdentity.sourceName(of: input, format: format)
+        // What older versions filed this location under becomes this source, so that a store
+        // written by them gains no copies of what it holds.
+        let formerNames = FeedIdentity.formerNames(forLocation: input.location)
         logger.debug("reading \(input.location) as \(format) into source '\(source)'")
         var count = 0
-        return try store.ingest(source: source, format: format) { emit in
+        return try store.ingest(source: source, format: format, adopting: formerNames) { emit in
             try ReadAhead.run(read: { handle in try reader.read(input, source: source, handle: handle) }) { event in
                 if count >= maxEntries {
                     throw FeedError.malformed(input.location, format: format,
                                               reason: "more than \(maxEntries) entries (--max-entries); the first \(maxEntries) were kept",
                                               entriesRead: count)
                 }
-                if case let .skipped(entry) = event { logger.warning("\(input.location): skipped \(entry)") }
+                switch event {
+                case let .skipped(entry):
+                    logger.warning("\(input.location): skipped \(entry)")
+                case let .incident(incident):
+                    if let problem = incident.properties[Incident.positionProblemProperty] {
+                        logger.warning("\(input.location): \(SkippedEntry(index: count + 1, entryID: incident.id, reason: "position ignored: \(problem)")); it is geocoded from its words instead")
+                    }
+                }
                 try emit(event)
                 count += 1
                 if count % progressInterval == 0 { progress?(count) }
             }
         }
-    }
-
-    /// A file is filed under its absolute path, so that re-reading it from another folder still
-    /// updates the same incidents; URLs and stdin as given.
-    static func sourceName(for location: String) -> String {
-        if location == "stdin" || location.contains("://") { return location }
-        return URL(fileURLWithPath: location).standardizedFileURL.path
     }
 }

@@ -148,12 +148,16 @@ public final class IncidentStore: Sendable {
     ///
     /// A `FeedError.malformed` thrown by `read` keeps the entries emitted before it (the summary
     /// says so); any other error rolls the whole ingest back.
-    public func ingest(source: String, format: FeedFormat? = nil, now: Date = Date(),
+    ///
+    /// The incidents an older version filed under `formerNames` join `source` first, so that
+    /// re-reading the feed updates them instead of adding copies (`SourceNames`).
+    public func ingest(source: String, format: FeedFormat? = nil, adopting formerNames: FormerSourceNames = .none, now: Date = Date(),
                        read: ((FeedEvent) throws -> Void) throws -> Void) throws -> IngestSummary {
         var summary = IngestSummary(source: source, format: format)
         var learner: JunctionLearningRun?
         do {
             try pool.write { db in
+                try SourceNames.adopt(db, formerNames, into: source)
                 let writer = try IncidentWriter(db: db, now: now)
                 do {
                     try read { event in
@@ -166,6 +170,7 @@ public final class IncidentStore: Sendable {
                             try writer.upsert(incident)
                             if incident.position == nil {
                                 summary.withoutPosition += 1
+                                if incident.properties[Incident.positionProblemProperty] != nil { summary.positionsIgnored += 1 }
                             } else if JunctionLearningRun.isLearnable(incident), writer.counts.unchanged == unchanged {
                                 // New or changed, positioned by the feed: it teaches where its junctions are.
                                 learner = try learner ?? JunctionLearningRun(db)

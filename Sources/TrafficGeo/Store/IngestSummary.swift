@@ -10,6 +10,8 @@ public struct IngestSummary: Sendable, Equatable {
     public var skipped: [SkippedEntry] = []
     /// Kept incidents that have no position yet (they wait for a geocoder).
     public var withoutPosition = 0
+    /// Of those, the ones whose feed position could not be used (out of range, unreadable).
+    public var positionsIgnored = 0
     /// Junction positions learned from the positioned messages (IncidentStore+Junctions).
     public var junctionObservations = 0
     /// Feed positions far from the junctions their own words name (swapped back where that fits).

@@ -188,6 +188,12 @@ enum StoreSchema {
                 ) WITHOUT ROWID;
                 """)
         }
+        migrator.registerMigration("v6: sources named by the feed") { db in
+            // Sources were named by a file's absolute path; now by the feed's own identity, else the
+            // file name (FeedIdentity). Renamed sources remember the old name until the feed's
+            // next ingest adopts them (SourceNames).
+            try SourceNames.migrateToFeedIdentities(db)
+        }
         return migrator
     }
 }

@@ -22,7 +22,7 @@ struct CommandLineTests {
         let sample = TestSupport.repositoryRoot.appendingPathComponent("data/sample/lmst.de_DE.xml").path
         guard let r = try cli(["ingest", "--db", db, sample]) else { return false }
         #expect(r.status == 0, Comment(rawValue: r.stderr))
-        #expect(r.stdout.contains("12 read, 12 new"))
+        #expect(r.stderr.contains("12 read, 12 new"))
         return true
     }
 
@@ -113,7 +113,7 @@ struct CommandLineTests {
         }
         // Reading our own export back gives the same positions.
         let reread = try #require(try cli(["ingest", "--db", folder.appendingPathComponent("again.sqlite").path, out]))
-        #expect(reread.stdout.contains("(geojson): 12 read, 12 new"))
+        #expect(reread.stderr.contains("12 read, 12 new"))
     }
 
     @Test func ingestFromStdinAndPartialFailure() throws {
@@ -121,7 +121,7 @@ struct CommandLineTests {
         let feed = "{\"type\":\"FeatureCollection\",\"features\":[{\"type\":\"Feature\",\"id\":\"x\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[7,50]},\"properties\":{}}]}"
         guard let piped = try cli(["ingest", "--db", db, "-"], stdin: feed) else { return }
         #expect(piped.status == 0, Comment(rawValue: piped.stderr))
-        #expect(piped.stdout.contains("stdin (geojson): 1 read, 1 new"))
+        #expect(piped.stderr.contains("stdin (geojson): 1 read, 1 new"))
         let partial = try #require(try cli(["ingest", "--db", db, TestSupport.repositoryRoot.appendingPathComponent("data/sample/incidents.rss").path, "/no/such/feed.xml"]))
         #expect(partial.status == 3)
         #expect(partial.stderr.contains("/no/such/feed.xml: no such file"))
@@ -139,7 +139,7 @@ struct CommandLineTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let history = try TestSupport.write(RoadKnowledgeTests.autobahnHistory(count: 5), name: "history.json", in: folder)
         guard let learned = try cli(["ingest", "--db", db, history.path]) else { return }
-        #expect(learned.status == 0 && learned.stdout.contains("10 junction positions learned"), Comment(rawValue: learned.stdout + learned.stderr))
+        #expect(learned.status == 0 && learned.stderr.contains("10 junction positions learned"), Comment(rawValue: learned.stdout + learned.stderr))
         let list = try #require(try cli(["junctions", "list", "--db", db, "--road", "A 4"]))
         #expect(list.status == 0 && list.stdout.contains("Krombach") && list.stdout.contains("Wenden"), Comment(rawValue: list.stderr))
         let csvPath = folder.appendingPathComponent("j.csv").path

@@ -17,7 +17,8 @@ struct FeedInputTests {
         let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         let url = "\(server.baseURL.absoluteString)/lmst.de_DE.xml"
         let summary = try await FeedIngestor(store: store).ingest(url)
-        #expect(summary.new == 1 && summary.source == url && summary.format == .atom)
+        // The feed names itself (its self link): that, not the URL it came from, is its source.
+        #expect(summary.new == 1 && summary.source == "http://www.freiefahrt.info/lmst.de_DE.xml" && summary.format == .atom)
         #expect(server.requests[0].headers["user-agent"] == UserAgent.default)
         await #expect(throws: FeedError.httpStatus("\(server.baseURL.absoluteString)/missing.xml", status: 404)) {
             _ = try await FeedIngestor(store: store).ingest("\(server.baseURL.absoluteString)/missing.xml")

@@ -110,7 +110,7 @@ struct HostileInputTests {
         #expect(read.incidents.map(\.title) == ["A1 : \u{FFFD}\u{FFFD} Köln"])
     }
 
-    @Test func impossibleNumbersAreSkippedPerEntry() throws {
+    @Test func impossiblePositionsAreDroppedNotTheirMessages() throws {
         let csv = """
             id,title,lat,lon
             ok,A1 : fine,50.9,6.9
@@ -119,17 +119,25 @@ struct HostileInputTests {
             big,A1 : x,1e400,6.9
             range,A1 : x,95,200
             text,A1 : x,fünfzig,6.9
+            half,A1 : x,50.9,
             swapped,A1 : swapped,6.9,50.9
             certain,A1 : certain,120.5,50.9
 
             """
         let read = try TestSupport.read(csv, format: .csv)
+        #expect(read.skipped.isEmpty)
+        #expect(read.incidents.map(\.id) == ["ok", "nan", "inf", "big", "range", "text", "half", "swapped", "certain"])
         // 6.9, 50.9 is a valid point (off Somalia): nothing says it is swapped, so it is kept as given.
-        #expect(read.incidents.map(\.id) == ["ok", "swapped"])
-        #expect(read.skipped.map { $0.entryID ?? "" } == ["nan", "inf", "big", "range", "text", "certain"])
-        #expect(read.skipped.allSatisfy { !$0.reason.isEmpty })
+        let kept = read.incidents.filter { $0.position != nil }.map(\.id)
+        #expect(kept == ["ok", "swapped"])
+        for incident in read.incidents where incident.position == nil {
+            // Kept to be geocoded, and the reason is kept with it.
+            let problem = try #require(incident.properties[Incident.positionProblemProperty], "\(incident.id)")
+            #expect(!problem.isEmpty)
+            #expect(incident.road == "A1")
+        }
         // Latitude 120.5 cannot be; longitude 50.9 could be a latitude: the report asks about a swap.
-        #expect(read.skipped.last?.reason.contains("swapped") == true)
+        #expect(read.incidents.last?.properties[Incident.positionProblemProperty]?.contains("swapped") == true)
     }
 
     @Test func emptyAndHugeFieldsAreTamed() throws {

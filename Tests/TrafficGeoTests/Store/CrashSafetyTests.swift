@@ -64,7 +64,7 @@ struct CrashSafetyTests {
         // Running it again completes, with the same result as an uninterrupted ingest.
         let again = try TestSupport.run(cli.path, ["ingest", "--db", db, big.path])
         #expect(again.status == 0, Comment(rawValue: again.stderr))
-        #expect(again.stdout.contains("60000 read, 60000 new"))
+        #expect(again.stderr.contains("60000 read, 60000 new"))
         #expect(try Self.fingerprint(db).rows == 60_200)
         #expect(try store.checkIntegrity().isEmpty)
     }
