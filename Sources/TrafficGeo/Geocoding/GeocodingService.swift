@@ -97,7 +97,9 @@ public actor GeocodingService {
         let task = Task { try await provider.search(query) }
         inFlight[key] = task
         defer { inFlight[key] = nil }
-        var answer = try await task.value
+        // The request is its own task (callers asking the same share it), so a caller's
+        // cancellation (Ctrl-C) must be handed on, or the request would run out its retries.
+        var answer = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
         for i in answer.candidates.indices { answer.candidates[i].provider = answer.provider }
         try? cache?.storeAnswer(answer, for: key)
         return answer

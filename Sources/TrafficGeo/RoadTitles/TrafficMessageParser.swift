@@ -81,7 +81,9 @@ public enum TrafficMessageParser {
     // MARK: - Pieces
 
     private static let routeArrow = try! NSRegularExpression(
-        pattern: #"(?:^|[:,|]\s*)([^:,|>]+?)\s*-{1,2}>\s*([^,|]+?)\s*(?:,|$|\s(?=zwischen|Zwischen|\d))"#)
+        // An en dash ends a place too: readers join a message's parts with " – " (Autobahn
+        // subtitle – description), and no place name has one.
+        pattern: #"(?:^|[:,|–]\s*)([^:,|>–]+?)\s*-{1,2}>\s*([^,|–]+?)\s*(?:,|$|–|\s(?=zwischen|Zwischen|\d))"#)
 
     /// "Olpe -> Köln" (after a road reference or at the start); not "km 9.14 --> km 0.43".
     static func directedRoute(in text: String) -> [String]? {
@@ -93,7 +95,7 @@ public enum TrafficMessageParser {
         var start = windowStart
         if windowStart > text.startIndex {
             // Begin at a separator the pattern can anchor on, not inside a word.
-            start = text[windowStart..<arrow.lowerBound].firstIndex(where: { $0 == ":" || $0 == "," || $0 == "|" }) ?? windowStart
+            start = text[windowStart..<arrow.lowerBound].firstIndex(where: { $0 == ":" || $0 == "," || $0 == "|" || $0 == "–" }) ?? windowStart
         }
         let text = String(text[start..<windowEnd])
         let range = NSRange(text.startIndex..., in: text)

@@ -1,0 +1,157 @@
+import Foundation
+import Testing
+@testable import TrafficGeo
+
+/// Issue 15, "every command works as a user types it": each numbered point through the CLI as
+/// typed (points 1, 4, 5, 7, 8, 9 are in CommandLineTests and ConcurrencyTests).
+@Suite("Every command as a user types it", .enabled(if: TestSupport.cliExecutable != nil, "the trafficgeo executable was not built beside the tests"))
+struct EveryCommandTests {
+    let folder = TestSupport.temporaryDirectory()
+    var db: String { folder.appendingPathComponent("db.sqlite").path }
+    static let sample = TestSupport.repositoryRoot.appendingPathComponent("data/sample/lmst.de_DE.xml")
+
+    func cli(_ arguments: [String], stdin: String? = nil) throws -> (status: Int32, stdout: String, stderr: String) {
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        environment["TRAFFICGEO_DB"] = nil
+        return try TestSupport.run(TestSupport.cliExecutable!.path, arguments, stdin: stdin, environment: environment)
+    }
+
+    func count(_ export: String) -> Int {
+        let object = (try? JSONSerialization.jsonObject(with: Data(export.utf8))) as? [String: Any]
+        return (object?["features"] as? [Any])?.count ?? -1
+    }
+
+    // MARK: point 2
+
+    @Test func theSameFeedTwiceIsCountedOnce() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let content = try String(contentsOf: Self.sample, encoding: .utf8)
+        let monday = try TestSupport.write(content, name: "feed-monday.xml", in: folder)
+        let tuesday = try TestSupport.write(content, name: "feed-tuesday.xml", in: folder)
+        let r = try cli(["ingest", "--db", db, monday.path, tuesday.path])
+        #expect(r.status == 0, Comment(rawValue: r.stderr))
+        #expect(r.stderr.contains("feed-tuesday.xml (atom, source https://traffic.example/lmst.de_DE.xml): 12 read, 0 new"), Comment(rawValue: r.stderr))
+        // Piped in after being read from its file: the same incidents again, not copies.
+        let piped = try cli(["ingest", "--db", db, "-"], stdin: content)
+        #expect(piped.stderr.contains("0 new"), Comment(rawValue: piped.stderr))
+        let export = try cli(["export", "--db", db, "--format", "geojson"])
+        #expect(count(export.stdout) == 12)
+        // Nothing local leaks into what is shared: no folder of this machine in ids or sources.
+        #expect(!export.stdout.contains(folder.path) && !export.stdout.contains(TestSupport.repositoryRoot.path))
+        // An Autobahn API file and the same file piped in: one source, no doubled warnings.
+        let json = try TestSupport.write(RoadKnowledgeTests.autobahnHistory(count: 3), name: "a1.json", in: folder)
+        _ = try cli(["ingest", "--db", db, "--no-geocode", json.path])
+        let again = try cli(["ingest", "--db", db, "--no-geocode", "-"], stdin: try String(contentsOf: json, encoding: .utf8))
+        #expect(again.stderr.contains("stdin (autobahn, source autobahn): 3 read, 0 new"), Comment(rawValue: again.stderr))
+        // --source-name still decides when given.
+        let named = try cli(["ingest", "--db", db, "--source-name", "my feed", monday.path])
+        #expect(named.stderr.contains("source my feed): 12 read, 12 new"), Comment(rawValue: named.stderr))
+    }
+
+    // MARK: point 3
+
+    @Test func anUnreachableGeocoderIsLeftOutOnceAndQuickly() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let port = try LoopbackPort.unused()
+        let roads = try TestSupport.write("title\nA4 : Koeln - Olpe\nA3 : Koeln - Frankfurt\nA1 : Dortmund - Bremen\nA45 : Dortmund - Giessen\nA2 : Hannover - Berlin\n",
+                                          name: "roads.csv", in: folder)
+        let start = ContinuousClock.now
+        let batch = try cli(["geocode", "batch", "--db", db, "--geocoder", "nominatim=http://127.0.0.1:\(port),gazetteer", roads.path])
+        let took = ContinuousClock.now - start
+        #expect(took < .seconds(30), "took \(took)")
+        #expect(batch.status == 0, Comment(rawValue: batch.stderr))
+        // Said once, in words, with what to do; the chain went on to the gazetteer.
+        #expect(batch.stderr.components(separatedBy: "is unreachable").count == 2, Comment(rawValue: batch.stderr))
+        #expect(batch.stderr.contains("connection refused") && batch.stderr.contains("--geocoder"))
+        #expect(batch.stdout.contains(",gazetteer,found,"))
+        // reverse: the right cause, balanced brackets, no errno.
+        let reverse = try cli(["reverse", "--db", db, "--lat", "50.94", "--lon", "6.96", "--geocoder", "nominatim=http://127.0.0.1:\(port)"])
+        #expect(reverse.status != 0)
+        #expect(reverse.stderr.contains("connection refused") && !reverse.stderr.contains("errno") && !reverse.stderr.contains("reset"), Comment(rawValue: reverse.stderr))
+        #expect(reverse.stderr.filter { $0 == "(" }.count == reverse.stderr.filter { $0 == ")" }.count)
+        // A feed URL nobody serves: a plain message, not NIO's type names.
+        let download = try cli(["ingest", "--db", db, "http://127.0.0.1:\(port)/feed.xml"])
+        #expect(download.status == 69 && download.stderr.contains("connection refused"), Comment(rawValue: download.stderr))
+        let unknown = try cli(["ingest", "--db", db, "http://no-such-host.invalid/feed.xml"])
+        #expect(unknown.status == 69 && !unknown.stderr.contains("SocketAddressError"), Comment(rawValue: unknown.stderr))
+    }
+
+    @Test func ctrlCStopsABatchWaitingOnAServerThatNeverAnswers() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let server = try LoopbackHTTPServer { _, _ in .hang }
+        defer { server.shutdown() }
+        let roads = try TestSupport.write("query\nKöln\nOlpe\nWenden\nSiegen\n", name: "places.csv", in: folder)
+        let output = folder.appendingPathComponent("out.csv")
+        // Through python, to start the child with no signals blocked (the test runner blocks some).
+        let script = """
+            import signal, subprocess, sys, time
+            signal.pthread_sigmask(signal.SIG_SETMASK, [])
+            p = subprocess.Popen(sys.argv[1:], stdout=open('\(output.path)', 'w'), stderr=subprocess.DEVNULL)
+            time.sleep(2)
+            t = time.monotonic()
+            p.send_signal(signal.SIGINT)
+            code = p.wait(timeout=60)
+            print(code, round(time.monotonic() - t, 2))
+            """
+        let r = try TestSupport.run("/usr/bin/env", ["python3", "-c", script, TestSupport.cliExecutable!.path, "geocode", "batch", "--db", db,
+                                                     "--geocoder", "nominatim=\(server.baseURL.absoluteString)", roads.path])
+        let parts = r.stdout.split(separator: " ")
+        try #require(parts.count == 2, Comment(rawValue: r.stdout + r.stderr))
+        let seconds = Double(parts[1].trimmingCharacters(in: .whitespacesAndNewlines)) ?? 99
+        #expect(seconds < 6, "Ctrl-C took \(seconds) s")
+        #expect(parts[0] != "0")   // interrupted is not success
+        // Every row is there; the unanswered ones are pending (asked again next run).
+        let rows = try String(contentsOf: output, encoding: .utf8).split(separator: "\n")
+        #expect(rows.count == 5 && rows.dropFirst().allSatisfy { $0.contains(",pending,") }, "\(rows)")
+    }
+
+    // MARK: point 6
+
+    @Test func impossiblePositionsAreGeocodedNotStored() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let json = #"""
+            {"warning":[
+              {"identifier":"zero","title":"A4 | Köln - Olpe","subtitle":"Köln -> Olpe","description":["A4: zwischen AS Wenden und AS Krombach Stau"],"coordinate":{"lat":"0","long":"0"}},
+              {"identifier":"range","title":"A4 | Köln - Olpe","subtitle":"Köln -> Olpe","description":["A4: zwischen AS Wenden und AS Krombach Unfall"],"coordinate":{"lat":"95.1","long":"7.9"}},
+              {"identifier":"ok","title":"A4 | Köln - Olpe","coordinate":{"lat":"50.97","long":"7.94"}}
+            ]}
+            """#
+        let feed = try TestSupport.write(json, name: "warnings.json", in: folder)
+        let r = try cli(["ingest", "--db", db, feed.path])
+        #expect(r.status == 0, Comment(rawValue: r.stderr))
+        #expect(r.stderr.contains("3 read, 3 new") && r.stderr.contains("0 skipped"), Comment(rawValue: r.stderr))
+        #expect(r.stderr.contains("position ignored") && r.stderr.contains("95.1"), Comment(rawValue: r.stderr))
+        let export = try cli(["export", "--db", db, "--format", "geojson"])
+        let features = try #require((try JSONSerialization.jsonObject(with: Data(export.stdout.utf8)) as? [String: Any])?["features"] as? [[String: Any]])
+        #expect(features.count == 3)
+        for feature in features {
+            let coordinates = try #require((feature["geometry"] as? [String: Any])?["coordinates"] as? [Any])
+            let point = (coordinates.first as? [Double]) ?? (coordinates as? [Double]) ?? []
+            // Geocoded near Wenden/Olpe, never at (0, 0) or latitude 95.
+            #expect(point.count == 2 && abs(point[1] - 51.0) < 0.5 && abs(point[0] - 7.9) < 1, "\(feature)")
+        }
+    }
+}
+
+/// A loopback port nothing listens on (bound, then closed).
+enum LoopbackPort {
+    static func unused() throws -> Int {
+        #if canImport(Glibc)
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        #else
+        let fd = socket(AF_INET, SOCK_STREAM, 0)
+        #endif
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard bound else { throw CocoaError(.fileWriteUnknown) }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+}
