@@ -5,7 +5,10 @@ The incidents are written for this project in the shape of the freiefahrt.info A
 (DESIGN.md section 2); their positions are approximate junction positions typed in below, carried
 in the weblinks as lat/lon query items, as the original feed did. Nothing is copied from ../shared.
 
-  scripts/make-sample-feeds.py            # writes data/sample/lmst.de_DE.xml and incidents.rss
+  scripts/make-sample-feeds.py            # writes data/sample/lmst.de_DE.xml, incidents.rss and titles.xml
+
+titles.xml carries no positions at all (no lat/lon in its links): its incidents are placed by
+geocoding their road titles, which is what the demo shows.
 """
 import os
 from datetime import datetime, timedelta, timezone
@@ -41,6 +44,17 @@ INCIDENTS = [
      "Zwischen AS Bayreuth-Nord und AS Bad Berneck/Himmelkron Unfall, rechter Fahrstreifen gesperrt", 50.0150, 11.6060, 12, 2),
     ("tg-sample-0012", "A5 : Karlsruhe - Frankfurt",
      "Zwischen AS Heidelberg/Dossenheim und AS Ladenburg Stau 4 km", 49.4490, 8.6460, 25, 2),
+]
+
+# Title-only messages (id, title, summary, minutes before the feed time, hours valid): the
+# junctions are named after towns the offline gazetteer knows, as most German junctions are.
+TITLE_ONLY = [
+    ("tg-title-0001", "A45 : Dortmund - Giessen", "Zwischen AS Luedenscheid-Nord und AS Luedenscheid Stau 3 km", 4, 2),
+    ("tg-title-0002", "A4 : Olpe - Koeln", "Zwischen AS Gummersbach und AS Engelskirchen Unfall, rechter Fahrstreifen blockiert", 9, 2),
+    ("tg-title-0003", "A1 : Koeln - Dortmund", "Zwischen AS Wermelskirchen und AS Remscheid Baustelle", 90, 240),
+    ("tg-title-0004", "A61 : Koblenz - Venlo", "Zwischen AS Meckenheim und AK Bliesheim stockender Verkehr", 6, 1),
+    ("tg-title-0005", "A3 : Frankfurt - Koeln", "Zwischen AS Siegburg und AS Lohmar Gegenstaende auf der Fahrbahn", 14, 2),
+    ("tg-title-0006", "A44 : Kassel - Dortmund", "Zwischen AS Soest und AS Werl Stillstand", 2, 1),
 ]
 
 FEED_TIME = datetime(2025, 5, 19, 6, 0, 0, tzinfo=timezone.utc)
@@ -102,9 +116,30 @@ def rss():
     return "\n".join(lines) + "\n"
 
 
+def titles_only():
+    lines = ['<?xml version="1.0" encoding="utf-8"?>',
+             '<feed xmlns="http://www.w3.org/2005/Atom">',
+             f'  <updated>{FEED_TIME.strftime("%Y-%m-%dT%H:%M:%S.000Z")}</updated>',
+             '  <title>Verkehrsmeldungen ohne Koordinaten (trafficgeo sample)</title>',
+             '  <id>https://traffic.example/titles.xml</id>']
+    for ident, title, summary, age, hours in TITLE_ONLY:
+        updated = FEED_TIME - timedelta(minutes=age)
+        lines += [
+            "  <entry>",
+            f"    <updated>{iso(updated)}</updated>",
+            f"    <expires>{iso(updated + timedelta(hours=hours))}</expires>",
+            f"    <title>{escape(title)}</title>",
+            f"    <id>https://traffic.example/?id={ident}</id>",
+            f"    <summary>{escape(summary)}</summary>",
+            "  </entry>",
+        ]
+    lines.append("</feed>")
+    return "\n".join(lines) + "\n"
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for name, text in [("lmst.de_DE.xml", atom()), ("incidents.rss", rss())]:
+    for name, text in [("lmst.de_DE.xml", atom()), ("incidents.rss", rss()), ("titles.xml", titles_only())]:
         with open(os.path.join(OUT, name), "w", encoding="utf-8") as f:
             f.write(text)
         print(f"wrote data/sample/{name}")

@@ -27,13 +27,13 @@ enum TrafficGeoExit {
             switch feed {
             case .notFound, .unreadable: return noInput
             case .download, .httpStatus: return unavailable
-            case .unknownFormat, .malformed, .tooLarge: return dataError
+            case .unknownFormat, .empty, .formatMismatch, .malformed, .tooLarge: return dataError
             }
         case is OutputError: return cannotCreate
         case let geocoding as GeocodingError:
             switch geocoding {
             case .configuration: return ExitCode(64)
-            case .connection, .timeout, .serverError, .rateLimited, .forbidden: return unavailable
+            case .connection, .unreachable, .timeout, .serverError, .rateLimited, .forbidden: return unavailable
             default: return failure
             }
         default: return failure

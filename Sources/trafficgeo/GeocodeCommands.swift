@@ -118,34 +118,52 @@ struct GeocodePendingCommand: AsyncParsableCommand {
 }
 
 struct ReverseCommand: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(commandName: "reverse", abstract: "The address at a location: country, postcode, locality, road.")
+    static let configuration = CommandConfiguration(
+        commandName: "reverse", abstract: "The address at a location: country, postcode, locality, road.",
+        discussion: """
+            The offline gazetteer answers with the nearest town it knows; an answer farther than \
+            --max-distance counts as none (exit 2), and the message names it and its distance.
+            """)
 
     @OptionGroup var global: GlobalOptions
     @OptionGroup var location: LocationOptions
+    @Option(help: ArgumentHelp("An address farther than this from the location is not its address (e.g. 50km).", valueName: "distance"))
+    var maxDistance = "50km"
     @OptionGroup var geocoding: GeocoderOptions
     @Flag(help: "Print JSON.") var json = false
 
     func validate() throws {
         guard location.isGiven else { throw ValidationError("Give --lat and --lon.") }
+        _ = try DistanceArgument.validated(maxDistance, option: "--max-distance")
     }
 
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
             let service = try geocoding.makeService(cache: nil)
+            let limit = try DistanceArgument.validated(maxDistance, option: "--max-distance")
             let a = try await service.reverse(location.resolvedCoordinate(quiet: global.quiet))
+            let known = a.displayName != nil || a.locality != nil
+            let tooFar = a.distanceMeters.map { $0 > limit } ?? false
             if json {
                 let encoder = JSONEncoder()
                 encoder.outputFormatting = [.sortedKeys]
                 print(String(decoding: try encoder.encode(a), as: UTF8.self))
+                if !known || tooFar { throw TrafficGeoExit.notFound }
                 return
             }
-            guard a.displayName != nil || a.locality != nil else {
+            guard known else {
                 Terminal.printError("trafficgeo: not found: \(a.provider) knows no address there")
                 throw TrafficGeoExit.notFound
             }
+            if tooFar, let distance = a.distanceMeters {
+                Terminal.printError("trafficgeo: not found: \(a.provider) knows no place within \(Annotation.formatDistance(limit)); "
+                                    + "the nearest it knows, \(a.displayName ?? a.locality ?? "?"), is \(Annotation.formatDistance(distance)) away")
+                throw TrafficGeoExit.notFound
+            }
             for (label, value) in [("address", a.displayName), ("road", a.road), ("locality", a.locality), ("postcode", a.postcode),
-                                   ("country", a.country ?? a.countryCode?.uppercased())] {
+                                   ("country", a.country ?? a.countryCode?.uppercased()),
+                                   ("distance", a.distanceMeters.map { Annotation.formatDistance($0) })] {
                 if let value { print("\(label.padding(toLength: 9, withPad: " ", startingAt: 0)) \(value)") }
             }
             if let attribution = a.attribution, !global.quiet { Terminal.printError("trafficgeo: \(a.provider): \(attribution)") }
@@ -168,7 +186,7 @@ enum GeocodeRunner {
         if !quiet && s.total > 0 {
             let byPrecision = GeocodePrecision.allCases.compactMap { p in s.found[p].map { "\($0) \(p.rawValue)" } }.joined(separator: ", ")
             let seconds = s.elapsed.inSeconds
-            print("geocoded \(s.total): \(s.foundTotal) found (\(byPrecision.isEmpty ? "-" : byPrecision)), \(s.notFound) not found, "
+            Terminal.printError("trafficgeo: geocoded \(s.total): \(s.foundTotal) found (\(byPrecision.isEmpty ? "-" : byPrecision)), \(s.notFound) not found, "
                   + "\(s.failed) failed; \(s.statistics.requests) requests, \(s.statistics.cacheHits) from cache, "
                   + String(format: "%.1f s", seconds))
         }

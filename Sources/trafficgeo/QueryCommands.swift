@@ -18,10 +18,14 @@ struct NearCommand: AsyncParsableCommand {
 
     @OptionGroup var query: QueryOptions
     @OptionGroup var batch: BatchQueryOptions
+    @OptionGroup var place: PlaceOptions
 
     func validate() throws {
-        guard location.isGiven != (batch.queries != nil) else { throw ValidationError("Give --lat and --lon, or --queries FILE.") }
+        guard [location.isGiven, batch.queries != nil, place.place != nil].filter({ $0 }).count == 1 else {
+            throw ValidationError("Give a place name, --lat and --lon, or --queries FILE (one of them).")
+        }
         guard limit > 0 else { throw ValidationError("--limit must be positive.") }
+        try batch.check(format: query.format)
         if let maxDistance { _ = try DistanceArgument.validated(maxDistance, option: "--max-distance") }
     }
 
@@ -37,9 +41,10 @@ struct NearCommand: AsyncParsableCommand {
                 }
                 return
             }
-            var results = try engine.nearest(to: location.resolvedCoordinate(quiet: global.quiet), limit: limit, maxDistance: max, filter: query.filter)
+            let center = try await place.resolve(quiet: global.quiet) ?? location.resolvedCoordinate(quiet: global.quiet)
+            var results = try engine.nearest(to: center, limit: limit, maxDistance: max, filter: query.filter)
             if let sort = query.sort { results = QueryEngine.sort(results, by: sort) }
-            try query.write { emit in try results.forEach(emit) }
+            try query.write(quiet: global.quiet) { emit in try results.forEach(emit) }
         }
     }
 }
@@ -57,10 +62,14 @@ struct WithinCommand: AsyncParsableCommand {
 
     @OptionGroup var query: QueryOptions
     @OptionGroup var batch: BatchQueryOptions
+    @OptionGroup var place: PlaceOptions
 
     func validate() throws {
-        guard location.isGiven != (batch.queries != nil) else { throw ValidationError("Give --lat and --lon, or --queries FILE.") }
+        guard [location.isGiven, batch.queries != nil, place.place != nil].filter({ $0 }).count == 1 else {
+            throw ValidationError("Give a place name, --lat and --lon, or --queries FILE (one of them).")
+        }
         _ = try DistanceArgument.validated(radius, option: "--radius")
+        try batch.check(format: query.format)
     }
 
     func run() async throws {
@@ -75,9 +84,10 @@ struct WithinCommand: AsyncParsableCommand {
                 }
                 return
             }
-            let results = try engine.within(radius: metres, of: location.resolvedCoordinate(quiet: global.quiet), filter: query.filter)
+            let center = try await place.resolve(quiet: global.quiet) ?? location.resolvedCoordinate(quiet: global.quiet)
+            let results = try engine.within(radius: metres, of: center, filter: query.filter)
             let sorted = query.sort.map { QueryEngine.sort(results, by: $0) } ?? results
-            try query.write { emit in try sorted.forEach(emit) }
+            try query.write(quiet: global.quiet) { emit in try sorted.forEach(emit) }
         }
     }
 }
@@ -108,9 +118,9 @@ struct BoundingBoxCommand: AsyncParsableCommand {
             if let sort = query.sort {
                 var results: [QueryResult] = []
                 try engine.inBoundingBox(west: west, south: south, east: east, north: north, filter: query.filter) { results.append($0) }
-                try query.write { emit in try QueryEngine.sort(results, by: sort).forEach(emit) }
+                try query.write(quiet: global.quiet) { emit in try QueryEngine.sort(results, by: sort).forEach(emit) }
             } else {
-                try query.write { emit in
+                try query.write(quiet: global.quiet) { emit in
                     try engine.inBoundingBox(west: west, south: south, east: east, north: north, filter: query.filter, handle: emit)
                 }
             }
@@ -136,7 +146,7 @@ struct ExportCommand: AsyncParsableCommand {
             var options = query
             if options.format == nil { options.format = options.output.flatMap(OutputFormat.forFile) ?? .geojson }
             let engine = try QueryEngine(store: try global.openStore(readOnly: true))
-            let count = try options.write { emit in
+            let count = try options.write(quiet: global.quiet) { emit in
                 try engine.all(filter: query.filter, locatedOnly: !includeUnlocated, handle: emit)
             }
             if let output = options.output, !global.quiet { Terminal.printError("trafficgeo: wrote \(count) incidents to \(output)") }

@@ -39,6 +39,30 @@ struct LocationOptions: ParsableArguments {
     }
 }
 
+/// A place name instead of coordinates (`trafficgeo near Köln`), found by the configured geocoder.
+struct PlaceOptions: ParsableArguments {
+    @Argument(help: ArgumentHelp("A place to search around instead of --lat/--lon (e.g. Köln, \"Paris, France\"), found by the geocoder.", valueName: "place"))
+    var place: String?
+
+    @OptionGroup(title: "Geocoder (for a place name)") var geocoding: GeocoderOptions
+
+    /// The place's coordinate, saying on stderr which place was taken; exit 2 when none is found.
+    func resolve(quiet: Bool) async throws -> Coordinate? {
+        guard let place else { return nil }
+        let service = try geocoding.makeService(cache: nil)
+        let answer = try await service.search(GeocodeQuery(place, purpose: .place, limit: 1))
+        guard let best = answer.candidates.first else {
+            Terminal.printError("trafficgeo: not found: \(answer.provider) knows no place '\(place)'; give --lat and --lon, or another --geocoder")
+            throw TrafficGeoExit.notFound
+        }
+        if !quiet {
+            Terminal.printError(String(format: "trafficgeo: %@ is at %.5f, %.5f (%@, from %@)", best.displayName ?? best.name,
+                                       best.coordinate.latitude, best.coordinate.longitude, best.kind.rawValue, best.provider ?? answer.provider))
+        }
+        return best.coordinate
+    }
+}
+
 /// Many query points from a file, answered in one process (`--queries`) on one read snapshot, with optional timing.
 struct BatchQueryOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Answer every point of this CSV (columns qid or id, lat, lon) in one process; rows qid,id,distance_m.", valueName: "file"))
@@ -46,6 +70,12 @@ struct BatchQueryOptions: ParsableArguments {
 
     @Flag(help: "With --queries: report the time of each query on stderr (a summary line and a JSON line).")
     var timing = false
+
+    /// `--queries` writes CSV rows: another --format would be silently ignored, so it is refused.
+    func check(format: OutputFormat?) throws {
+        guard queries != nil, let format, format != .csv else { return }
+        throw ValidationError("--queries writes CSV rows (qid,id,distance_m); leave out --format \(format.rawValue), or use --format csv.")
+    }
 
     /// Runs `answer` for every point, writing `qid,id,distance_m` rows; the timing goes to stderr.
     func run(output: String?, answer: (Coordinate) throws -> [Neighbour]) throws {
@@ -120,6 +150,9 @@ struct QueryOptions: ParsableArguments {
     @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (atomically) instead of stdout.", valueName: "file"))
     var output: String?
 
+    @Option(help: ArgumentHelp("GeoJSON geometry: point (every incident, one type as GIS tools want), segment (LineStrings; incidents without a segment are left out), mixed (LineString where known, else Point; for map viewers).", valueName: "kind"))
+    var geometry: GeometryChoice = .point
+
     func validate() throws {
         for (name, value) in [("--active-at", activeAt), ("--since", since), ("--until", until)] {
             if let value, TimeArgument.parse(value) == nil {
@@ -175,15 +208,24 @@ struct QueryOptions: ParsableArguments {
     /// terminal and JSON otherwise.
     var outputFormat: OutputFormat { format ?? output.flatMap(OutputFormat.forFile) ?? (output == nil && Terminal.stdoutIsTerminal ? .annotations : .json) }
 
-    /// Streams results to stdout or the output file; returns how many were written.
+    /// Streams results to stdout or the output file; returns how many were written. With
+    /// `--geometry segment`, the results without a segment are left out, and stderr says how many.
     @discardableResult
-    func write(_ produce: ((QueryResult) throws -> Void) throws -> Void) throws -> Int {
+    func write(quiet: Bool = false, _ produce: ((QueryResult) throws -> Void) throws -> Void) throws -> Int {
         let sink = try output.map { try TextSink(path: $0) } ?? TextSink()
-        let writer = outputFormat.makeWriter(sink: sink, color: output == nil && Terminal.useColor)
-        var count = 0
+        let format = outputFormat
+        let writer = format.makeWriter(sink: sink, color: output == nil && Terminal.useColor, geometry: geometry)
+        let onlySegments = geometry == .segment && (format == .geojson || format == .geojsonseq)
+        var count = 0, leftOut = 0
+        defer {
+            if leftOut > 0 && !quiet {
+                Terminal.printError("trafficgeo: note: \(leftOut) incidents without a segment were left out (--geometry point writes every incident)")
+            }
+        }
         do {
             try writer.begin()
             try produce { result in
+                if onlySegments && !geometry.fits(result.incident) { leftOut += 1; return }
                 try writer.write(result)
                 count += 1
             }
@@ -198,6 +240,7 @@ struct QueryOptions: ParsableArguments {
 }
 
 extension QuerySort: ExpressibleByArgument {}
+extension GeometryChoice: ExpressibleByArgument {}
 extension OutputFormat: ExpressibleByArgument {
     /// Any case: `--format GeoJSON` is `geojson`.
     public init?(argument: String) { self.init(rawValue: argument.lowercased()) }

@@ -5,6 +5,10 @@ public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
     case notFound(String)
     case unreadable(String, reason: String)
     case unknownFormat(String)
+    /// The input has no bytes, or only white space.
+    case empty(String)
+    /// `--format` names a format of another kind than the content (Atom asked, JSON given).
+    case formatMismatch(String, forced: FeedFormat, detected: FeedFormat)
     case download(String, reason: String)
     case httpStatus(String, status: Int)
     case malformed(String, format: FeedFormat, reason: String, entriesRead: Int)
@@ -18,6 +22,10 @@ public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(location): cannot read: \(reason)"
         case let .unknownFormat(location):
             return "\(location): cannot tell the feed format from its content; name it with --format atom|rss|autobahn|geojson|csv"
+        case let .empty(location):
+            return "\(location): the feed is empty (no bytes, or only white space); nothing to read"
+        case let .formatMismatch(location, forced, detected):
+            return "\(location): --format \(forced.rawValue) was given, but the content is \(detected.rawValue) (\(detected.family)); leave out --format to read it as that"
         case let .download(location, reason):
             return "\(location): download failed: \(reason)"
         case let .httpStatus(location, status):

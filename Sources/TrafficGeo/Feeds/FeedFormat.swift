@@ -9,6 +9,15 @@ public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible 
     /// Guesses the format from the first bytes of a feed (after a BOM and whitespace).
     ///
     ///     FeedFormat.detect(Data("<feed xmlns=...".utf8)) // .atom
+    /// What kind of text the format is: forcing one format on content of another kind is a mistake.
+    public var family: String {
+        switch self {
+        case .atom, .rss: "XML"
+        case .autobahn, .geojson: "JSON"
+        case .csv: "delimited text"
+        }
+    }
+
     public static func detect(_ head: Data) -> FeedFormat? {
         var bytes = head[...]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }

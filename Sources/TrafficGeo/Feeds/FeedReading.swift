@@ -12,9 +12,19 @@ public enum FeedReading {
     }
 
     /// The format of `input`: `forced` when given, else detected from the first bytes.
+    /// The format of the input: `forced` when given (refused when the content is plainly of
+    /// another kind: XML, JSON or text), else detected from the first bytes.
     public static func format(of input: FeedInput, forced: FeedFormat? = nil) throws -> FeedFormat {
-        if let forced { return forced }
-        guard let detected = FeedFormat.detect(try input.head()) else { throw FeedError.unknownFormat(input.location) }
+        let head = try input.head()
+        if head.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { throw FeedError.empty(input.location) }
+        let detected = FeedFormat.detect(head)
+        if let forced {
+            if let detected, detected.family != forced.family {
+                throw FeedError.formatMismatch(input.location, forced: forced, detected: detected)
+            }
+            return forced
+        }
+        guard let detected else { throw FeedError.unknownFormat(input.location) }
         return detected
     }
 

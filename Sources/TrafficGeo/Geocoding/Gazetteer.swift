@@ -104,23 +104,37 @@ private final class GazetteerCache: @unchecked Sendable {
 public struct GazetteerProvider: GeocodingProvider {
     public let name = "gazetteer"
     public let gazetteer: Gazetteer
-    public var cacheIdentity: String { "gazetteer" }
+    /// Versioned: answers cached by an older gazetteer search (before addresses found their
+    /// town) are not reused.
+    public var cacheIdentity: String { "gazetteer/2" }
 
     public init(gazetteer: Gazetteer) { self.gazetteer = gazetteer }
 
     public func search(_ query: GeocodeQuery) async throws -> GeocodeAnswer {
-        // The name as written first, then the spellings a gazetteer may know it by.
-        for (variant, quality) in NameVariants.of(query.text) {
+        if let found = lookup(query.text, query, scale: 1) { return found }
+        // An address ("Hauptstraße 5, 69117 Heidelberg", "50667 Köln"): the gazetteer knows
+        // towns, not streets, so the address's town answers, at town precision and less surely.
+        if query.purpose != .junction {
+            for town in AddressParts.towns(in: query.text) {
+                if let found = lookup(town, query, scale: 0.6) { return found }
+            }
+        }
+        return GeocodeAnswer(provider: name, candidates: [], attribution: Gazetteer.attribution)
+    }
+
+    /// The places of a name as written first, then of the spellings a gazetteer may know it by.
+    private func lookup(_ text: String, _ query: GeocodeQuery, scale: Double) -> GeocodeAnswer? {
+        for (variant, quality) in NameVariants.of(text) {
             let places = gazetteer.lookup(variant, countryCodes: query.countryCodes)
             guard !places.isEmpty else { continue }
             let candidates = places.prefix(query.limit).map { p in
                 GeocodeCandidate(coordinate: p.coordinate, name: p.name, displayName: "\(p.name), \(p.countryCode.uppercased())",
-                                 kind: .town, score: quality * min(1, log10(Double(max(p.population, 1))) / 7),
+                                 kind: .town, score: scale * quality * min(1, log10(Double(max(p.population, 1))) / 7),
                                  population: p.population, countryCode: p.countryCode, osmTag: "place/geonames")
             }
             return GeocodeAnswer(provider: name, candidates: Array(candidates), attribution: Gazetteer.attribution)
         }
-        return GeocodeAnswer(provider: name, candidates: [], attribution: Gazetteer.attribution)
+        return nil
     }
 
     public func reverse(_ coordinate: Coordinate) async throws -> ReverseAddress {
@@ -128,5 +142,32 @@ public struct GazetteerProvider: GeocodingProvider {
         return ReverseAddress(displayName: place.name, country: nil, countryCode: place.countryCode, postcode: nil,
                               locality: place.name, road: nil, coordinate: place.coordinate, provider: name,
                               attribution: Gazetteer.attribution)
+    }
+}
+
+/// The parts of a postal address that may name its town, most likely first: the part with a
+/// postcode ("69117 Heidelberg", "D-50667 Köln", "Köln 50667"), then the other comma-separated
+/// parts from the last ("Hauptstraße 5, Heidelberg"). Only numeric postcodes are recognised
+/// (most of Europe's); a British "SW1A 1AA London" is tried as a part like any other.
+enum AddressParts {
+    static func towns(in text: String) -> [String] {
+        let parts = text.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty }
+        var withCode: [String] = [], others: [String] = []
+        for part in parts.reversed() {
+            let words = part.split(separator: " ")
+            let kept = words.filter { !isPostcode($0) }
+            guard !kept.isEmpty else { continue }
+            let name = kept.joined(separator: " ")
+            if kept.count < words.count { withCode.append(name) } else if parts.count > 1 { others.append(name) }
+        }
+        var seen = Set<String>()
+        return (withCode + others).filter { $0 != text && seen.insert($0).inserted }
+    }
+
+    /// 4–5 digits, maybe after a country letter and a dash (D-50667, A-1010, CH-8001).
+    private static func isPostcode(_ word: Substring) -> Bool {
+        let digits = word.split(separator: "-").last ?? word
+        guard (4...5).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
+        return digits.count == word.count || word.split(separator: "-").first.map { $0.count <= 2 && $0.allSatisfy(\.isLetter) } == true
     }
 }

@@ -100,4 +100,7 @@ public struct ReverseAddress: Sendable, Equatable, Codable {
     public var coordinate: Coordinate?
     public var provider: String
     public var attribution: String?
+    /// Metres from the asked location to `coordinate` (the gazetteer answers with the nearest
+    /// place it knows, which may be far).
+    public var distanceMeters: Double?
 }

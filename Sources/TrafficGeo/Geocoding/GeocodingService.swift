@@ -110,7 +110,8 @@ public actor GeocodingService {
         var firstError: Error?
         for provider in providers where stoppedProviders[provider.cacheIdentity] == nil {
             do {
-                let address = try await provider.reverse(coordinate)
+                var address = try await provider.reverse(coordinate)
+                address.distanceMeters = address.coordinate.map { Geodesic.distance(from: coordinate, to: $0) }
                 if address.displayName != nil || address.locality != nil { return address }
             } catch let error as GeocodingError {
                 if case .unsupported = error { continue }

@@ -34,7 +34,8 @@ public struct Annotation: Sendable, Equatable, Encodable {
         subtitle = i.summary
         pinColor = i.pinColor
         distanceMeters = result.distance.map { Self.round($0, 1) }
-        bearingDegrees = result.bearing.map { Self.round($0, 1) }
+        // At the query point itself there is no direction (the geodesic solution says 180°, "S").
+        bearingDegrees = (result.distance ?? .infinity) < Self.noBearingWithin ? nil : result.bearing.map { Self.round($0, 1) }
         road = i.road
         category = i.category?.rawValue
         updated = i.updated.map(TimestampParser.format)
@@ -45,6 +46,9 @@ public struct Annotation: Sendable, Equatable, Encodable {
         precision = i.positionSource?.precision?.rawValue
         confidence = i.positionSource?.confidence
     }
+
+    /// Results nearer than this (metres) have no bearing.
+    static let noBearingWithin = 0.5
 
     static func round(_ value: Double, _ digits: Int) -> Double {
         let scale = pow(10, Double(digits))

@@ -28,15 +28,31 @@ public enum OutputFormat: String, Sendable, CaseIterable {
     }
 
     /// Makes the writer for this format.
-    public func makeWriter(sink: TextSink, color: Bool = false) -> ResultWriter {
+    public func makeWriter(sink: TextSink, color: Bool = false, geometry: GeometryChoice = .point) -> ResultWriter {
         switch self {
         case .annotations: return AnnotationCardWriter(sink: sink, color: color)
         case .table: return TableWriter(sink: sink)
         case .json: return JSONArrayWriter(sink: sink)
-        case .geojson: return GeoJSONWriter(sink: sink, sequence: false)
-        case .geojsonseq: return GeoJSONWriter(sink: sink, sequence: true)
+        case .geojson: return GeoJSONWriter(sink: sink, sequence: false, geometry: geometry)
+        case .geojsonseq: return GeoJSONWriter(sink: sink, sequence: true, geometry: geometry)
         case .csv: return CSVResultWriter(sink: sink)
         }
+    }
+}
+
+/// Which geometry a GeoJSON feature gets. One type per file is what GIS tools expect: GDAL calls
+/// a layer of Points and LineStrings "Geometry: Unknown" and cannot write it to a Shapefile.
+public enum GeometryChoice: String, Sendable, CaseIterable {
+    /// A Point at every incident (where its segment starts, if it has one).
+    case point
+    /// A LineString along every incident's segment; incidents without one are left out.
+    case segment
+    /// A LineString where there is a segment, else a Point (for map viewers, not GIS tools).
+    case mixed
+
+    /// Whether an incident has the geometry asked for.
+    public func fits(_ incident: Incident) -> Bool {
+        self != .segment || (incident.segment?.count ?? 0) >= 2
     }
 }
 
@@ -89,6 +105,11 @@ public final class TextSink {
         if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
             throw OutputError.cannotWrite(path, reason: "it is a directory")
         }
+        // The rename would replace a file its permissions protect: refuse, as `>` in a shell does.
+        let exists = lstat(path, &info) == 0 && (info.st_mode & S_IFMT) == S_IFREG
+        if exists, access(path, W_OK) != 0 {
+            throw OutputError.cannotWrite(path, reason: "it is read-only; make it writable (chmod u+w) or choose another file")
+        }
         // mkstemps: a fresh name, created with O_EXCL, so a symlink planted at a guessable
         // temporary name can never redirect the output; the rename then replaces `path` itself
         // (a symlink at `path` is replaced, its target is never written).
@@ -97,10 +118,15 @@ public final class TextSink {
         guard fd >= 0 else {
             throw OutputError.cannotWrite(path, reason: "cannot create a file in \(folder): \(String(cString: strerror(errno)))")
         }
-        // mkstemp makes the file private (0600); an output file gets the usual 0666 minus the umask.
-        let mask = umask(0)
-        umask(mask)
-        fchmod(fd, 0o666 & ~mask)
+        // mkstemp makes the file private (0600): a replaced file keeps its mode, a new one gets
+        // the usual 0666 minus the umask.
+        if exists {
+            fchmod(fd, info.st_mode & 0o7777)
+        } else {
+            let mask = umask(0)
+            umask(mask)
+            fchmod(fd, 0o666 & ~mask)
+        }
         self.handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         finalPath = path

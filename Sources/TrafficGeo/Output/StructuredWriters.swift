@@ -25,11 +25,13 @@ final class JSONArrayWriter: ResultWriter {
 final class GeoJSONWriter: ResultWriter {
     private let sink: TextSink
     private let sequence: Bool
+    private let geometry: GeometryChoice
     private var count = 0
 
-    init(sink: TextSink, sequence: Bool) {
+    init(sink: TextSink, sequence: Bool, geometry: GeometryChoice = .point) {
         self.sink = sink
         self.sequence = sequence
+        self.geometry = geometry
     }
 
     func begin() throws {
@@ -37,7 +39,7 @@ final class GeoJSONWriter: ResultWriter {
     }
 
     func write(_ result: QueryResult) throws {
-        let feature = Self.feature(result)
+        let feature = Self.feature(result, geometry: geometry)
         if sequence {
             sink.write("\u{1E}" + feature + "\n")
         } else {
@@ -50,14 +52,14 @@ final class GeoJSONWriter: ResultWriter {
         if !sequence { sink.write(count == 0 ? "]}\n" : "\n]}\n") }
     }
 
-    static func feature(_ result: QueryResult) -> String {
+    static func feature(_ result: QueryResult, geometry choice: GeometryChoice = .point) -> String {
         let incident = result.incident
         let annotation = Annotation(result)
         var o = JSONObjectText()
         o.add("type", "Feature")
         // A feature's id must be unique in the collection: source and feed id together are.
         o.add("id", "\(incident.source)#\(incident.id)")
-        o.add(raw: "geometry", geometry(incident))
+        o.add(raw: "geometry", geometry(incident, choice))
         var p = JSONObjectText()
         p.add("id", incident.id)
         p.add("title", annotation.title)
@@ -66,7 +68,7 @@ final class GeoJSONWriter: ResultWriter {
         p.add("pinColor", annotation.pinColor.rawValue)
         p.add("marker-color", annotation.pinColor.hex)
         p.add("marker-symbol", markerSymbol(incident.category))
-        if incident.segment != nil {
+        if choice != .point, incident.segment != nil {
             p.add("stroke", annotation.pinColor.hex)
             p.add("stroke-width", 4)
         }
@@ -85,12 +87,12 @@ final class GeoJSONWriter: ResultWriter {
         return o.closed()
     }
 
-    /// Point at the incident, or a LineString along its segment (which starts at the incident).
-    static func geometry(_ incident: Incident) -> String {
+    /// A Point at the incident, or (as chosen) a LineString along its segment, which starts at the incident.
+    static func geometry(_ incident: Incident, _ choice: GeometryChoice) -> String {
         func pair(_ c: Coordinate) -> String {
             "[\(JSONObjectText.number(c.longitude, digits: 6)),\(JSONObjectText.number(c.latitude, digits: 6))]"
         }
-        if let segment = incident.segment, segment.count >= 2 {
+        if choice != .point, let segment = incident.segment, segment.count >= 2 {
             return "{\"type\":\"LineString\",\"coordinates\":[" + segment.map(pair).joined(separator: ",") + "]}"
         }
         guard let p = incident.position else { return "null" }

@@ -191,9 +191,28 @@ public final class QueryEngine {
 
     // MARK: - Bounding box and scan
 
-    /// Incidents inside a longitude/latitude box; `west > east` crosses the antimeridian.
+    /// Incidents inside a longitude/latitude box (edges included), in store order; `west > east`
+    /// crosses the antimeridian.
+    ///
+    /// A box up to `indexedBoxSpan` degrees a side is read through the spatial index: its
+    /// candidates are those within the circle around the box's centre that holds the whole box,
+    /// then each is checked against the box itself. Larger boxes hold much of the table anyway
+    /// and are scanned.
     public func inBoundingBox(west: Double, south: Double, east: Double, north: Double,
                               filter: IncidentFilter = IncidentFilter(), handle: (QueryResult) throws -> Void) throws {
+        let box = LonLatBox(west: west, south: south, east: east, north: north)
+        if let (center, radius) = box.enclosingCircle(maxSpan: Self.indexedBoxSpan) {
+            try store.read { db in
+                var candidates = try Candidates(db, cache: queryCache(db), around: center, maxDistance: radius, filter: filter,
+                                                inIDOrder: true, decoding: true)
+                defer { candidates.close() }
+                while let (_, position) = try candidates.next() {
+                    guard box.contains(position) else { continue }
+                    try handle(QueryResult(stored: StoredIncident(row: candidates.row, startingAt: Candidates.incidentColumn)))
+                }
+            }
+            return
+        }
         let (condition, arguments) = filter.sql()
         let lonCondition = west <= east ? "i.longitude BETWEEN ? AND ?" : "(i.longitude >= ? OR i.longitude <= ?)"
         try store.read { db in
@@ -204,6 +223,9 @@ public final class QueryEngine {
             while let row = try cursor.next() { try handle(QueryResult(stored: StoredIncident(row: row))) }
         }
     }
+
+    /// Boxes up to this many degrees of latitude and of longitude go through the index.
+    static let indexedBoxSpan = 30.0
 
     /// Every incident matching `filter` (located or not), in store order; for export.
     public func all(filter: IncidentFilter = IncidentFilter(), locatedOnly: Bool = false,

@@ -19,14 +19,14 @@ struct OutputFormatTests {
         }
     }
 
-    static func render(_ format: OutputFormat, color: Bool = false) throws -> String {
+    static func render(_ format: OutputFormat, color: Bool = false, geometry: GeometryChoice = .point) throws -> String {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let path = folder.appendingPathComponent("out").path
         let sink = try TextSink(path: path)
-        let writer = format.makeWriter(sink: sink, color: color)
+        let writer = format.makeWriter(sink: sink, color: color, geometry: geometry)
         try writer.begin()
-        for r in results() { try writer.write(r) }
+        for r in results() where geometry.fits(r.incident) { try writer.write(r) }
         try writer.end()
         try sink.commit()
         return try String(contentsOfFile: path, encoding: .utf8)
@@ -68,8 +68,28 @@ struct OutputFormatTests {
         #expect(props["marker-color"] as? String == PinColor.red.hex)
         #expect(props["title"] as? String == "A4 : Koeln - Olpe")
         #expect(props["description"] as? String != nil)
-        #expect((features[1]["geometry"] as? [String: Any])?["type"] as? String == "LineString")
+        // One geometry type by default: the incident with a segment is a Point where it starts.
+        #expect((features[1]["geometry"] as? [String: Any])?["type"] as? String == "Point")
         #expect(features[2]["geometry"] is NSNull)
+        let mixed = try #require(try JSONSerialization.jsonObject(with: Data(try Self.render(.geojson, geometry: .mixed).utf8)) as? [String: Any])
+        #expect(((mixed["features"] as? [[String: Any]])?[1]["geometry"] as? [String: Any])?["type"] as? String == "LineString")
+        let segments = try #require(try JSONSerialization.jsonObject(with: Data(try Self.render(.geojson, geometry: .segment).utf8)) as? [String: Any])
+        #expect((segments["features"] as? [[String: Any]])?.map { $0["id"] as? String } == ["s#b"])
+    }
+
+    @Test(.enabled(if: TestSupport.which("ogr2ogr") != nil, "GDAL is not installed (apt install gdal-bin)"))
+    func gdalSeesOneGeometryTypeAndWritesAShapefile() throws {
+        let ogrinfo = try #require(TestSupport.which("ogrinfo")), ogr2ogr = try #require(TestSupport.which("ogr2ogr"))
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (geometry, type) in [(GeometryChoice.point, "Point"), (.segment, "Line String")] {
+            let url = try TestSupport.write(try Self.render(.geojson, geometry: geometry), name: "\(geometry).geojson", in: folder)
+            let info = try TestSupport.run(ogrinfo, ["-ro", "-al", "-so", url.path])
+            #expect(info.stdout.contains("Geometry: \(type)"), Comment(rawValue: info.stdout))
+            let shp = folder.appendingPathComponent("\(geometry).shp").path
+            let convert = try TestSupport.run(ogr2ogr, ["-f", "ESRI Shapefile", shp, url.path])
+            #expect(convert.status == 0 && FileManager.default.fileExists(atPath: shp), Comment(rawValue: convert.stderr))
+        }
     }
 
     @Test func emptyCollectionIsStillAFeatureCollection() throws {

@@ -88,6 +88,35 @@ struct QueryEngineTests {
         }
     }
 
+    @Test func boundingBoxesEqualAScanOfEveryPoint() throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (store, points) = try Self.makeStore(count: 3000, seed: 31, in: folder)
+        let engine = try QueryEngine(store: store)
+        var generator = SplitMix64(seed: 32)
+        var boxes = [LonLatBox(west: 175, south: -10, east: -175, north: 10),      // across the antimeridian
+                     LonLatBox(west: -180, south: 85, east: 180, north: 90),       // a polar cap (scanned)
+                     LonLatBox(west: 10, south: 80, east: 40, north: 88.9),        // near a pole, wide
+                     LonLatBox(west: 179, south: 0, east: 180, north: 1)]
+        for _ in 0..<60 {
+            let south = Double.random(in: -89...85, using: &generator), west = Double.random(in: -180...180, using: &generator)
+            let size = [0.5, 3, 12, 29, 45][Int.random(in: 0..<5, using: &generator)]
+            var east = west + size * Double.random(in: 0.2...1, using: &generator)
+            if east > 180 { east -= 360 }
+            boxes.append(LonLatBox(west: west, south: south, east: east, north: min(90, south + size * Double.random(in: 0.2...1, using: &generator))))
+        }
+        // Points on a box's edges are inside it.
+        let corner = points[0]
+        boxes.append(LonLatBox(west: corner.longitude, south: corner.latitude, east: min(180, corner.longitude + 1), north: min(90, corner.latitude + 1)))
+        for box in boxes {
+            var got: [String] = []
+            try engine.inBoundingBox(west: box.west, south: box.south, east: box.east, north: box.north) { got.append($0.incident.id) }
+            let truth = points.enumerated().filter { box.contains($0.element) }.map { "p\($0.offset)" }
+            #expect(Set(got) == Set(truth), "\(box)")
+            #expect(got.count == Set(got).count)
+        }
+    }
+
     @Test func maxDistanceAndFiltersNarrowTheNearest() throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
