@@ -10,8 +10,10 @@ struct GeocodeBatchCommand: AsyncParsableCommand {
             Output columns added: latitude, longitude, precision, confidence, provider, status \
             (found, not-found, failed, empty, pending), error. Each distinct query is sent once; answers \
             are cached in the database (--db), so an interrupted run continues where it stopped when run \
-            again, without asking answered queries again. Ctrl-C finishes the queries in flight and \
-            writes a complete output (unreached rows: status pending); a second Ctrl-C quits at once.
+            again, without asking answered queries again. Ctrl-C gives the queries in flight 2 s, \
+            then writes a complete output (unanswered rows: status pending, asked next run); a second \
+            Ctrl-C quits at once. A geocoder of the chain that refuses connections is left out after \
+            3 tries, said once on stderr.
 
             Exit status: 0 every row answered (found, not found or empty), 3 some rows failed or are \
             pending (run again to complete), 64 bad arguments, 65 unreadable input.

@@ -33,7 +33,7 @@ struct GeocodeQueryCommand: AsyncParsableCommand {
     @Flag(help: "Print JSON instead of lines.") var json = false
 
     func validate() throws {
-        guard (query == nil) != (title == nil) else { throw ValidationError("Give a query, or --title (with --text), not both.") }
+        guard (query == nil) != (title == nil) else { throw ValidationError("Give a query such as \"Kreuz Heidelberg\", or a traffic message as --title (and --text); one of them.") }
         if text != nil && title == nil { throw ValidationError("--text goes with --title.") }
         guard limit > 0 else { throw ValidationError("--limit must be positive.") }
     }

@@ -65,6 +65,15 @@ enum Terminal {
     }
 
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
+
+    /// The width of the terminal stdout is, nil when it is none ($COLUMNS wins, as for other tools).
+    static var columns: Int? {
+        if let text = ProcessInfo.processInfo.environment["COLUMNS"], let n = Int(text), n > 0 { return n }
+        guard stdoutIsTerminal else { return nil }
+        var size = winsize()
+        guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
+        return Int(size.ws_col)
+    }
     static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
 
     /// Colour only on a terminal and when NO_COLOR (no-color.org) is unset or empty.

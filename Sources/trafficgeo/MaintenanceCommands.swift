@@ -10,11 +10,22 @@ struct StatsCommand: AsyncParsableCommand {
     @Flag(help: "Also check the database file and that the R*Tree matches the incidents.")
     var check = false
 
+    enum Format: String, ExpressibleByArgument, CaseIterable { case text, json }
+
+    @Option(help: "text for people, json for scripts.")
+    var format: Format = .text
+
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
             let store = try global.openStore(readOnly: true)
             let s = try store.statistics()
+            if format == .json {
+                let problems = check ? try store.checkIntegrity() : nil
+                print(try s.jsonText(check: problems))
+                if let problems, !problems.isEmpty { throw TrafficGeoExit.failure }
+                return
+            }
             func date(_ d: Date?) -> String { d.map(TimestampParser.format) ?? "-" }
             print("database:        \(s.path) (\(ByteCountFormatter.string(fromByteCount: s.fileBytes, countStyle: .file)))")
             print("index CRS:       \(s.indexCRS) (geocentric R*Tree of blocks)")

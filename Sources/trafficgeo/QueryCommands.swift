@@ -98,17 +98,17 @@ struct BoundingBoxCommand: AsyncParsableCommand {
         abstract: "Every incident inside a longitude/latitude box (west > east crosses the antimeridian).")
 
     @OptionGroup var global: GlobalOptions
-    @Option(parsing: .unconditional, help: "Western longitude.") var west: Double
-    @Option(parsing: .unconditional, help: "Southern latitude.") var south: Double
-    @Option(parsing: .unconditional, help: "Eastern longitude.") var east: Double
-    @Option(parsing: .unconditional, help: "Northern latitude.") var north: Double
+    @Option(parsing: .unconditional, help: ArgumentHelp("Western edge, longitude -180 … 180.", valueName: "degrees")) var west: Double
+    @Option(parsing: .unconditional, help: ArgumentHelp("Southern edge, latitude -90 … 90.", valueName: "degrees")) var south: Double
+    @Option(parsing: .unconditional, help: ArgumentHelp("Eastern edge, longitude -180 … 180 (less than --west: the box crosses the antimeridian).", valueName: "degrees")) var east: Double
+    @Option(parsing: .unconditional, help: ArgumentHelp("Northern edge, latitude -90 … 90.", valueName: "degrees")) var north: Double
     @OptionGroup var query: QueryOptions
 
     func validate() throws {
         for (name, v, limit) in [("--west", west, 180.0), ("--east", east, 180), ("--south", south, 90), ("--north", north, 90)] {
             guard v.isFinite, abs(v) <= limit else { throw ValidationError("\(name) \(v) is outside -\(Int(limit)) … \(Int(limit)).") }
         }
-        guard south <= north else { throw ValidationError("--south must not be north of --north.") }
+        guard south <= north else { throw ValidationError("--south \(south) is north of --north \(north): swap them.") }
     }
 
     func run() async throws {

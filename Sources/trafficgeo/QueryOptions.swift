@@ -214,7 +214,8 @@ struct QueryOptions: ParsableArguments {
     func write(quiet: Bool = false, _ produce: ((QueryResult) throws -> Void) throws -> Void) throws -> Int {
         let sink = try output.map { try TextSink(path: $0) } ?? TextSink()
         let format = outputFormat
-        let writer = format.makeWriter(sink: sink, color: output == nil && Terminal.useColor, geometry: geometry)
+        let writer = format.makeWriter(sink: sink, color: output == nil && Terminal.useColor, geometry: geometry,
+                                       width: output == nil ? Terminal.columns : nil)
         let onlySegments = geometry == .segment && (format == .geojson || format == .geojsonseq)
         var count = 0, leftOut = 0
         defer {

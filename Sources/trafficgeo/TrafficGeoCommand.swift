@@ -14,8 +14,13 @@ struct TrafficGeoCommand: AsyncParsableCommand {
             Examples:
               trafficgeo ingest data/sample/lmst.de_DE.xml
               trafficgeo near --lat 50.94 --lon 6.96 --limit 5
-              trafficgeo within --lat 50.94 --lon 6.96 --radius 25km --format geojson > near-cologne.geojson
+              trafficgeo near Köln --limit 5 --format table
+              trafficgeo within --lat 51.5 --lon -0.12 --radius 25km -o near-london.geojson
               trafficgeo export --active-at now -o incidents.geojson
+
+            Messages go to stderr, data to stdout. Exit status: 0 done, 2 nothing found, 3 partly \
+            done, 64 usage, 65 bad input data, 66 no input file, 69 a server unreachable, \
+            73 output not writable, 1 other errors (docs/errors.md).
             """,
         version: TrafficGeoVersion.string,
         subcommands: [

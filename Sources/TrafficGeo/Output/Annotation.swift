@@ -31,7 +31,7 @@ public struct Annotation: Sendable, Equatable, Encodable {
         id = i.id
         coordinate = i.position.map { Point(latitude: Self.round($0.latitude, 6), longitude: Self.round($0.longitude, 6)) }
         title = i.title
-        subtitle = i.summary
+        subtitle = i.summary.map(SubtitleText.eventFirst)
         pinColor = i.pinColor
         distanceMeters = result.distance.map { Self.round($0, 1) }
         // At the query point itself there is no direction (the geodesic solution says 180°, "S").

@@ -8,11 +8,16 @@ import Foundation
 final class AnnotationCardWriter: ResultWriter {
     private let sink: TextSink
     private let color: Bool
+    /// The terminal's width: subtitles wrap to it, at most `subtitleLines` lines. Nil (a file or
+    /// a pipe): the whole subtitle on one line.
+    private let width: Int?
     private var count = 0
+    static let subtitleLines = 3
 
-    init(sink: TextSink, color: Bool) {
+    init(sink: TextSink, color: Bool, width: Int? = nil) {
         self.sink = sink
         self.color = color
+        self.width = width
     }
 
     func begin() throws {}
@@ -24,7 +29,10 @@ final class AnnotationCardWriter: ResultWriter {
         let pin = color ? Self.ansi(a.pinColor) + "●" + "\u{1B}[0m" : "●"
         let label = [a.pinColor.rawValue, a.category].compactMap { $0 }.joined(separator: " · ")
         sink.write("\(pin) \(color ? "\u{1B}[1m" + a.title + "\u{1B}[0m" : a.title)  [\(label)]\n")
-        if let subtitle = a.subtitle { sink.write("  " + Self.truncate(subtitle, 160) + "\n") }
+        if let subtitle = a.subtitle {
+            let lines = width.map { Self.wrap(subtitle, width: max(20, $0 - 2), lines: Self.subtitleLines) } ?? [subtitle]
+            for line in lines { sink.write("  " + line + "\n") }
+        }
         var facts: [String] = []
         if let c = a.coordinate {
             facts.append(String(format: "%.6f, %.6f", c.latitude, c.longitude))
@@ -38,13 +46,19 @@ final class AnnotationCardWriter: ResultWriter {
         }
         if let road = a.road { facts.append(road) }
         if let geocoded = Self.geocodedNote(a) { facts.append(geocoded) }
-        if let updated = a.updated { facts.append("updated \(updated)") }
-        if let expires = a.expires { facts.append("expires \(expires)") }
+        if let updated = a.updated { facts.append("updated \(Self.readable(updated))") }
+        if let expires = a.expires { facts.append("expires \(Self.readable(expires))") }
         sink.write("  " + facts.joined(separator: " · ") + "\n")
     }
 
     func end() throws {
         if count == 0 { sink.write("No incidents found.\n") }
+    }
+
+    /// A feed that gives only a date ("2025-05-19") is stored at midnight UTC: a card shows the
+    /// date alone rather than a time nobody gave. (Machine formats keep the full timestamp.)
+    static func readable(_ timestamp: String) -> String {
+        timestamp.hasSuffix("T00:00:00Z") ? String(timestamp.dropLast(10)) : timestamp
     }
 
     /// "geocoded: town, confidence 0.40" — a geocoded position says how far to trust it.
@@ -64,6 +78,29 @@ final class AnnotationCardWriter: ResultWriter {
     }
 
     static func truncate(_ s: String, _ n: Int) -> String { s.count <= n ? s : String(s.prefix(n - 1)) + "…" }
+
+    /// Words wrapped to `width` characters, at most `lines` lines; the last ends in "…" when
+    /// text was left out. A word longer than a line is cut.
+    static func wrap(_ text: String, width: Int, lines: Int) -> [String] {
+        var all: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if line.isEmpty {
+                line = String(word)
+            } else if line.count + 1 + word.count <= width {
+                line += " " + word
+            } else {
+                all.append(line)
+                line = String(word)
+            }
+        }
+        if !line.isEmpty { all.append(line) }
+        var shown = all.prefix(lines).map { truncate($0, width) }
+        if all.count > lines, let last = shown.last {
+            shown[shown.count - 1] = last.count < width ? last + "…" : String(last.dropLast()) + "…"
+        }
+        return shown
+    }
 }
 
 /// `--format table`: aligned columns for a terminal.

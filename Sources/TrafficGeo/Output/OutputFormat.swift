@@ -28,9 +28,10 @@ public enum OutputFormat: String, Sendable, CaseIterable {
     }
 
     /// Makes the writer for this format.
-    public func makeWriter(sink: TextSink, color: Bool = false, geometry: GeometryChoice = .point) -> ResultWriter {
+    /// `width`: the terminal's columns, for cards (nil writes whole subtitles).
+    public func makeWriter(sink: TextSink, color: Bool = false, geometry: GeometryChoice = .point, width: Int? = nil) -> ResultWriter {
         switch self {
-        case .annotations: return AnnotationCardWriter(sink: sink, color: color)
+        case .annotations: return AnnotationCardWriter(sink: sink, color: color, width: width)
         case .table: return TableWriter(sink: sink)
         case .json: return JSONArrayWriter(sink: sink)
         case .geojson: return GeoJSONWriter(sink: sink, sequence: false, geometry: geometry)
