@@ -15,7 +15,7 @@ struct TrafficGeoCommand: AsyncParsableCommand {
               trafficgeo ingest data/sample/lmst.de_DE.xml
               trafficgeo near --lat 50.94 --lon 6.96 --limit 5
               trafficgeo near Köln --limit 5 --format table
-              trafficgeo within --lat 51.5 --lon -0.12 --radius 25km -o near-london.geojson
+              trafficgeo within --lat 51.5 --lon -0.12 --radius 600km -o from-london.geojson
               trafficgeo export --active-at now -o incidents.geojson
 
             Messages go to stderr, data to stdout. Exit status: 0 done, 2 nothing found, 3 partly \

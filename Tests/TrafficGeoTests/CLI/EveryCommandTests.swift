@@ -132,6 +132,105 @@ struct EveryCommandTests {
             #expect(point.count == 2 && abs(point[1] - 51.0) < 0.5 && abs(point[0] - 7.9) < 1, "\(feature)")
         }
     }
+
+    // MARK: the README, as written
+
+    /// Every example of the README's "Use" section, run as written (against the bundled samples
+    /// in a fresh database; the Nominatim ones, which need a server, are left out).
+    @Test func theReadmeExamplesWorkAsWritten() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let readme = try String(contentsOf: TestSupport.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let use = try #require(readme.components(separatedBy: "## Use").dropFirst().first?.components(separatedBy: "\n\n").dropFirst().first)
+        let lines = use.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("trafficgeo ") }
+        #expect(lines.count >= 15)
+        try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("data"), withDestinationURL: TestSupport.repositoryRoot.appendingPathComponent("data"))
+        _ = try TestSupport.write("title\nA4 : Koeln - Olpe\nA45 : Dortmund - Giessen\n", name: "roads.csv", in: folder)
+        _ = try TestSupport.write(#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[7.9,50.98]},"properties":{"name":"Wenden","highway":"motorway_junction"}}]}"#,
+                                  name: "motorway-junctions.geojson", in: folder)
+        var environment = ProcessInfo.processInfo.environment
+        environment["TRAFFICGEO_DB"] = db
+        environment["NO_COLOR"] = "1"
+        for line in lines where !line.contains("127.0.0.1") {
+            // The comment goes; the command runs in a shell, as typed, from the example folder.
+            let command = line.replacingOccurrences(of: #"\s{2,}#.*$"#, with: "", options: .regularExpression)
+            let shell = "cd '\(folder.path)' && '\(TestSupport.cliExecutable!.path)'" + command.dropFirst("trafficgeo".count)
+            let r = try TestSupport.run("/bin/sh", ["-c", shell], environment: environment)
+            #expect(r.status == 0, "\(command): \(r.stderr)")
+            if command.contains(" near ") || command.contains(" within ") || command.contains(" bbox ") || command.contains(" export ") {
+                let produced = r.stdout + ((try? String(contentsOf: folder.appendingPathComponent(command.components(separatedBy: " ").last ?? ""), encoding: .utf8)) ?? "")
+                #expect(!produced.contains("No incidents found") && produced.count > 100, "\(command) returned nothing")
+            }
+        }
+        // The -o example chose GeoJSON from the extension, and the export holds the samples.
+        let london = try String(contentsOf: folder.appendingPathComponent("from-london.geojson"), encoding: .utf8)
+        #expect(london.hasPrefix("{\"type\":\"FeatureCollection\""))
+        #expect(count(try String(contentsOf: folder.appendingPathComponent("incidents.geojson"), encoding: .utf8)) >= 10)
+    }
+
+    // MARK: point 10
+
+    @Test func smallThingsAUserMeets() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try cli(["ingest", "--db", db, Self.sample.path])
+        // reverse at (0, 0): the gazetteer's nearest town is thousands of km away: no address.
+        let ocean = try cli(["reverse", "--db", db, "--lat", "0", "--lon", "0"])
+        #expect(ocean.status == 2 && ocean.stderr.contains("km away"), Comment(rawValue: ocean.stderr))
+        let cologne = try cli(["reverse", "--db", db, "--lat", "50.94", "--lon", "6.96"])
+        #expect(cologne.status == 0 && cologne.stdout.contains("distance"), Comment(rawValue: cologne.stdout + cologne.stderr))
+        // Offline, an address finds its town.
+        let addresses = try TestSupport.write("address\n50667 Köln\n\"Hauptstraße 5, 69117 Heidelberg\"\n", name: "addresses.csv", in: folder)
+        let batch = try cli(["geocode", "batch", "--db", db, addresses.path])
+        #expect(batch.status == 0 && batch.stdout.components(separatedBy: ",town,").count == 3, Comment(rawValue: batch.stdout + batch.stderr))
+        // A result at the query point has no bearing (not "S").
+        let here = try cli(["near", "--db", db, "--lat", "50.9742", "--lon", "7.9405", "-k", "1", "--format", "json"])
+        #expect(here.stdout.contains("\"distanceMeters\":0") && !here.stdout.contains("bearingDegrees"), Comment(rawValue: here.stdout))
+        // --format of the wrong kind, and an empty file, say what they are.
+        let json = try TestSupport.write(#"{"warning":[{"identifier":"1","title":"A1 | X"}]}"#, name: "w.json", in: folder)
+        let wrong = try cli(["ingest", "--db", db, "--format", "atom", json.path])
+        #expect(wrong.status == 65 && wrong.stderr.contains("the content is autobahn"), Comment(rawValue: wrong.stderr))
+        let empty = try TestSupport.write("", name: "empty.xml", in: folder)
+        let nothing = try cli(["ingest", "--db", db, empty.path])
+        #expect(nothing.status == 65 && nothing.stderr.contains("empty"), Comment(rawValue: nothing.stderr))
+        // --queries writes CSV: another --format is refused, not ignored.
+        let points = try TestSupport.write("qid,lat,lon\n1,50.9,7\n", name: "q.csv", in: folder)
+        let table = try cli(["near", "--db", db, "--queries", points.path, "--format", "table"])
+        #expect(table.status == 64 && table.stderr.contains("CSV"), Comment(rawValue: table.stderr))
+        // -o over a read-only file: refused, the file and its mode untouched.
+        let locked = try TestSupport.write("keep me", name: "locked.geojson", in: folder)
+        try FileManager.default.setAttributes([.posixPermissions: 0o444], ofItemAtPath: locked.path)
+        if getuid() != 0 {   // root may write anything; the check is for everyone else
+            let refused = try cli(["export", "--db", db, "-o", locked.path])
+            #expect(refused.status == 73 && refused.stderr.contains("read-only"), Comment(rawValue: refused.stderr))
+            #expect(try String(contentsOf: locked, encoding: .utf8) == "keep me")
+        }
+        // A replaced file keeps its mode.
+        let shared = try TestSupport.write("old", name: "shared.geojson", in: folder)
+        try FileManager.default.setAttributes([.posixPermissions: 0o640], ofItemAtPath: shared.path)
+        _ = try cli(["export", "--db", db, "-o", shared.path])
+        #expect((try FileManager.default.attributesOfItem(atPath: shared.path)[.posixPermissions] as? Int) == 0o640)
+        // Exports are one geometry type unless asked; segment leaves out what has none, and says so.
+        let segments = try cli(["export", "--db", db, "--geometry", "segment", "--format", "geojson"])
+        #expect(count(segments.stdout) == 0 && segments.stderr.contains("left out"), Comment(rawValue: segments.stderr))
+        // The summary of an ingest and the "wrote" of an export both go to stderr.
+        let written = try cli(["export", "--db", db, "-o", folder.appendingPathComponent("all.csv").path])
+        #expect(written.stdout.isEmpty && written.stderr.contains("wrote 12 incidents"))
+    }
+
+    // MARK: point 11
+
+    @Test func whatUsersOfSimilarToolsReachForFirst() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        _ = try cli(["ingest", "--db", db, Self.sample.path])
+        let near = try cli(["near", "Köln", "--db", db, "-k", "2", "--format", "json"])
+        #expect(near.status == 0 && near.stderr.contains("Köln"), Comment(rawValue: near.stderr))
+        let results = try #require(try JSONSerialization.jsonObject(with: Data(near.stdout.utf8)) as? [[String: Any]])
+        #expect(results.count == 2 && (results[0]["distanceMeters"] as? Double ?? 1e9) < 20_000)
+        let unknown = try cli(["near", "Xqzzyville", "--db", db])
+        #expect(unknown.status == 2 && unknown.stderr.contains("knows no place"))
+        let stats = try cli(["stats", "--db", db, "--format", "json", "--check"])
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])
+        #expect(object["incidents"] as? Int == 12 && (object["check"] as? [String: Any])?["ok"] as? Bool == true)
+    }
 }
 
 /// A loopback port nothing listens on (bound, then closed).
