@@ -50,7 +50,7 @@ struct PlaceOptions: ParsableArguments {
     func resolve(quiet: Bool) async throws -> Coordinate? {
         guard let place else { return nil }
         let service = try geocoding.makeService(cache: nil)
-        let answer = try await service.search(GeocodeQuery(place, purpose: .place, limit: 1))
+        let answer = try await service.search(GeocodeQuery(place, purpose: .any, limit: 1))
         guard let best = answer.candidates.first else {
             Terminal.printError("trafficgeo: not found: \(answer.provider) knows no place '\(place)'; give --lat and --lon, or another --geocoder")
             throw TrafficGeoExit.notFound

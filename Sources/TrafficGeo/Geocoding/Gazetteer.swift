@@ -114,7 +114,9 @@ public struct GazetteerProvider: GeocodingProvider {
         if let found = lookup(query.text, query, scale: 1) { return found }
         // An address ("Hauptstraße 5, 69117 Heidelberg", "50667 Köln"): the gazetteer knows
         // towns, not streets, so the address's town answers, at town precision and less surely.
-        if query.purpose != .junction {
+        // Only for free-form questions: the names a traffic message gives (junctions, route
+        // ends) are not addresses, and a part of one is a guess a message must not rest on.
+        if query.purpose == .any {
             for town in AddressParts.towns(in: query.text) {
                 if let found = lookup(town, query, scale: 0.6) { return found }
             }
