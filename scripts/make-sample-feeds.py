@@ -64,33 +64,43 @@ def iso(t):
     return t.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def atom():
+def atom_feed(head, entries):
+    """An Atom document: the feed's own elements (after <updated>), then one <entry> per item of
+    `entries`, each a list of its child lines."""
     lines = ['<?xml version="1.0" encoding="utf-8"?>',
              '<feed xmlns="http://www.w3.org/2005/Atom">',
-             f'  <updated>{FEED_TIME.strftime("%Y-%m-%dT%H:%M:%S.000Z")}</updated>',
-             '  <link href="https://traffic.example/lmst.de_DE.xml" rel="self"/>',
-             '  <title>Aktuelle Verkehrslage fuer Deutschland (trafficgeo sample)</title>',
-             '  <id>https://traffic.example/lmst.de_DE.xml</id>']
-    for ident, title, summary, lat, lon, age, hours in INCIDENTS:
-        updated = FEED_TIME - timedelta(minutes=age)
-        href = f"https://traffic.example/?id={ident}&lat={lat:.4f}&lon={lon:.4f}"
-        road = title.split(" ")[0]
-        lines += [
-            "  <entry>",
-            f"    <updated>{iso(updated)}</updated>",
+             f'  <updated>{FEED_TIME.strftime("%Y-%m-%dT%H:%M:%S.000Z")}</updated>'] + head
+    for children in entries:
+        lines += ["  <entry>"] + children + ["  </entry>"]
+    lines.append("</feed>")
+    return "\n".join(lines) + "\n"
+
+
+def entry_head(ident, title, age, hours):
+    """The children every sample entry starts with: times, title, id."""
+    updated = FEED_TIME - timedelta(minutes=age)
+    return [f"    <updated>{iso(updated)}</updated>",
             f"    <expires>{iso(updated + timedelta(hours=hours))}</expires>",
             f"    <title>{escape(title)}</title>",
-            f"    <id>https://traffic.example/?id={ident}</id>",
+            f"    <id>https://traffic.example/?id={ident}</id>"]
+
+
+def atom():
+    entries = []
+    for ident, title, summary, lat, lon, age, hours in INCIDENTS:
+        href = f"https://traffic.example/?id={ident}&lat={lat:.4f}&lon={lon:.4f}"
+        road = title.split(" ")[0]
+        entries.append(entry_head(ident, title, age, hours) + [
             f'    <link type="text/html" rel="alternate" href={quoteattr(href)}/>',
             f"    <summary>{escape(summary)}</summary>",
             "    <rights>(c) trafficgeo sample data, CC0</rights>",
             '    <content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><div>'
             f'<img src="https://traffic.example/icons/{road}.png"/></div>'
             f"{escape(title)}<br/>{escape(summary)}</div></content>",
-            "  </entry>",
-        ]
-    lines.append("</feed>")
-    return "\n".join(lines) + "\n"
+        ])
+    return atom_feed(['  <link href="https://traffic.example/lmst.de_DE.xml" rel="self"/>',
+                      '  <title>Aktuelle Verkehrslage fuer Deutschland (trafficgeo sample)</title>',
+                      '  <id>https://traffic.example/lmst.de_DE.xml</id>'], entries)
 
 
 def rss():
@@ -117,24 +127,10 @@ def rss():
 
 
 def titles_only():
-    lines = ['<?xml version="1.0" encoding="utf-8"?>',
-             '<feed xmlns="http://www.w3.org/2005/Atom">',
-             f'  <updated>{FEED_TIME.strftime("%Y-%m-%dT%H:%M:%S.000Z")}</updated>',
-             '  <title>Verkehrsmeldungen ohne Koordinaten (trafficgeo sample)</title>',
-             '  <id>https://traffic.example/titles.xml</id>']
-    for ident, title, summary, age, hours in TITLE_ONLY:
-        updated = FEED_TIME - timedelta(minutes=age)
-        lines += [
-            "  <entry>",
-            f"    <updated>{iso(updated)}</updated>",
-            f"    <expires>{iso(updated + timedelta(hours=hours))}</expires>",
-            f"    <title>{escape(title)}</title>",
-            f"    <id>https://traffic.example/?id={ident}</id>",
-            f"    <summary>{escape(summary)}</summary>",
-            "  </entry>",
-        ]
-    lines.append("</feed>")
-    return "\n".join(lines) + "\n"
+    entries = [entry_head(ident, title, age, hours) + [f"    <summary>{escape(summary)}</summary>"]
+               for ident, title, summary, age, hours in TITLE_ONLY]
+    return atom_feed(['  <title>Verkehrsmeldungen ohne Koordinaten (trafficgeo sample)</title>',
+                      '  <id>https://traffic.example/titles.xml</id>'], entries)
 
 
 def main():

@@ -133,8 +133,6 @@ public final class GeocoderHTTPClient: Sendable {
         let response: HTTPClientResponse
         do {
             response = try await http.execute(request, timeout: .milliseconds(Int64(policy.timeout * 1000)))
-        } catch let error as HTTPClientError where error == .deadlineExceeded || error == .readTimeout || error == .connectTimeout {
-            throw GeocodingError.timeout(provider: provider, seconds: policy.timeout)
         } catch is CancellationError {
             throw CancellationError()
         } catch {

@@ -31,10 +31,8 @@ enum SourceNames {
     /// Moves every incident of source `old` into source `new` and removes `old`. Of two incidents
     /// with the same feed id, the one changed last stays (on a tie, the one already in `new`).
     static func merge(_ db: Database, from old: Int64, into new: Int64) throws {
-        let changed = "coalesce(%@.last_changed, %@.first_seen)"
-        let o = changed.replacingOccurrences(of: "%@", with: "o"), n = changed.replacingOccurrences(of: "%@", with: "n")
         let losers = try Int64.fetchAll(db, sql: """
-            SELECT CASE WHEN \(o) > \(n) THEN n.id ELSE o.id END
+            SELECT CASE WHEN coalesce(o.last_changed, o.first_seen) > coalesce(n.last_changed, n.first_seen) THEN n.id ELSE o.id END
             FROM incidents o JOIN incidents n ON n.source_id = ? AND n.external_id = o.external_id
             WHERE o.source_id = ?
             """, arguments: [new, old])
