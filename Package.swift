@@ -41,11 +41,14 @@ let package = Package(
             providers: [.apt(["libgeographiclib-dev"]), .brew(["geographiclib"])]
         ),
         .target(name: "CGeodesic", dependencies: ["CGeographicLib"]),
+        // sqlite3_db_config, which is variadic and so not callable from Swift (defensive mode).
+        .target(name: "CSQLiteConfig", linkerSettings: [.linkedLibrary("sqlite3")]),
         .target(
             name: "TrafficGeo",
             dependencies: [
                 "CGeodesic",
                 "CXMLStream",
+                "CSQLiteConfig",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "GRDBSQLite", package: "GRDB.swift"),
                 .product(name: "Logging", package: "swift-log"),

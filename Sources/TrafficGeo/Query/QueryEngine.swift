@@ -157,7 +157,7 @@ public final class QueryEngine {
                                             inIDOrder: true, decoding: true)
             defer { candidates.close() }
             try Self.scanWithin(&candidates, radius: radius, of: center) { found, distance in
-                try handle(QueryResult(stored: StoredIncident(row: found.row, startingAt: Candidates.incidentColumn), distance: distance,
+                try handle(QueryResult(stored: IncidentRowLayout.decode(found.row, startingAt: Candidates.incidentColumn), distance: distance,
                                        bearing: Geodesic.inverse(from: center, to: found.position).bearing))
             }
         }
@@ -208,7 +208,7 @@ public final class QueryEngine {
                 defer { candidates.close() }
                 while let (_, position) = try candidates.next() {
                     guard box.contains(position) else { continue }
-                    try handle(QueryResult(stored: StoredIncident(row: candidates.row, startingAt: Candidates.incidentColumn)))
+                    try handle(QueryResult(stored: IncidentRowLayout.decode(candidates.row, startingAt: Candidates.incidentColumn)))
                 }
             }
             return
@@ -217,10 +217,10 @@ public final class QueryEngine {
         let lonCondition = west <= east ? "i.longitude BETWEEN ? AND ?" : "(i.longitude >= ? OR i.longitude <= ?)"
         try store.read { db in
             let cursor = try Row.fetchCursor(db, sql: """
-                SELECT \(StoredIncident.selection) FROM incidents i
+                SELECT \(IncidentRowLayout.selection) FROM incidents i
                 WHERE i.latitude BETWEEN ? AND ? AND \(lonCondition) AND \(condition) ORDER BY i.id
                 """, arguments: [south, north, west, east] + arguments)
-            while let row = try cursor.next() { try handle(QueryResult(stored: StoredIncident(row: row))) }
+            while let row = try cursor.next() { try handle(QueryResult(stored: IncidentRowLayout.decode(row))) }
         }
     }
 
@@ -233,9 +233,9 @@ public final class QueryEngine {
         let (condition, arguments) = filter.sql()
         try store.read { db in
             let cursor = try Row.fetchCursor(db, sql: """
-                SELECT \(StoredIncident.selection) FROM incidents i WHERE \(locatedOnly ? "i.latitude IS NOT NULL AND" : "") \(condition) ORDER BY i.id
+                SELECT \(IncidentRowLayout.selection) FROM incidents i WHERE \(locatedOnly ? "i.latitude IS NOT NULL AND" : "") \(condition) ORDER BY i.id
                 """, arguments: arguments)
-            while let row = try cursor.next() { try handle(QueryResult(stored: StoredIncident(row: row))) }
+            while let row = try cursor.next() { try handle(QueryResult(stored: IncidentRowLayout.decode(row))) }
         }
     }
 
@@ -280,7 +280,7 @@ public final class QueryEngine {
     }
 
     private static func result(_ db: Database, id: Int64, distance: Double, bearing: Double) throws -> QueryResult {
-        guard let stored = try StoredIncident.fetch(db, id: id) else {
+        guard let stored = try IncidentRowLayout.fetch(db, id: id) else {
             throw StoreError.readFailed("", reason: "index entry \(id) has no incident")
         }
         return QueryResult(stored: stored, distance: distance, bearing: bearing)
@@ -308,7 +308,7 @@ struct Candidates {
     private let rows: SQLiteStatement
     /// With `decoding`: the GRDB cursor whose row view `row` is (kept: it resets the statement when it goes).
     private var rowCursor: RowCursor?
-    /// With `decoding`: the current row, `StoredIncident.selection` from `incidentColumn`.
+    /// With `decoding`: the current row, `IncidentRowLayout.selection` from `incidentColumn`.
     private(set) var row = Row()
     static let incidentColumn = 4
     private var entryID: Int64 = 0
@@ -327,11 +327,9 @@ struct Candidates {
     // Reading in id order (radius queries): the blocks within reach sorted by first id, the
     // single entries, and the runs of adjacent ids to scan.
     private let inIDOrder: Bool
-    private var blocks: [(first: Int64, last: Int64, box: BlockIndex.Box)] = []
-    private var singles: Set<Int64> = []
+    private var ownership = BlockIndex.RisingIDOwnership(entries: [])
     private var runs: [(first: Int64, last: Int64)] = []
     private var nextRun = 0
-    private var blockCursor = 0
 
     /// Metres per degree of latitude at least: a(1 − e²)·π/180 (the meridian's radius of
     /// curvature is smallest at the equator), less a part in 10⁶ for rounding. Any path between
@@ -365,12 +363,12 @@ struct Candidates {
 
     private mutating func planRuns() throws {
         var spans: [(first: Int64, last: Int64)] = []
+        var entries: [(id: Int64, box: BlockIndex.Box)] = []
         while let entry = try search.next() {
-            let (first, last) = BlockIndex.range(ofEntry: entry.id)
-            if entry.id > 0 { blocks.append((first, last, entry.box)) } else { singles.insert(first) }
-            spans.append((first, last))
+            entries.append((entry.id, entry.box))
+            spans.append(BlockIndex.range(ofEntry: entry.id))
         }
-        blocks.sort { $0.first < $1.first }
+        ownership = BlockIndex.RisingIDOwnership(entries: entries)
         spans.sort { $0.first < $1.first }
         for span in spans {
             if let last = runs.last, span.first <= last.last + 1 {
@@ -407,11 +405,8 @@ struct Candidates {
         while true {
             if rowsPending, try step(rows) {
                 guard let p = readRow() else { continue }
-                let id = sqlite3_column_int64(rows, 0)
-                // Ids rise, so the block that may own the row only moves forward.
-                while blockCursor < blocks.count, blocks[blockCursor].last < id { blockCursor += 1 }
-                let inBlock = blockCursor < blocks.count && blocks[blockCursor].first <= id && blocks[blockCursor].box.contains(p)
-                if inBlock || singles.contains(id) { return (p, position) }
+                let owners = ownership.owners(of: sqlite3_column_int64(rows, 0), at: p)
+                if owners.block || owners.single { return (p, position) }
                 continue
             }
             rowsPending = false
@@ -468,13 +463,13 @@ final class QueryCache {
     }
 
     /// The rows of the incident ids `?1`…`?2` that have a position and pass `filter`: columns
-    /// id, latitude, longitude, feed id, and with `decoding` the `StoredIncident.selection`
+    /// id, latitude, longitude, feed id, and with `decoding` the `IncidentRowLayout.selection`
     /// columns from `Candidates.incidentColumn`. From the connection's statement cache: a
     /// single query must not pay for preparing it (that made one 10-NN query 2× slower).
     func rowStatement(_ filter: IncidentFilter, decoding: Bool) throws -> Statement {
         let (condition, arguments) = filter.sql()
         let statement = try db.cachedStatement(sql: """
-            SELECT i.id, i.latitude, i.longitude, i.external_id\(decoding ? ", " + StoredIncident.selection : "") FROM incidents i
+            SELECT i.id, i.latitude, i.longitude, i.external_id\(decoding ? ", " + IncidentRowLayout.selection : "") FROM incidents i
             WHERE i.id BETWEEN ? AND ? AND i.latitude IS NOT NULL AND \(condition)
             """)
         // The range is bound per entry; the filter's values stay bound across resets.

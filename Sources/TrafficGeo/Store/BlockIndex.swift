@@ -68,10 +68,49 @@ enum BlockIndex {
         }
     }
 
-    /// Whether the entry (`entryID`, `box`) is the one that finds a row at `p` among the rows it covers.
+    /// The ownership rule, the one place it is written: whether the entry (`entryID`, `box`) is
+    /// the one that finds a row at `p` among the rows its id range covers. A single entry owns its
+    /// row; a block owns the rows of its range whose position lies in its box (a row that moved out
+    /// has a single entry of its own instead).
     @inline(__always)
     static func owns(entryID: Int64, box: Box, _ p: GeocentricPoint) -> Bool {
         entryID < 0 || box.contains(p)
+    }
+
+    /// Which entries find each row, for rows read in rising id order: the blocks sorted by first
+    /// id (a cursor that only moves forward) and the single entries. Used by radius queries,
+    /// which read runs of ids, and by `verify`.
+    struct RisingIDOwnership {
+        private var blocks: [(first: Int64, last: Int64, box: Box)]
+        private let singles: Set<Int64>
+        private var cursor = 0
+
+        init(entries: [(id: Int64, box: Box)]) {
+            var blocks: [(first: Int64, last: Int64, box: Box)] = []
+            var singles: Set<Int64> = []
+            for entry in entries {
+                let (first, last) = BlockIndex.range(ofEntry: entry.id)
+                if entry.id > 0 { blocks.append((first, last, entry.box)) } else { singles.insert(first) }
+            }
+            self.blocks = blocks.sorted { $0.first < $1.first }
+            self.singles = singles
+        }
+
+        var singleCount: Int { singles.count }
+        /// Consecutive blocks whose id ranges overlap (never, in a sound index).
+        var overlaps: [(Int64, Int64)] {
+            zip(blocks, blocks.dropFirst()).filter { $0.0.last >= $0.1.first }.map { ($0.0.first, $0.1.first) }
+        }
+
+        /// Whether the block covering `id` owns the row at `p`, and whether a single entry does.
+        /// `id` must not be less than the id of the previous call.
+        @inline(__always)
+        mutating func owners(of id: Int64, at p: GeocentricPoint) -> (block: Bool, single: Bool) {
+            while cursor < blocks.count, blocks[cursor].last < id { cursor += 1 }
+            let block = cursor < blocks.count && blocks[cursor].first <= id
+                && BlockIndex.owns(entryID: BlockIndex.blockID(first: blocks[cursor].first, last: blocks[cursor].last), box: blocks[cursor].box, p)
+            return (block, singles.contains(id))
+        }
     }
 
     /// The position of a row for the index, from the stored latitude and longitude.
@@ -86,29 +125,22 @@ enum BlockIndex {
         var problems: [String] = []
         let rtree = try String.fetchOne(db, sql: "SELECT rtreecheck('\(table)')") ?? "ok"
         if rtree != "ok" { problems.append(rtree) }
-        var blocks: [(first: Int64, last: Int64, box: Box)] = []
-        for row in try Row.fetchAll(db, sql: "SELECT id, min_x, max_x, min_y, max_y, min_z, max_z FROM \(table) WHERE id > 0 ORDER BY id") {
-            let (first, last) = range(ofEntry: row[0])
-            if let previous = blocks.last, previous.last >= first { problems.append("blocks \(previous.first)… and \(first)… overlap") }
-            blocks.append((first, last, Box(minX: row[1], maxX: row[2], minY: row[3], maxY: row[4], minZ: row[5], maxZ: row[6])))
+        let entries = try Row.fetchAll(db, sql: "SELECT id, min_x, max_x, min_y, max_y, min_z, max_z FROM \(table)").map {
+            (id: $0[0] as Int64, box: Box(minX: $0[1], maxX: $0[2], minY: $0[3], maxY: $0[4], minZ: $0[5], maxZ: $0[6]))
         }
-        let singles = Set(try Int64.fetchAll(db, sql: "SELECT -id FROM \(table) WHERE id < 0"))
+        var ownership = RisingIDOwnership(entries: entries)
+        for (previous, next) in ownership.overlaps { problems.append("blocks \(previous)… and \(next)… overlap") }
         var found = 0, unlisted = 0, doubled = 0
-        var next = 0
         let rows = try Row.fetchCursor(db, sql: "SELECT id, latitude, longitude FROM incidents WHERE latitude IS NOT NULL ORDER BY id")
         while let row = try rows.next() {
-            let id: Int64 = row[0]
-            while next < blocks.count, blocks[next].last < id { next += 1 }
-            let inBlock = next < blocks.count && blocks[next].first <= id
-                && blocks[next].box.contains(point(latitude: row[1], longitude: row[2]))
-            let single = singles.contains(id)
-            if single { found += 1 }
-            if inBlock && single { doubled += 1 }
-            if !inBlock && !single { unlisted += 1 }
+            let owners = ownership.owners(of: row[0], at: point(latitude: row[1], longitude: row[2]))
+            if owners.single { found += 1 }
+            if owners.block && owners.single { doubled += 1 }
+            if !owners.block && !owners.single { unlisted += 1 }
         }
         if unlisted > 0 { problems.append("\(unlisted) located incidents missing from the spatial index") }
         if doubled > 0 { problems.append("\(doubled) located incidents indexed twice") }
-        if found != singles.count { problems.append("\(singles.count - found) single index entries without a located incident") }
+        if found != ownership.singleCount { problems.append("\(ownership.singleCount - found) single index entries without a located incident") }
         return problems
     }
 }
@@ -152,13 +184,35 @@ final class BlockIndexWriter {
             let first = firstID + Int64(range.lowerBound), last = firstID + Int64(range.upperBound - 1)
             entries.append(RTreeBulkLoader.Entry(id: BlockIndex.blockID(first: first, last: last), box: .enclosing(points[range])))
         }
-        if try RTreeBulkLoader.isEmpty(db) {
+        // The bulk loader writes the R*Tree's shadow tables, which SQLite refuses in defensive
+        // mode (SQLITE_DBCONFIG_DEFENSIVE, which an application or a build may turn on): then the
+        // entries go in one by one, as into a tree that is not empty.
+        if try RTreeBulkLoader.isEmpty(db), !SQLiteConnectionMode.isDefensive(db) {
             try RTreeBulkLoader.load(entries, into: db)
         } else {
             for e in entries {
                 try putEntry.execute(arguments: [e.id, e.box.minX, e.box.maxX, e.box.minY, e.box.maxY, e.box.minZ, e.box.maxZ])
             }
         }
+    }
+
+    /// Deletes the block entries none of whose incidents is left (after a prune or a merge of
+    /// sources): a query would otherwise still walk to them, and the tree keep them forever.
+    /// Returns how many went. (A block with some incidents left keeps its box; single entries go
+    /// with their incident, by trigger.)
+    @discardableResult
+    func dropEmptyBlocks() throws -> Int {
+        let blocks = try Int64.fetchAll(db, sql: "SELECT id FROM \(BlockIndex.table) WHERE id > 0")
+        let anyIncident = try db.makeStatement(sql: "SELECT EXISTS (SELECT 1 FROM incidents WHERE id BETWEEN ? AND ?)")
+        var dropped = 0
+        for block in blocks {
+            let (first, last) = BlockIndex.range(ofEntry: block)
+            if try Bool.fetchOne(anyIncident, arguments: [first, last]) == false {
+                try deleteEntry.execute(arguments: [block])
+                dropped += 1
+            }
+        }
+        return dropped
     }
 
     /// Keeps the index right after the stored position of incident `id` changed (nil: it has none now).

@@ -30,20 +30,20 @@ extension IncidentStore: GeocodeCaching {
     /// `retryNotFound` also returns those a geocoder definitely did not find before.
     public func pendingGeocodes(source: String? = nil, retryNotFound: Bool = false, limit: Int = -1) throws -> [StoredIncident] {
         try read { db in
-            var sql = "SELECT \(StoredIncident.selection) FROM incidents i WHERE i.latitude IS NULL"
+            var sql = "SELECT \(IncidentRowLayout.selection) FROM incidents i WHERE i.latitude IS NULL"
             var arguments = StatementArguments()
             sql += retryNotFound ? "" : " AND (i.geocode_status IS NULL OR i.geocode_status = 'failed')"
             if let source { sql += " AND i.source_id = (SELECT id FROM sources WHERE name = ?)"; arguments += [source] }
             sql += " ORDER BY i.id LIMIT ?"
             arguments += [limit]
-            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { StoredIncident(row: $0) }
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { IncidentRowLayout.decode($0) }
         }
     }
 
     /// Records a geocoding outcome: a position (indexed in the R*Tree), or why there is none.
     public func recordGeocode(storeID: Int64, result: Result<LocatedPosition?, GeocodingError>, geocoder: String) throws {
         try write { db in
-            guard let stored = try StoredIncident.fetch(db, id: storeID) else { return }
+            guard let stored = try IncidentRowLayout.fetch(db, id: storeID) else { return }
             switch result {
             case let .success(found?):
                 var incident = stored.incident

@@ -23,7 +23,7 @@ extension IncidentStore {
                 learner.add(JunctionLearningRun.Input(
                     source: row[0], externalID: row[1], title: row[2], summary: row[3], road: row[4],
                     position: Coordinate(latitude: row[5], longitude: row[6]),
-                    segment: (row[7] as String?).flatMap(GeoJSONText.parseCoordinates)))
+                    segment: (row[7] as String?).flatMap(ColumnJSON.parseCoordinates)))
             }
             return try learner.finish(db, now: Date())
         }
@@ -246,7 +246,7 @@ final class JunctionLearningRun: @unchecked Sendable {
             guard conflict.swapped, let row = try Row.fetchOne(db, sql: """
                 SELECT i.id FROM incidents i JOIN sources s ON s.id = i.source_id WHERE s.name = ? AND i.external_id = ?
                 """, arguments: [item.input.source, item.input.externalID]), let id = row[0] as Int64?,
-                let stored = try StoredIncident.fetch(db, id: id), let p = stored.incident.position else { continue }
+                let stored = try IncidentRowLayout.fetch(db, id: id), let p = stored.incident.position else { continue }
             var incident = stored.incident
             incident.position = Coordinate(latitude: p.longitude, longitude: p.latitude)
             incident.segment = incident.segment?.map { Coordinate(latitude: $0.longitude, longitude: $0.latitude) }

@@ -216,14 +216,14 @@ public final class IncidentStore: Sendable {
 
     /// The incident with this store id.
     public func incident(id: Int64) throws -> StoredIncident? {
-        try read { db in try StoredIncident.fetch(db, id: id) }
+        try read { db in try IncidentRowLayout.fetch(db, id: id) }
     }
 
     /// Every incident in store-id order; for export and tests. `limit` nil means all.
     public func allIncidents(limit: Int? = nil) throws -> [StoredIncident] {
         try read { db in
-            try Row.fetchAll(db, sql: "SELECT \(StoredIncident.selection) FROM incidents i ORDER BY i.id LIMIT ?",
-                             arguments: [limit ?? -1]).map { StoredIncident(row: $0) }
+            try Row.fetchAll(db, sql: "SELECT \(IncidentRowLayout.selection) FROM incidents i ORDER BY i.id LIMIT ?",
+                             arguments: [limit ?? -1]).map { IncidentRowLayout.decode($0) }
         }
     }
 
@@ -235,7 +235,9 @@ public final class IncidentStore: Sendable {
         try write { db in
             try db.execute(sql: "DELETE FROM incidents WHERE expires IS NOT NULL AND expires < ?",
                            arguments: [date.timeIntervalSince1970])
-            return db.changesCount
+            let pruned = db.changesCount
+            if pruned > 0 { try BlockIndexWriter(db: db).dropEmptyBlocks() }
+            return pruned
         }
     }
 

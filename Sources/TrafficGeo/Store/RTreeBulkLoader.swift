@@ -28,7 +28,7 @@ enum RTreeBulkLoader {
     /// A cell of a node: a rowid (leaf) or child node index (inner), and its float32 box.
     private struct Cell {
         var ref: Int64
-        var box: (Float, Float, Float, Float, Float, Float)
+        var box: RTreeNodeFormat.StoredBox
         var centre: (Float, Float, Float) { ((box.0 + box.1) / 2, (box.2 + box.3) / 2, (box.4 + box.5) / 2) }
     }
 
@@ -44,13 +44,13 @@ enum RTreeBulkLoader {
         guard try isEmpty(db) else { throw StoreError.writeFailed("", reason: "bulk load into a non-empty R*Tree") }
         guard !entries.isEmpty else { return }
         guard let nodeSize = try Int.fetchOne(db, sql: "SELECT length(data) FROM \(table)_node WHERE nodeno = 1"),
-              nodeSize >= 4 + cellSize else {
+              nodeSize >= RTreeNodeFormat.headerSize + RTreeNodeFormat.cellSize else {
             throw StoreError.writeFailed("", reason: "the R*Tree has no root node")
         }
-        let fanout = (nodeSize - 4) / cellSize
+        let fanout = RTreeNodeFormat.capacity(nodeSize: nodeSize)
 
         // Bottom-up: each level is its cells in packing order, grouped into nodes.
-        var cells = entries.map { Cell(ref: $0.id, box: float32Box($0.box)) }
+        var cells = entries.map { Cell(ref: $0.id, box: RTreeNodeFormat.storedBox($0.box)) }
         sortAlongHilbertCurve(&cells)
         var levels: [[[Cell]]] = []
         repeat {
@@ -78,18 +78,10 @@ enum RTreeBulkLoader {
             let depth = levels.count - 1
             for (index, node) in nodes.enumerated() {
                 let nodeno = numbers[level][index]
-                for i in blob.indices { blob[i] = 0 }
-                if nodeno == 1 { put16(UInt16(depth), at: 0, in: &blob) }
-                put16(UInt16(node.count), at: 2, in: &blob)
+                RTreeNodeFormat.writeHeader(depth: nodeno == 1 ? depth : nil, cellCount: node.count, into: &blob)
                 for (c, cell) in node.enumerated() {
                     let ref = level == 0 ? cell.ref : numbers[level - 1][Int(cell.ref)]
-                    var at = 4 + c * cellSize
-                    put64(UInt64(bitPattern: ref), at: at, in: &blob)
-                    at += 8
-                    let box = cell.box  // six float32s, written without an array per cell
-                    put32(box.0.bitPattern, at: at, in: &blob); put32(box.1.bitPattern, at: at + 4, in: &blob)
-                    put32(box.2.bitPattern, at: at + 8, in: &blob); put32(box.3.bitPattern, at: at + 12, in: &blob)
-                    put32(box.4.bitPattern, at: at + 16, in: &blob); put32(box.5.bitPattern, at: at + 20, in: &blob)
+                    RTreeNodeFormat.writeCell(c, ref: ref, box: cell.box, into: &blob)
                     if level == 0 {
                         leafOf.append((cell.ref, nodeno))
                     } else {
@@ -104,9 +96,6 @@ enum RTreeBulkLoader {
         let insertRowid = try db.makeStatement(sql: "INSERT INTO \(table)_rowid (rowid, nodeno) VALUES (?, ?)")
         for (rowid, node) in leafOf { try insertRowid.execute(arguments: [rowid, node]) }
     }
-
-    /// 8-byte id + 6 float32 coordinates (also what `RTreeNodes` reads).
-    static let cellSize = 8 + 6 * 4
 
     /// Cuts `cells` (in packing order) into the fewest nodes of at most `fanout` cells, sized
     /// evenly so that no node is under-full (SQLite dissolves a node below a third full on the
@@ -142,86 +131,11 @@ enum RTreeBulkLoader {
         return (0..<parts).map { p in (count * p / parts)..<(count * (p + 1) / parts) }
     }
 
-    private static func union(_ cells: [Cell]) -> (Float, Float, Float, Float, Float, Float) {
+    private static func union(_ cells: [Cell]) -> RTreeNodeFormat.StoredBox {
         var b = cells[0].box
         for c in cells.dropFirst() {
             b = (min(b.0, c.box.0), max(b.1, c.box.1), min(b.2, c.box.2), max(b.3, c.box.3), min(b.4, c.box.4), max(b.5, c.box.5))
         }
         return b
-    }
-
-    /// The box in float32, rounded outward as SQLite does, so it contains everything the exact box does.
-    private static func float32Box(_ b: BlockIndex.Box) -> (Float, Float, Float, Float, Float, Float) {
-        (down(b.minX), up(b.maxX), down(b.minY), up(b.maxY), down(b.minZ), up(b.maxZ))
-    }
-
-    private static func down(_ v: Double) -> Float { let f = Float(v); return Double(f) > v ? f.nextDown : f }
-    private static func up(_ v: Double) -> Float { let f = Float(v); return Double(f) < v ? f.nextUp : f }
-
-    private static func put16(_ v: UInt16, at i: Int, in b: inout [UInt8]) {
-        b[i] = UInt8(v >> 8); b[i + 1] = UInt8(v & 0xff)
-    }
-
-    private static func put32(_ v: UInt32, at i: Int, in b: inout [UInt8]) {
-        for k in 0..<4 { b[i + k] = UInt8((v >> (24 - 8 * UInt32(k))) & 0xff) }
-    }
-
-    private static func put64(_ v: UInt64, at i: Int, in b: inout [UInt8]) {
-        for k in 0..<8 { b[i + k] = UInt8((v >> (56 - 8 * UInt64(k))) & 0xff) }
-    }
-}
-
-/// The 3-D Hilbert curve on a 2²¹ grid per axis (John Skilling, "Programming the Hilbert curve",
-/// AIP Conf. Proc. 707, 2004: axes to transposed index, then bit interleaving).
-enum HilbertCurve3D {
-    static let bits = 21
-    static let side = 1 << bits
-
-    static func index(_ x0: UInt32, _ y0: UInt32, _ z0: UInt32) -> UInt64 {
-        var x = (x0, y0, z0)
-        func get(_ i: Int) -> UInt32 { i == 0 ? x.0 : i == 1 ? x.1 : x.2 }
-        func set(_ i: Int, _ v: UInt32) { if i == 0 { x.0 = v } else if i == 1 { x.1 = v } else { x.2 = v } }
-        let top: UInt32 = 1 << (bits - 1)
-        // Inverse undo of the excess work.
-        var q = top
-        while q > 1 {
-            let p = q - 1
-            for i in 0..<3 {
-                if get(i) & q != 0 {
-                    x.0 ^= p
-                } else {
-                    let t = (x.0 ^ get(i)) & p
-                    x.0 ^= t
-                    set(i, get(i) ^ t)
-                }
-            }
-            q >>= 1
-        }
-        // Gray encode.
-        x.1 ^= x.0
-        x.2 ^= x.1
-        var t: UInt32 = 0
-        q = top
-        while q > 1 {
-            if x.2 & q != 0 { t ^= q - 1 }
-            q >>= 1
-        }
-        x.0 ^= t; x.1 ^= t; x.2 ^= t
-        // Interleave the transposed bits, most significant first.
-        var key: UInt64 = 0
-        for b in stride(from: bits - 1, through: 0, by: -1) {
-            key = (key << 3) | UInt64((x.0 >> UInt32(b)) & 1) << 2 | UInt64((x.1 >> UInt32(b)) & 1) << 1 | UInt64((x.2 >> UInt32(b)) & 1)
-        }
-        return key
-    }
-}
-
-extension HilbertCurve3D {
-    /// The curve index of a geocentric point on a fixed grid over the whole Earth (cells of
-    /// about 6 m): computable for each point on its own, before the extent of a feed is known.
-    static func index(of p: GeocentricPoint) -> UInt64 {
-        let half = 6_400_000.0, scale = Double(side - 1) / (2 * half)
-        func cell(_ v: Double) -> UInt32 { UInt32(Swift.max(0, Swift.min(Double(side - 1), (v + half) * scale))) }
-        return index(cell(p.x), cell(p.y), cell(p.z))
     }
 }

@@ -7,10 +7,7 @@ import GRDBSQLite
 /// Why not SQLite's own R*Tree query (`MATCH` with a query callback): for a 10-NN query that walk
 /// was most of the time: every visited node re-read through a blob handle, every cell's box
 /// decoded and handed to the callback through the virtual-table machinery. Here a node is read
-/// once per session and searched in Swift (`RTreeSearch`). The format is SQLite's documented
-/// one (see `RTreeBulkLoader`): node 1 is the root, its first two bytes the tree depth; a node
-/// holds a 2-byte cell count and cells of an 8-byte id (an entry id in leaves, a child node
-/// number above) and six float32 coordinates, all big-endian.
+/// once per session and searched in Swift (`RTreeSearch`), in SQLite's format (`RTreeNodeFormat`).
 ///
 /// The nodes are those of the snapshot they were read in: reuse them in another transaction only
 /// while the database is unchanged (`QueryEngine.queryCache` checks `PRAGMA data_version`).
@@ -64,27 +61,19 @@ final class RTreeNodes {
             throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage)
         }
         let size = Int(sqlite3_column_bytes(statement, 0))
-        guard size >= 4, let blob = sqlite3_column_blob(statement, 0) else { return nil }
+        guard size >= RTreeNodeFormat.headerSize, let blob = sqlite3_column_blob(statement, 0) else { return nil }
         let bytes = UnsafeRawBufferPointer(start: blob, count: size)
-        func u16(_ at: Int) -> Int { Int(bytes[at]) << 8 | Int(bytes[at + 1]) }
-        func u32(_ at: Int) -> UInt32 {
-            UInt32(bytes[at]) << 24 | UInt32(bytes[at + 1]) << 16 | UInt32(bytes[at + 2]) << 8 | UInt32(bytes[at + 3])
-        }
-        func f32(_ at: Int) -> Double { Double(Float(bitPattern: u32(at))) }
-        let count = u16(2)
-        guard 4 + count * RTreeBulkLoader.cellSize <= size else {
-            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "R*Tree node \(number) is too short for its \(count) cells")
+        guard let count = RTreeNodeFormat.cellCount(bytes) else {
+            throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "R*Tree node \(number) is too short for its cells")
         }
         var cells: [Cell] = []
         cells.reserveCapacity(count)
         for c in 0..<count {
-            let at = 4 + c * RTreeBulkLoader.cellSize
-            let ref = Int64(bitPattern: UInt64(u32(at)) << 32 | UInt64(u32(at + 4)))
-            cells.append(Cell(ref: ref, box: BlockIndex.Box(minX: f32(at + 8), maxX: f32(at + 12), minY: f32(at + 16),
-                                                             maxY: f32(at + 20), minZ: f32(at + 24), maxZ: f32(at + 28))))
+            let (ref, box) = RTreeNodeFormat.cell(bytes, c)
+            cells.append(Cell(ref: ref, box: box))
         }
         let slot = Int32(loaded.count)
-        loaded.append(Node(level: level ?? u16(0), cells: cells))
+        loaded.append(Node(level: level ?? RTreeNodeFormat.depth(bytes), cells: cells))
         slots[number] = slot
         return slot
     }

@@ -41,6 +41,7 @@ enum SourceNames {
             try db.execute(sql: "DELETE FROM junction_observations WHERE observer = ?", arguments: ["incident:\(id)"])
             try db.execute(sql: "DELETE FROM incidents WHERE id = ?", arguments: [id])
         }
+        if !losers.isEmpty { try BlockIndexWriter(db: db).dropEmptyBlocks() }
         try db.execute(sql: "UPDATE incidents SET source_id = ? WHERE source_id = ?", arguments: [new, old])
         try db.execute(sql: "DELETE FROM sources WHERE id = ?", arguments: [old])
     }
