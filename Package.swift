@@ -56,6 +56,8 @@ let package = Package(
                 // Named for their error types, which network errors are explained from (NetworkErrorText).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
+                // NIOLockedValueBox: the one lock type.
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         // Transformations between any two CRSs with PROJ. Kept apart from TrafficGeo: the index

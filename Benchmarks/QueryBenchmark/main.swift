@@ -255,12 +255,12 @@ if options.suites.contains("ingest") {
         }),
         ("ingest: store + index (per entry)", nil, {
             round += 1
-            let store = try IncidentStore(path: "\(folder)/store-\(round).sqlite")
+            let store = try SQLiteIncidentStore(path: "\(folder)/store-\(round).sqlite")
             _ = try store.ingest(source: "bench") { emit in for incident in parsed { try emit(.incident(incident)) } }
         }, nil),
         ("ingest: whole Atom ingest (per entry)", "FeedIngestor, as `trafficgeo ingest`", {
             round += 1
-            let store = try IncidentStore(path: "\(folder)/store-\(round).sqlite")
+            let store = try SQLiteIncidentStore(path: "\(folder)/store-\(round).sqlite")
             _ = try FeedIngestor(store: store).ingest(FeedInput(localFile: feed))
         }, nil),
     ])
@@ -295,15 +295,15 @@ if options.suites.contains("knn") || options.suites.contains("radius") || option
         }
         handle.write(Data(text.utf8))
         try handle.close()
-        let store = try IncidentStore(path: options.db)
+        let store = try SQLiteIncidentStore(path: options.db)
         let start = clock.now
         let result = try FeedIngestor(store: store, format: .csv, sourceName: "bench").ingest(FeedInput(localFile: csv))
         print(String(format: "built %d incidents in %.1f s (%.0f entries/s)", result.new, (clock.now - start).inSeconds,
                      Double(result.new) / (clock.now - start).inSeconds))
         try? FileManager.default.removeItem(atPath: csv)
     }
-    let store = try IncidentStore(path: options.db, readOnly: true)
-    let engine = try QueryEngine(store: store)
+    let store = try SQLiteIncidentStore(path: options.db, readOnly: true)
+    let engine = QueryEngine(store: store)
     let queries = (0..<options.queries).map { _ in germany() }
     for q in queries.prefix(100) { _ = try engine.nearestNeighbours(to: q, limit: 10) } // page cache, statements
     var index = 0

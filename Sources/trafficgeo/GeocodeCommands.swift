@@ -173,7 +173,7 @@ struct ReverseCommand: AsyncParsableCommand {
 
 /// Runs `PendingGeocoder` with progress on stderr and prints its summary.
 enum GeocodeRunner {
-    static func run(store: IncidentStore, service: GeocodingService, source: String?, retryNotFound: Bool, limit: Int?,
+    static func run(store: any IncidentStore, service: GeocodingService, source: String?, retryNotFound: Bool, limit: Int?,
                     quiet: Bool) async throws -> GeocodeRunSummary {
         var runner = PendingGeocoder(store: store, locator: IncidentLocator(service: service))
         if !quiet && Terminal.stderrIsTerminal {

@@ -18,7 +18,7 @@ struct GlobalOptions: ParsableArguments {
         if verbose && quiet { throw ValidationError("--verbose and --quiet exclude each other.") }
     }
 
-    var databasePath: String { db ?? IncidentStore.defaultPath() }
+    var databasePath: String { db ?? StoreOpening.defaultLocation() }
 
     /// Sets up swift-log for stderr at the level the flags ask for; call once per run.
     func bootstrapLogging() {
@@ -30,8 +30,8 @@ struct GlobalOptions: ParsableArguments {
         }
     }
 
-    func openStore(readOnly: Bool = false) throws -> IncidentStore {
-        try IncidentStore(path: databasePath, readOnly: readOnly)
+    func openStore(readOnly: Bool = false) throws -> any IncidentStore {
+        try StoreOpening.open(databasePath, readOnly: readOnly)
     }
 }
 

@@ -33,7 +33,7 @@ struct JunctionSelection: ParsableArguments {
     }
 
     /// The road's junctions and those known without a road; every junction without --road.
-    func junctions(in store: IncidentStore) throws -> [KnownJunction] {
+    func junctions(in store: any IncidentStore) throws -> [KnownJunction] {
         try store.knownJunctions(roads: road.flatMap(RoadReference.normalize).map { [$0] })
     }
 }

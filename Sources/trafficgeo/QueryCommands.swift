@@ -32,7 +32,7 @@ struct NearCommand: AsyncParsableCommand {
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
-            let engine = try QueryEngine(store: try global.openStore(readOnly: true))
+            let engine = QueryEngine(store: try global.openStore(readOnly: true))
             let max = try maxDistance.map { try DistanceArgument.validated($0, option: "--max-distance") }
             if batch.queries != nil {
                 let filter = query.filter
@@ -75,7 +75,7 @@ struct WithinCommand: AsyncParsableCommand {
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
-            let engine = try QueryEngine(store: try global.openStore(readOnly: true))
+            let engine = QueryEngine(store: try global.openStore(readOnly: true))
             let metres = try DistanceArgument.validated(radius, option: "--radius")
             if batch.queries != nil {
                 let filter = query.filter
@@ -114,7 +114,7 @@ struct BoundingBoxCommand: AsyncParsableCommand {
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
-            let engine = try QueryEngine(store: try global.openStore(readOnly: true))
+            let engine = QueryEngine(store: try global.openStore(readOnly: true))
             if let sort = query.sort {
                 var results: [QueryResult] = []
                 try engine.inBoundingBox(west: west, south: south, east: east, north: north, filter: query.filter) { results.append($0) }
@@ -145,7 +145,7 @@ struct ExportCommand: AsyncParsableCommand {
         try await TrafficGeoExit.run {
             var options = query
             if options.format == nil { options.format = options.output.flatMap(OutputFormat.forFile) ?? .geojson }
-            let engine = try QueryEngine(store: try global.openStore(readOnly: true))
+            let engine = QueryEngine(store: try global.openStore(readOnly: true))
             let count = try options.write(quiet: global.quiet) { emit in
                 try engine.all(filter: query.filter, locatedOnly: !includeUnlocated, handle: emit)
             }

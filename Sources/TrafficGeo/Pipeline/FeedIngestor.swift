@@ -7,7 +7,7 @@ import Logging
 ///     let ingestor = FeedIngestor(store: store)
 ///     let summary = try await ingestor.ingest("data/sample/lmst.de_DE.xml")
 public struct FeedIngestor: Sendable {
-    public let store: IncidentStore
+    public let store: any IncidentStore
     public var format: FeedFormat?
     /// Overrides the source name incidents are filed under (default: the feed's own identity,
     /// else the location's name; see `FeedIdentity`).
@@ -22,7 +22,7 @@ public struct FeedIngestor: Sendable {
     public var progress: (@Sendable (Int) -> Void)?
     public var progressInterval = 1000
 
-    public init(store: IncidentStore, format: FeedFormat? = nil, sourceName: String? = nil) {
+    public init(store: any IncidentStore, format: FeedFormat? = nil, sourceName: String? = nil) {
         self.store = store
         self.format = format
         self.sourceName = sourceName

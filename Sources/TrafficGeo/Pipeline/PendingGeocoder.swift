@@ -20,14 +20,14 @@ public struct GeocodeRunSummary: Sendable {
 ///     let run = PendingGeocoder(store: store, locator: IncidentLocator(service: service))
 ///     let summary = try await run.run()
 public struct PendingGeocoder: Sendable {
-    public let store: IncidentStore
+    public let store: any IncidentStore
     public let locator: IncidentLocator
     /// Incidents resolved at once (each may send several queries; the HTTP policy still limits requests).
     public var concurrency = 8
     /// Called after each incident with (done, total).
     public var progress: (@Sendable (Int, Int) -> Void)?
 
-    public init(store: IncidentStore, locator: IncidentLocator) {
+    public init(store: any IncidentStore, locator: IncidentLocator) {
         self.store = store
         self.locator = locator
     }

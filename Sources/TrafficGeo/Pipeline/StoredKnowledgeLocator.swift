@@ -7,10 +7,10 @@ import Foundation
 ///     let locator = StoredKnowledgeLocator(store: store, locator: IncidentLocator(service: service))
 ///     let found = try await locator.locate(title: "A4 | Krombach - Wenden", text: "A4: Olpe -> Köln, zwischen 0.2 km hinter AS Krombach …")
 public struct StoredKnowledgeLocator: Sendable {
-    public let store: IncidentStore
+    public let store: any IncidentStore
     public let locator: IncidentLocator
 
-    public init(store: IncidentStore, locator: IncidentLocator) {
+    public init(store: any IncidentStore, locator: IncidentLocator) {
         self.store = store
         self.locator = locator
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 
 /// The incidents table's row layout, defined once: the columns that hold an incident's fields
 /// (`Field`, in binding order), what a reading query selects (`selection`, decoded by
@@ -66,13 +67,27 @@ enum IncidentRowLayout {
 
     /// The stored incident in `row`, whose `selection` columns start at column `c`.
     static func decode(_ row: Row, startingAt c: Int = 0) -> StoredIncident {
-        func field<T: DatabaseValueConvertible>(_ f: Field) -> T? { row[c + Selected.field(f)] }
-        var incident = Incident(source: row[c + Selected.source], id: row[c + Selected.externalID], title: row[c + Selected.field(.title)])
+        decode { row[c + $0] as DatabaseValue }
+    }
+
+    /// The stored incident in the current row of `statement` (stepped through SQLite's C API),
+    /// whose `selection` columns start at column `c`.
+    static func decode(_ statement: SQLiteStatement, startingAt c: Int32) -> StoredIncident {
+        decode { DatabaseValue(sqliteStatement: statement, index: c + Int32($0)) }
+    }
+
+    /// The stored incident whose `selection` column `k` is `column(k)`.
+    private static func decode(_ column: (Int) -> DatabaseValue) -> StoredIncident {
+        func field<T: DatabaseValueConvertible>(_ f: Field) -> T? { T.fromDatabaseValue(column(Selected.field(f))) }
+        func date(_ f: Field) -> Date? { (field(f) as Double?).map(Date.init(timeIntervalSince1970:)) }
+        var incident = Incident(source: String.fromDatabaseValue(column(Selected.source)) ?? "",
+                                id: String.fromDatabaseValue(column(Selected.externalID)) ?? "",
+                                title: field(.title) ?? "")
         incident.summary = field(.summary)
         incident.weblink = field(.weblink)
         incident.iconURL = field(.iconURL)
-        incident.updated = (field(.updated) as Double?).map(Date.init(timeIntervalSince1970:))
-        incident.expires = (field(.expires) as Double?).map(Date.init(timeIntervalSince1970:))
+        incident.updated = date(.updated)
+        incident.expires = date(.expires)
         incident.road = field(.road)
         incident.category = (field(.category) as String?).flatMap(IncidentCategory.init(rawValue:))
         if let lat = field(.latitude) as Double?, let lon = field(.longitude) as Double? {
@@ -86,9 +101,9 @@ enum IncidentRowLayout {
                 confidence: field(.geocodeConfidence))
         }
         incident.properties = (field(.properties) as String?).map(ColumnJSON.parseObject) ?? [:]
-        return StoredIncident(storeID: row[c + Selected.storeID], incident: incident,
-                              firstSeen: Date(timeIntervalSince1970: row[c + Selected.firstSeen]),
-                              lastChanged: Date(timeIntervalSince1970: row[c + Selected.lastChanged]))
+        return StoredIncident(storeID: Int64.fromDatabaseValue(column(Selected.storeID)) ?? 0, incident: incident,
+                              firstSeen: Date(timeIntervalSince1970: Double.fromDatabaseValue(column(Selected.firstSeen)) ?? 0),
+                              lastChanged: Date(timeIntervalSince1970: Double.fromDatabaseValue(column(Selected.lastChanged)) ?? 0))
     }
 
     /// The stored incident with this store id.

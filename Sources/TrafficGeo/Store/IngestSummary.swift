@@ -12,7 +12,7 @@ public struct IngestSummary: Sendable, Equatable {
     public var withoutPosition = 0
     /// Of those, the ones whose feed position could not be used (out of range, unreadable).
     public var positionsIgnored = 0
-    /// Junction positions learned from the positioned messages (IncidentStore+Junctions).
+    /// Junction positions learned from the positioned messages (SQLiteIncidentStore+Junctions).
     public var junctionObservations = 0
     /// Feed positions far from the junctions their own words name (swapped back where that fits).
     public var positionConflicts: [PositionConflict] = []

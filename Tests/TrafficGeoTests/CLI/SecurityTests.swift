@@ -47,7 +47,7 @@ struct SecurityTests {
             #expect(result.status == 0 || result.status == 64, "\(args): \(result.stderr)")
             #expect(result.stdout.split(separator: "\n").count <= 1, "\(args) matched rows: \(result.stdout.prefix(200))")
         }
-        #expect(try IncidentStore(path: db, readOnly: true).statistics().total == 30)
+        #expect(try SQLiteIncidentStore(path: db, readOnly: true).statistics().total == 30)
     }
 
     /// `-o` through a symlink replaces the link, never writes its target.
@@ -101,7 +101,7 @@ struct SecurityTests {
         let result = try TestSupport.run(Self.cli(), ["ingest", "--no-geocode", "--max-entries", "10", "--db", db, feed.path])
         #expect(result.status == 3, "\(result.stderr)")
         #expect(result.stderr.contains("--max-entries"), "\(result.stderr)")
-        #expect(try IncidentStore(path: db, readOnly: true).statistics().total == 10)
+        #expect(try SQLiteIncidentStore(path: db, readOnly: true).statistics().total == 10)
     }
 
     /// TLS certificates are verified: a self-signed server on loopback is refused.

@@ -114,7 +114,7 @@ struct AtomReaderTests {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = try TestSupport.write(String(whole[..<cut]) + "\n<entry><id>cut</id><title>oops", name: "f.xml", in: folder)
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         let summary = try FeedIngestor(store: store).ingest(FeedInput(localFile: url.path))
         #expect(summary.feedError?.contains("truncated") == true, "\(summary.feedError ?? "no error")")
         #expect(summary.new == entries && summary.read == entries)

@@ -35,7 +35,7 @@ struct FeedIdentityTests {
 
     @Test func theSameFeedFromTwoFilesIsOneSource() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         let feed = IncidentStoreTests.feed([("a", "A1 : X", 50.0, 7.0), ("b", "A2 : Y", 51.0, 8.0)])
             .replacingOccurrences(of: "<feed xmlns=\"http://www.w3.org/2005/Atom\">", with: "<feed xmlns=\"http://www.w3.org/2005/Atom\"><id>urn:test</id>")
         for name in ["monday.xml", "tuesday.xml"] {
@@ -72,7 +72,7 @@ struct FeedIdentityTests {
         let path = folder.appendingPathComponent("old.sqlite").path
         try makeOldStore(at: path, feedPath: feedURL.standardizedFileURL.path, csvPath: csvURL.standardizedFileURL.path)
 
-        let store = try IncidentStore(path: path)
+        let store = try SQLiteIncidentStore(path: path)
         // Opening migrates: no absolute paths are left in names or ids.
         #expect(Set(try store.allIncidents().map(\.incident.source)) == ["feed.xml", "roads.csv"])
         #expect(try store.allIncidents().contains { $0.incident.id == "row1" })
@@ -91,7 +91,7 @@ struct FeedIdentityTests {
 
     @Test func aCurrentSourceOfTheSameFileNameIsNotTakenOver() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         // Two different feeds that share a file name: the second names itself, and the first's
         // source was named by this version (not renamed by the migration), so it is not adopted.
         let one = folder.appendingPathComponent("one"), two = folder.appendingPathComponent("two")
@@ -109,7 +109,7 @@ struct FeedIdentityTests {
 
     @Test func mergingKeepsTheCopyChangedLast() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         try store.write { db in
             try db.execute(sql: "INSERT INTO sources (id, name) VALUES (1, 'old'), (2, 'new')")
             try db.execute(sql: """

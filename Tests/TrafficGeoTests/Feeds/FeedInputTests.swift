@@ -14,7 +14,7 @@ struct FeedInputTests {
         defer { server.shutdown() }
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         let url = "\(server.baseURL.absoluteString)/lmst.de_DE.xml"
         let summary = try await FeedIngestor(store: store).ingest(url)
         // The feed names itself (its self link): that, not the URL it came from, is its source.

@@ -165,7 +165,7 @@ struct GeocoderClientBehaviourTests {
         defer { server.shutdown() }
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         let provider = try NominatimProvider(baseURL: server.baseURL, policy: Self.policy())
         let service = GeocodingService(providers: [provider], cache: store)
         // Ten callers ask the same question at once: one request.
@@ -190,7 +190,7 @@ struct GeocoderClientBehaviourTests {
         defer { failing.shutdown() }
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         let nominatim = try NominatimProvider(baseURL: failing.baseURL, policy: Self.policy(retries: 0))
         let service = GeocodingService(providers: [nominatim, GazetteerProvider(gazetteer: try Gazetteer.shared())], cache: store)
         let answer = try await service.search(GeocodeQuery("Olpe", purpose: .place, countryCodes: ["de"]))

@@ -28,7 +28,7 @@ struct GeocodingAccuracyTests {
     }
 
     /// (share of truth rows within `km`, share of the placed more than 25 km off).
-    static func score(_ store: IncidentStore, _ truth: [String: Coordinate], within km: Double) throws -> (Double, Double) {
+    static func score(_ store: SQLiteIncidentStore, _ truth: [String: Coordinate], within km: Double) throws -> (Double, Double) {
         var within = 0, placed = 0, gross = 0
         for stored in try store.allIncidents() {
             guard let t = truth[stored.incident.id], let p = stored.incident.position else { continue }
@@ -46,7 +46,7 @@ struct GeocodingAccuracyTests {
         let feed = folder.appendingPathComponent("titles.xml").path, truthPath = folder.appendingPathComponent("truth.csv").path
         let truth = try Self.convert(["--roads", "A61,A30", "--unique-titles", "--limit", "400", "--atom", feed, "--truth", truthPath], truth: truthPath)
         #expect(truth.count >= 300)
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         _ = try FeedIngestor(store: store, sourceName: "titles").ingest(FeedInput(localFile: feed))
         let service = GeocodingService(providers: [GazetteerProvider(gazetteer: try Gazetteer.shared())], cache: store)
         _ = try await PendingGeocoder(store: store, locator: IncidentLocator(service: service)).run()
@@ -63,7 +63,7 @@ struct GeocodingAccuracyTests {
         let feed = folder.appendingPathComponent("titles.xml").path, truthPath = folder.appendingPathComponent("truth.csv").path
         let truth = try Self.convert(["--roads", "A61", "--unique-titles", "--limit", "300", "--seed", "3", "--atom", feed, "--truth", truthPath],
                                      truth: truthPath)
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         let learned = try FeedIngestor(store: store, sourceName: "api").ingest(FeedInput(localFile: history))
         #expect(learned.junctionObservations > 1000)
         // Titles only, filed under another source (the same warnings, without positions).

@@ -54,7 +54,7 @@ struct IncidentLocatorTests {
     @Test func ingestThenGeocodePendingIsResumableAndKeepsPositions() async throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         let feed = """
             <feed xmlns="http://www.w3.org/2005/Atom">
             <entry><id>1</id><title>A4 : Koeln - Olpe</title><summary>Zwischen AS Wenden und AS Krombach Stau</summary></entry>
@@ -90,7 +90,7 @@ struct IncidentLocatorTests {
         }
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         let feed = """
             <feed xmlns="http://www.w3.org/2005/Atom">
             <entry><id>a5</id><title>A5 : Dossenheim - Heidelberg</title>

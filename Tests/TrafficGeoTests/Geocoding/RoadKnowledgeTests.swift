@@ -62,7 +62,7 @@ struct RoadKnowledgeTests {
     @Test func theStoreLearnsJunctionsAndAnswersTitlesWithoutAskingAGeocoder() async throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         let history = try TestSupport.write(Self.autobahnHistory(count: 6), name: "history.json", in: folder)
         let first = try FeedIngestor(store: store, sourceName: "api").ingest(FeedInput(localFile: history.path))
         #expect(first.junctionObservations == 12)
@@ -143,7 +143,7 @@ struct RoadKnowledgeTests {
     @Test func zeroZeroIsNoPositionAndASwappedPositionIsSwappedBack() throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         _ = try FeedIngestor(store: store, sourceName: "api").ingest(FeedInput(localFile: try TestSupport.write(Self.autobahnHistory(count: 5), name: "h.json", in: folder).path))
         let start = Geodesic.direct(from: Self.krombach, bearing: Geodesic.inverse(from: Self.krombach, to: Self.wenden).bearing, distance: 300)
         let text = "A4: Olpe -> Köln, zwischen 0.3 km hinter AS Krombach und 0.5 km vor AS Wenden"
@@ -199,7 +199,7 @@ struct RoadKnowledgeTests {
     @Test func importedJunctionsReplaceTheirOwnRowsWhenImportedAgain() throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         let two = [Self.krombach, Geodesic.direct(from: Self.krombach, bearing: 90, distance: 100)].map {
             JunctionObservation(road: "", name: "Kreuz Krombach", kind: .interchange, coordinate: $0, origin: "import:osm")
         }

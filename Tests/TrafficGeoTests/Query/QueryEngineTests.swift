@@ -6,7 +6,7 @@ import Testing
 struct QueryEngineTests {
     /// A store of `count` random incidents: a third anywhere on Earth, a third near the
     /// antimeridian, a third near the poles, as GeoJSON points.
-    static func makeStore(count: Int, seed: UInt64, in folder: URL) throws -> (IncidentStore, [Coordinate]) {
+    static func makeStore(count: Int, seed: UInt64, in folder: URL) throws -> (SQLiteIncidentStore, [Coordinate]) {
         var generator = SplitMix64(seed: seed)
         var points: [Coordinate] = []
         var features: [String] = []
@@ -26,7 +26,7 @@ struct QueryEngineTests {
             features.append("{\"type\":\"Feature\",\"id\":\"p\(i)\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(p.longitude),\(p.latitude)]},\"properties\":{\"title\":\"A\(i % 9 + 1) : P\(i)\",\"category\":\"\(i % 2 == 0 ? "accident" : "roadworks")\"}}")
         }
         let url = try TestSupport.write("{\"type\":\"FeatureCollection\",\"features\":[\n" + features.joined(separator: ",\n") + "]}", name: "points.geojson", in: folder)
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         let summary = try FeedIngestor(store: store, sourceName: "points").ingest(FeedInput(localFile: url.path))
         #expect(summary.new == count && summary.skipped.isEmpty)
         return (store, points)
@@ -47,7 +47,7 @@ struct QueryEngineTests {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let (store, points) = try Self.makeStore(count: 3000, seed: 11, in: folder)
-        let engine = try QueryEngine(store: store)
+        let engine = QueryEngine(store: store)
         for q in Self.queryPoints(seed: 12) {
             for k in [1, 10, 25] {
                 let got = try engine.nearest(to: q, limit: k)
@@ -69,7 +69,7 @@ struct QueryEngineTests {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let (store, points) = try Self.makeStore(count: 3000, seed: 21, in: folder)
-        let engine = try QueryEngine(store: store)
+        let engine = QueryEngine(store: store)
         for q in Self.queryPoints(seed: 22) {
             for radius in [50_000.0, 500_000, 2_000_000] {
                 let got = try engine.within(radius: radius, of: q)
@@ -92,7 +92,7 @@ struct QueryEngineTests {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let (store, points) = try Self.makeStore(count: 3000, seed: 31, in: folder)
-        let engine = try QueryEngine(store: store)
+        let engine = QueryEngine(store: store)
         var generator = SplitMix64(seed: 32)
         var boxes = [LonLatBox(west: 175, south: -10, east: -175, north: 10),      // across the antimeridian
                      LonLatBox(west: -180, south: 85, east: 180, north: 90),       // a polar cap (scanned)
@@ -121,7 +121,7 @@ struct QueryEngineTests {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let (store, points) = try Self.makeStore(count: 900, seed: 31, in: folder)
-        let engine = try QueryEngine(store: store)
+        let engine = QueryEngine(store: store)
         let q = Coordinate(latitude: 0, longitude: 179.5)
         let limited = try engine.nearest(to: q, limit: 50, maxDistance: 300_000)
         let truth = points.filter { Geodesic.distance(from: q, to: $0) <= 300_000 }.count

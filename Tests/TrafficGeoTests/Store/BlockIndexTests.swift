@@ -31,7 +31,7 @@ struct BlockIndexTests {
     @Test func packedTreeStaysCorrectUnderLaterInsertsUpdatesAndDeletes() throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         let ingestor = FeedIngestor(store: store, sourceName: "csv")
         var generator = SplitMix64(seed: 7)
         var points: [String: Coordinate] = [:]
@@ -47,7 +47,7 @@ struct BlockIndexTests {
         }
         func check(_ step: String) throws {
             #expect(try store.checkIntegrity().isEmpty, "\(step)")
-            let engine = try QueryEngine(store: store)
+            let engine = QueryEngine(store: store)
             var q = SplitMix64(seed: 99)
             for _ in 0..<15 {
                 let c = Coordinate(latitude: Double.random(in: 46...56, using: &q), longitude: Double.random(in: 5...16, using: &q))
@@ -111,7 +111,7 @@ struct BlockIndexTests {
     @Test func oneEngineSeesLaterChanges() throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         let ingestor = FeedIngestor(store: store, sourceName: "csv")
         var generator = SplitMix64(seed: 13)
         var points: [String: Coordinate] = [:]
@@ -124,7 +124,7 @@ struct BlockIndexTests {
             }
             _ = try ingestor.ingest(FeedInput(localFile: try TestSupport.write(text, name: "f\(ids.lowerBound).csv", in: folder).path))
         }
-        let engine = try QueryEngine(store: store)
+        let engine = QueryEngine(store: store)
         let c = Coordinate(latitude: 50.5, longitude: 7.5)
         func check(_ step: String) throws {
             let truth = points.map { (id: $0.key, d: Geodesic.distance(from: c, to: $0.value)) }.sorted { $0.d < $1.d }
@@ -168,9 +168,9 @@ struct BlockIndexTests {
             }
         }
         // A read-only command (near, within, export) upgrades the file first.
-        let reader = try IncidentStore(path: path, readOnly: true)
+        let reader = try SQLiteIncidentStore(path: path, readOnly: true)
         #expect(try QueryEngine(store: reader).nearest(to: Coordinate(latitude: 50, longitude: 8), limit: 7).count == 7)
-        let store = try IncidentStore(path: path)
+        let store = try SQLiteIncidentStore(path: path)
         #expect(try store.checkIntegrity().isEmpty)
         // The rows came over whole: source, how the position was found, when it last changed.
         let old = try store.allIncidents()
@@ -188,7 +188,7 @@ struct BlockIndexTests {
             (try Int.fetchOne(db, sql: "SELECT count(*) FROM incident_blocks WHERE id > 0")!, try Int.fetchOne(db, sql: "SELECT count(*) FROM incident_blocks WHERE id < 0")!)
         }
         #expect(singles == 300 && blocks == (200 + BlockIndex.blockSize - 1) / BlockIndex.blockSize)
-        let engine = try QueryEngine(store: store)
+        let engine = QueryEngine(store: store)
         let c = Coordinate(latitude: 51, longitude: 10)
         let truth = points.map { (id: $0.key, d: Geodesic.distance(from: c, to: $0.value)) }.sorted { $0.d < $1.d }
         #expect(try engine.nearest(to: c, limit: 25).map(\.incident.id) == truth.prefix(25).map(\.id))
@@ -199,7 +199,7 @@ struct BlockIndexTests {
     @Test func severalFlushesAndIdsRepeatedAcrossThem() throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         var generator = SplitMix64(seed: 11)
         var points: [String: Coordinate] = [:]
         let counts = try store.write { db in
@@ -219,7 +219,7 @@ struct BlockIndexTests {
         #expect(try store.checkIntegrity().isEmpty)
         let located = points.compactMapValues { $0 }
         #expect(try store.read { db in try Int.fetchOne(db, sql: "SELECT count(*) FROM incidents WHERE latitude IS NOT NULL") } == located.count)
-        let engine = try QueryEngine(store: store)
+        let engine = QueryEngine(store: store)
         for c in [Coordinate(latitude: 48, longitude: 7), Coordinate(latitude: 53, longitude: 14)] {
             let truth = located.map { (id: $0.key, d: Geodesic.distance(from: c, to: $0.value)) }.sorted { $0.d < $1.d }
             #expect(try engine.nearest(to: c, limit: 30).map(\.incident.id) == truth.prefix(30).map(\.id))
@@ -232,7 +232,7 @@ struct BlockIndexTests {
     @Test func repeatedIdsInOneBulkFeedKeepTheLastPosition() throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         let url = try TestSupport.write("""
             id,title,lat,lon,updated
             a,A1 : X,50.0,7.0,
@@ -248,7 +248,7 @@ struct BlockIndexTests {
         // d's second entry has the same words, no position and a time: an update that keeps d's position.
         #expect((summary.new, summary.updated, summary.unchanged) == (4, 3, 0))
         #expect(try store.checkIntegrity().isEmpty)
-        let engine = try QueryEngine(store: store)
+        let engine = QueryEngine(store: store)
         let near = try engine.nearest(to: Coordinate(latitude: 52, longitude: 9), limit: 5)
         #expect(near.map(\.incident.id) == ["a", "d", "c"])
         #expect(near[0].distance! < 0.001)

@@ -18,7 +18,7 @@ struct ConcurrencyTests {
         let big = try TestSupport.write(SyntheticFeeds.atom(count: 15_000, seed: 2, idPrefix: "b"), name: "big.xml", in: folder)
         #expect(try TestSupport.run(Self.cli().path, ["ingest", "-q", "--no-geocode", "--db", db, small.path]).status == 0)
 
-        let engine = try QueryEngine(store: IncidentStore(path: db, readOnly: true))
+        let engine = QueryEngine(store: try SQLiteIncidentStore(path: db, readOnly: true))
         var rounds = 0
         for _ in 0..<2 {
             let ingest = try TestSupport.launch(Self.cli(), ["ingest", "-q", "--no-geocode", "--source-name", "big\(rounds)", "--db", db, big.path])
@@ -55,7 +55,7 @@ struct ConcurrencyTests {
             let (one, two) = try await (first, second)
             #expect((one.status, two.status) == (0, 0), "round \(round): \(one.stderr) \(two.stderr)")
         }
-        let store = try IncidentStore(path: db, readOnly: true)
+        let store = try SQLiteIncidentStore(path: db, readOnly: true)
         let stats = try store.statistics()
         #expect(stats.total == 16_000 && stats.located == 16_000)
         #expect(try store.checkIntegrity().isEmpty)
@@ -74,7 +74,7 @@ struct ConcurrencyTests {
             async let second = Task.detached { try TestSupport.run(Self.cli().path, ["ingest", "-q", "--no-geocode", "--source-name", "b", "--db", db, b.path]) }.value
             let (one, two) = try await (first, second)
             #expect((one.status, two.status) == (0, 0), "round \(round): \(one.stderr) \(two.stderr)")
-            #expect(try IncidentStore(path: db, readOnly: true).statistics().total == 50, "round \(round)")
+            #expect(try SQLiteIncidentStore(path: db, readOnly: true).statistics().total == 50, "round \(round)")
         }
     }
 
@@ -124,7 +124,7 @@ struct ConcurrencyTests {
         let result = try TestSupport.run(Self.cli().path, ["ingest", "--no-geocode", "--db", db, big.path])
         #expect(result.status == 1, "\(result.stderr)")
         #expect(result.stderr.contains("disk is full"), "\(result.stderr)")
-        let store = try IncidentStore(path: db, readOnly: true)
+        let store = try SQLiteIncidentStore(path: db, readOnly: true)
         #expect(try store.statistics().total == 100)
         #expect(try store.checkIntegrity().isEmpty)
     }

@@ -7,7 +7,7 @@ import Testing
 struct CrashSafetyTests {
     /// What must survive a crash: every row's identity and content hash, and the index size.
     static func fingerprint(_ path: String) throws -> (rows: Int, hashSum: Int64, indexEntries: Int) {
-        let store = try IncidentStore(path: path, readOnly: true)
+        let store = try SQLiteIncidentStore(path: path, readOnly: true)
         return try store.read { db in
             let rows = try Int.fetchOne(db, sql: "SELECT count(*) FROM incidents") ?? 0
             let sum = try Int64.fetchOne(db, sql: "SELECT total(content_hash % 1000003) FROM incidents") ?? 0
@@ -56,7 +56,7 @@ struct CrashSafetyTests {
         try #require(killed, "the ingest finished before it could be killed; stderr: \(seen.suffix(300))")
         #expect(process.terminationReason == .uncaughtSignal)
 
-        let store = try IncidentStore(path: db)
+        let store = try SQLiteIncidentStore(path: db)
         #expect(try store.checkIntegrity().isEmpty)
         let after = try Self.fingerprint(db)
         #expect(after.rows == before.rows && after.hashSum == before.hashSum && after.indexEntries == before.indexEntries)

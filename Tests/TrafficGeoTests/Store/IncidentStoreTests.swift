@@ -19,7 +19,7 @@ struct IncidentStoreTests {
     @Test func ingestIsIdempotentAndUpdatesInPlace() throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         let ingestor = FeedIngestor(store: store, sourceName: "feed")
         let first = try TestSupport.write(Self.feed([("a", "A1 : X", 50.0, 7.0), ("b", "A2 : Y", 51.0, 8.0), ("c", "A3 : Z", nil, nil)]), name: "f1.xml", in: folder)
         let s1 = try ingestor.ingest(FeedInput(localFile: first.path))
@@ -40,7 +40,7 @@ struct IncidentStoreTests {
     @Test func indexFindsEveryLocatedIncidentOnce() throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         var entries: [(id: String, title: String, lat: Double?, lon: Double?)] = []
         var generator = SplitMix64(seed: 7)
         for i in 0..<500 {
@@ -58,7 +58,7 @@ struct IncidentStoreTests {
     @Test func pruneRemovesExpiredIncidentsAndTheirIndexEntries() throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         let feed = """
             <feed xmlns="http://www.w3.org/2005/Atom">
             <entry><id>old</id><expires>2020-01-01T00:00:00Z</expires><link href="http://x/?lat=50&amp;lon=7"/></entry>
@@ -75,7 +75,7 @@ struct IncidentStoreTests {
 
     @Test func readOnlyMissingDatabaseSaysWhatToDo() {
         do {
-            _ = try IncidentStore(path: "/nonexistent-folder/x.sqlite", readOnly: true)
+            _ = try SQLiteIncidentStore(path: "/nonexistent-folder/x.sqlite", readOnly: true)
             Issue.record("expected an error")
         } catch {
             #expect("\(error)".contains("trafficgeo ingest"))
@@ -85,7 +85,7 @@ struct IncidentStoreTests {
     /// Every located incident is found through exactly one index entry (a block covering its
     /// id whose box holds it, or its own entry), whose box holds its PROJ-projected position;
     /// no entry serves an incident without a position.
-    func assertIndexMatchesTable(_ store: IncidentStore) throws {
+    func assertIndexMatchesTable(_ store: SQLiteIncidentStore) throws {
         let projector = try Projector(target: "EPSG:4978")
         try store.read { db in
             let entries = try Row.fetchAll(db, sql: "SELECT id, min_x, max_x, min_y, max_y, min_z, max_z FROM incident_blocks").map { row in

@@ -26,11 +26,11 @@ struct StoreLayoutTests {
         return i
     }
 
-    static func store(_ folder: URL) throws -> IncidentStore {
-        try IncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+    static func store(_ folder: URL) throws -> SQLiteIncidentStore {
+        try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
     }
 
-    static func ingest(_ store: IncidentStore, _ incidents: [Incident]) throws -> IngestSummary {
+    static func ingest(_ store: SQLiteIncidentStore, _ incidents: [Incident]) throws -> IngestSummary {
         try store.ingest(source: "layout") { emit in for i in incidents { try emit(.incident(i)) } }
     }
 
@@ -54,7 +54,7 @@ struct StoreLayoutTests {
         #expect(stored.map(\.incident) == [first, changed])
         #expect(try store.incident(id: stored[0].storeID)?.incident == first)
         // The query paths decode rows their own way (by position after the candidate columns).
-        let engine = try QueryEngine(store: store)
+        let engine = QueryEngine(store: store)
         let center = Coordinate(latitude: 50.55, longitude: 7.1)
         #expect(try engine.nearest(to: center, limit: 2).map(\.incident).sorted { $0.id < $1.id } == [first, changed])
         #expect(try engine.within(radius: 50_000, of: center).map(\.incident).sorted { $0.id < $1.id } == [first, changed])
@@ -135,7 +135,7 @@ struct StoreLayoutTests {
         #expect(try emptyBlocks() == 0)
         #expect(try store.checkIntegrity().isEmpty)
         #expect(try store.statistics().indexBlocks == blocksBefore - 200 / BlockIndex.blockSize)
-        let engine = try QueryEngine(store: store)
+        let engine = QueryEngine(store: store)
         #expect(try engine.nearest(to: Coordinate(latitude: 48, longitude: 11), limit: 3).map(\.incident.id) == ["e200", "e201", "e202"])
         // New incidents after the prune are indexed soundly too.
         _ = try Self.ingest(store, [Self.fullIncident(id: "late", latitude: 48)])
@@ -164,7 +164,7 @@ struct StoreLayoutTests {
         #expect(summary.new == 300)
         #expect(try store.checkIntegrity().isEmpty)
         #expect(try store.statistics().indexBlocks == (300 + BlockIndex.blockSize - 1) / BlockIndex.blockSize)
-        let engine = try QueryEngine(store: store)
+        let engine = QueryEngine(store: store)
         let center = Coordinate(latitude: 50.05, longitude: 7.05)
         let truth = incidents.map { (id: $0.id, d: Geodesic.distance(from: center, to: $0.position!)) }.sorted { ($0.d, $0.id) < ($1.d, $1.id) }
         #expect(try engine.nearest(to: center, limit: 10).map(\.distance!) == truth.prefix(10).map(\.d))

@@ -8,7 +8,7 @@ import GRDB
 /// Observations are kept one per (road, junction, observer) — a re-read message replaces its own
 /// estimate instead of adding another — and `junctions` holds their robust aggregate
 /// (`JunctionLearner.aggregate`), refreshed for the junctions an ingest touched.
-extension IncidentStore {
+extension SQLiteIncidentStore {
     // MARK: - Learning
 
     /// Learns from every positioned incident of the store (`trafficgeo junctions learn`).
@@ -35,7 +35,7 @@ extension IncidentStore {
     /// With `replacing`, the rows an earlier record under `observer` wrote are removed first (a
     /// file imported again), and each observation gets its own observer `observer#N`, so that
     /// several nodes of one junction (both carriageways in OSM) each count.
-    public func recordJunctionObservations(_ observations: [JunctionObservation], observer: String, replacing: Bool = false) throws {
+    public func recordJunctionObservations(_ observations: [JunctionObservation], observer: String, replacing: Bool) throws {
         guard !observations.isEmpty || replacing else { return }
         try write { db in
             var touched = Set<[String]>()
@@ -91,7 +91,7 @@ extension IncidentStore {
     // MARK: - Reading
 
     /// The known junctions of these roads (and those whose road is unknown, `""`); all when nil.
-    public func knownJunctions(roads: Set<String>? = nil) throws -> [KnownJunction] {
+    public func knownJunctions(roads: Set<String>?) throws -> [KnownJunction] {
         try read { db in
             var sql = "SELECT road, name, kind, latitude, longitude, support, spread_m, learned_from FROM junctions"
             var arguments = StatementArguments()
@@ -111,7 +111,7 @@ extension IncidentStore {
 
     /// Positions the feeds gave for incidents of `road` (not geocoded ones): what the store knows
     /// of where the road runs. A sample of at most `limit`, spread over the table.
-    public func roadPositions(road: String, limit: Int = 4000) throws -> [Coordinate] {
+    public func roadPositions(road: String, limit: Int) throws -> [Coordinate] {
         try read { db in
             let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM incidents WHERE road = ? AND latitude IS NOT NULL AND position_source IN (0, 1)",
                                          arguments: [road]) ?? 0
@@ -255,7 +255,7 @@ final class JunctionLearningRun: @unchecked Sendable {
             swapper = writer
             try writer.replacePosition(storeID: id, with: incident)
         }
-        try IncidentStore.refreshJunctions(db, touched)
+        try SQLiteIncidentStore.refreshJunctions(db, touched)
         learning.conflicts.sort { $0.id < $1.id }
         return learning
     }

@@ -1,11 +1,18 @@
 /// A longitude/latitude box, edges included; `west > east` crosses the antimeridian.
-struct LonLatBox: Sendable, Equatable {
-    var west, south, east, north: Double
+public struct LonLatBox: Sendable, Equatable {
+    public var west, south, east, north: Double
+
+    public init(west: Double, south: Double, east: Double, north: Double) {
+        self.west = west
+        self.south = south
+        self.east = east
+        self.north = north
+    }
 
     /// Degrees of longitude the box spans (through the antimeridian when `west > east`).
-    var longitudeSpan: Double { west <= east ? east - west : east + 360 - west }
+    public var longitudeSpan: Double { west <= east ? east - west : east + 360 - west }
 
-    func contains(_ p: Coordinate) -> Bool {
+    public func contains(_ p: Coordinate) -> Bool {
         guard p.latitude >= south, p.latitude <= north else { return false }
         return west <= east ? p.longitude >= west && p.longitude <= east : p.longitude >= west || p.longitude <= east
     }
@@ -16,7 +23,7 @@ struct LonLatBox: Sendable, Equatable {
     /// The box's farthest points from its centre are on its edges; for a box this small they
     /// are at or near the corners, so the largest distance to points along the edges, 1 % more
     /// and a kilometre besides, bounds them all.
-    func enclosingCircle(maxSpan: Double) -> (center: Coordinate, radius: Double)? {
+    public func enclosingCircle(maxSpan: Double) -> (center: Coordinate, radius: Double)? {
         let lonSpan = longitudeSpan
         guard north - south <= maxSpan, lonSpan <= maxSpan, south > -89, north < 89 else { return nil }
         var centerLongitude = west + lonSpan / 2

@@ -3,7 +3,7 @@ import GRDB
 
 /// The store's side of geocoding: the answer cache, the list of incidents waiting for a
 /// position, and writing a found position (with its R*Tree entry) in one small transaction.
-extension IncidentStore: GeocodeCaching {
+extension SQLiteIncidentStore {
     public func cachedAnswer(for key: String) throws -> GeocodeAnswer? {
         try read { db in
             guard let json = try String.fetchOne(db.cachedStatement(sql: "SELECT response FROM geocode_cache WHERE request = ?"),
@@ -28,7 +28,7 @@ extension IncidentStore: GeocodeCaching {
 
     /// Incidents without a position that have not been given up on, oldest first.
     /// `retryNotFound` also returns those a geocoder definitely did not find before.
-    public func pendingGeocodes(source: String? = nil, retryNotFound: Bool = false, limit: Int = -1) throws -> [StoredIncident] {
+    public func pendingGeocodes(source: String?, retryNotFound: Bool, limit: Int) throws -> [StoredIncident] {
         try read { db in
             var sql = "SELECT \(IncidentRowLayout.selection) FROM incidents i WHERE i.latitude IS NULL"
             var arguments = StatementArguments()

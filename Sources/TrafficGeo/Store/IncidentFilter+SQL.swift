@@ -1,40 +1,6 @@
-import Foundation
 import GRDB
 
-/// Conditions every query accepts: time, road, category and words. Turned into SQL with bound
-/// parameters only (never string-spliced user input).
-public struct IncidentFilter: Sendable, Equatable {
-    /// Active at this instant: updated ≤ t < expires (a missing bound does not exclude).
-    public var activeAt: Date?
-    /// Updated at or after.
-    public var since: Date?
-    /// Updated before.
-    public var until: Date?
-    /// Normalised road references (A4); any of them matches.
-    public var roads: [String] = []
-    public var categories: [IncidentCategory] = []
-    /// Every word must occur in the title, summary or road (folded: case, diacritics, umlauts).
-    public var words: [String] = []
-    public var source: String?
-    /// Geocoded incidents placed at least this surely (positions a feed gave always pass).
-    public var minConfidence: Double?
-    /// Geocoded incidents of these precisions (positions a feed gave always pass).
-    public var precisions: [GeocodePrecision] = []
-
-    public init(activeAt: Date? = nil, since: Date? = nil, until: Date? = nil, road: String? = nil, roads: [String] = [],
-                categories: [IncidentCategory] = [], search: String? = nil, source: String? = nil) {
-        self.activeAt = activeAt
-        self.since = since
-        self.until = until
-        self.roads = (road.map { [$0] } ?? []) + roads
-        self.roads = self.roads.map { RoadReference.normalize($0) ?? $0 }
-        self.categories = categories
-        self.words = search.map { TextFolding.fold($0).split(separator: " ").map(String.init) } ?? []
-        self.source = source
-    }
-
-    public var isEmpty: Bool { self == IncidentFilter() }
-
+extension IncidentFilter {
     /// The SQL condition on the table aliased `i`, with its arguments; "1" when empty.
     func sql() -> (String, StatementArguments) {
         var clauses: [String] = []
@@ -81,4 +47,3 @@ public struct IncidentFilter: Sendable, Equatable {
         return (clauses.isEmpty ? "1" : clauses.joined(separator: " AND "), arguments)
     }
 }
-
