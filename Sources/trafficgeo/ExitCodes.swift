@@ -29,6 +29,7 @@ enum TrafficGeoExit {
             case .download, .httpStatus: return unavailable
             case .unknownFormat, .empty, .formatMismatch, .malformed, .tooLarge: return dataError
             }
+        case QueryLocations.ReadError.notFound: return noInput
         case is OutputError: return cannotCreate
         case let geocoding as GeocodingError:
             switch geocoding {

@@ -126,9 +126,7 @@ struct EntryFields {
     }
 
     static func coordinate(_ latitude: String, _ longitude: String) throws(CoordinateError) -> Coordinate {
-        guard let lat = DecimalText.double(latitude.trimmed) else { throw .unreadable(latitude) }
-        guard let lon = DecimalText.double(longitude.trimmed) else { throw .unreadable(longitude) }
-        return try Coordinate(validatingLatitude: lat, longitude: lon)
+        try Coordinate(parsingLatitude: latitude, longitude: longitude)
     }
 
     /// `lat=`/`lon=` query items of a weblink (`lng`, `long`, `latitude`, `longitude` too; any

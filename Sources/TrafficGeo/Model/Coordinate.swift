@@ -38,3 +38,13 @@ public enum CoordinateError: Error, Sendable, Equatable, CustomStringConvertible
         }
     }
 }
+
+extension Coordinate {
+    /// A position from decimal text (surrounding spaces allowed; a decimal comma too), checked
+    /// to lie on Earth.
+    public init(parsingLatitude latitude: String, longitude: String) throws(CoordinateError) {
+        guard let lat = DecimalText.double(latitude.trimmed) else { throw .unreadable(latitude) }
+        guard let lon = DecimalText.double(longitude.trimmed) else { throw .unreadable(longitude) }
+        try self.init(validatingLatitude: lat, longitude: lon)
+    }
+}

@@ -50,10 +50,7 @@ public struct Annotation: Sendable, Equatable, Encodable {
     /// Results nearer than this (metres) have no bearing.
     static let noBearingWithin = 0.5
 
-    static func round(_ value: Double, _ digits: Int) -> Double {
-        let scale = pow(10, Double(digits))
-        return (value * scale).rounded() / scale
-    }
+    static func round(_ value: Double, _ digits: Int) -> Double { JSONObjectText.round(value, digits) }
 
     /// "1.2 km" / "850 m".
     public static func formatDistance(_ metres: Double) -> String {

@@ -13,18 +13,20 @@ public enum QueryLocations {
     public enum ReadError: Error, CustomStringConvertible {
         case missingColumns(String)
         case badRow(line: Int, reason: String)
+        case notFound(String)
 
         public var description: String {
             switch self {
             case let .missingColumns(path): return "\(path): needs a header with qid (or id), lat and lon columns"
             case let .badRow(line, reason): return "line \(line): \(reason)"
+            case let .notFound(path): return "\(path): no such file"
             }
         }
     }
 
     public static func read(path: String) throws -> [Point] {
         guard let stream = InputStream(fileAtPath: path), FileManager.default.fileExists(atPath: path) else {
-            throw FeedError.notFound(path)
+            throw ReadError.notFound(path)
         }
         let reader = CSVRecordReader(stream: stream)
         guard let header = try reader.next()?.fields.map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) else {
@@ -40,7 +42,7 @@ public enum QueryLocations {
             if f.count == 1 && f[0].isEmpty { continue }
             guard f.count > max(q, la, lo) else { throw ReadError.badRow(line: record.line, reason: "too few fields") }
             do {
-                points.append(Point(qid: f[q], coordinate: try EntryFields.coordinate(f[la], f[lo])))
+                points.append(Point(qid: f[q], coordinate: try Coordinate(parsingLatitude: f[la], longitude: f[lo])))
             } catch {
                 throw ReadError.badRow(line: record.line, reason: error.description)
             }
