@@ -5,7 +5,12 @@ let package = Package(
     name: "trafficgeo",
     platforms: [.macOS(.v13)],
     products: [
-        .library(name: "TrafficGeo", targets: ["TrafficGeo"]),
+        .library(name: "TrafficGeo", targets: [
+            "TrafficGeo", "TrafficGeoSupport", "TrafficGeoModel", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds",
+            "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoQuery", "TrafficGeoOutput",
+        ]),
+        // For Fuzz/ only (a separate package): the fuzz targets.
+        .library(name: "TrafficGeoFuzzTargets", targets: ["TrafficGeoFuzzTargets"]),
         .library(name: "TrafficGeoPROJ", targets: ["TrafficGeoPROJ"]),
         .executable(name: "trafficgeo", targets: ["trafficgeo"]),
     ],
@@ -43,31 +48,70 @@ let package = Package(
         .target(name: "CGeodesic", dependencies: ["CGeographicLib"]),
         // sqlite3_db_config, which is variadic and so not callable from Swift (defensive mode).
         .target(name: "CSQLiteConfig", linkerSettings: [.linkedLibrary("sqlite3")]),
+        // The pipeline's stages, one module each; an arrow that runs back does not compile
+        // (docs/architecture.md): Support → Model → Projection → RoadTitles → Feeds →
+        // Geocoding → Store (the protocol) → SQLite (one store) → Query → Output; the pipeline
+        // (TrafficGeo) on top; the CLI thinnest.
         .target(
-            name: "TrafficGeo",
+            name: "TrafficGeoSupport",
             dependencies: [
-                "CGeodesic",
-                "CXMLStream",
-                "CSQLiteConfig",
-                .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "GRDBSQLite", package: "GRDB.swift"),
-                .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // Named for their error types, which network errors are explained from (NetworkErrorText).
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
-                // NIOLockedValueBox: the one lock type.
-                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        .target(name: "TrafficGeoModel", dependencies: ["TrafficGeoSupport"]),
+        .target(name: "TrafficGeoProjection", dependencies: ["TrafficGeoModel", "CGeodesic"]),
+        .target(name: "TrafficGeoRoadTitles", dependencies: ["TrafficGeoModel", "TrafficGeoSupport"]),
+        .target(
+            name: "TrafficGeoFeeds",
+            dependencies: ["TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoRoadTitles", "CXMLStream",
+                           .product(name: "AsyncHTTPClient", package: "async-http-client")]
+        ),
+        .target(
+            name: "TrafficGeoGeocoding",
+            dependencies: ["TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoRoadTitles",
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+        ),
+        // What a store is (IncidentStore), without any database.
+        .target(name: "TrafficGeoStore", dependencies: ["TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds", "TrafficGeoGeocoding"]),
+        // The SQLite store: one file, the block index, its own exact search.
+        .target(
+            name: "TrafficGeoSQLite",
+            dependencies: ["TrafficGeoStore", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoFeeds",
+                           "TrafficGeoRoadTitles", "TrafficGeoGeocoding", "CSQLiteConfig",
+                           .product(name: "GRDB", package: "GRDB.swift"),
+                           .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                           // NIOLockedValueBox: the one lock type.
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+        ),
+        .target(name: "TrafficGeoQuery", dependencies: ["TrafficGeoStore", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection"]),
+        .target(name: "TrafficGeoOutput", dependencies: ["TrafficGeoQuery", "TrafficGeoStore", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoGeocoding"]),
+        // The pipeline: feeds into a store with geocoding, batch runs; the library's front door.
+        .target(
+            name: "TrafficGeo",
+            dependencies: ["TrafficGeoSupport", "TrafficGeoModel", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds",
+                           "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoQuery",
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+        ),
+        // Fuzz targets (Fuzz/, scripts/fuzz) and the tests that replay their corpora; not library API.
+        .target(name: "TrafficGeoFuzzTargets", dependencies: ["TrafficGeoFeeds", "TrafficGeoRoadTitles", "TrafficGeoGeocoding", "TrafficGeoModel"]),
+        // Helpers shared by the tests and the benchmark; not library API.
+        .target(name: "TrafficGeoTestSupport"),
         // Transformations between any two CRSs with PROJ. Kept apart from TrafficGeo: the index
         // computes its geocentric points in closed form (checked against this in the tests), and
         // linking libproj costs every process ~8 ms of library loading (docs/benchmarks.md).
-        .target(name: "TrafficGeoPROJ", dependencies: ["TrafficGeo", "CProj"]),
+        .target(name: "TrafficGeoPROJ", dependencies: ["TrafficGeoModel", "TrafficGeoProjection", "CProj"]),
         .executableTarget(
             name: "trafficgeo",
             dependencies: [
-                "TrafficGeo",
+                "TrafficGeo", "TrafficGeoSupport", "TrafficGeoModel", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds",
+                "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoQuery", "TrafficGeoOutput",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -75,14 +119,14 @@ let package = Package(
         // Query benchmark (docs/benchmarks.md): swift run -c release trafficgeo-bench
         .executableTarget(
             name: "trafficgeo-bench",
-            dependencies: ["TrafficGeo", "TrafficGeoPROJ"],
+            dependencies: ["TrafficGeo", "TrafficGeoPROJ", "TrafficGeoOutput", "TrafficGeoTestSupport", "TrafficGeoModel", "TrafficGeoProjection", "TrafficGeoFeeds", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoQuery"],
             path: "Benchmarks/QueryBenchmark"
         ),
         .testTarget(
             name: "TrafficGeoTests",
             dependencies: [
-                "TrafficGeo",
-                "TrafficGeoPROJ",
+                "TrafficGeo", "TrafficGeoPROJ", "TrafficGeoOutput", "TrafficGeoFuzzTargets", "TrafficGeoTestSupport",
+                .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

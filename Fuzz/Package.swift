@@ -1,5 +1,5 @@
 // swift-tools-version:6.1
-// The libFuzzer binary over trafficgeo's fuzz targets (Sources/TrafficGeo/Fuzzing). A package of its
+// The libFuzzer binary over trafficgeo's fuzz targets (Sources/TrafficGeoFuzzTargets). A package of its
 // own because libFuzzer supplies `main`: built with -sanitize=fuzzer -parse-as-library by scripts/fuzz.
 import PackageDescription
 
@@ -7,7 +7,7 @@ let package = Package(
     name: "trafficgeo-fuzz",
     dependencies: [.package(name: "trafficgeo", path: "..")],
     targets: [
-        .executableTarget(name: "trafficgeo-fuzz", dependencies: [.product(name: "TrafficGeo", package: "trafficgeo")]),
+        .executableTarget(name: "trafficgeo-fuzz", dependencies: [.product(name: "TrafficGeoFuzzTargets", package: "trafficgeo")]),
     ],
     swiftLanguageModes: [.v6]
 )

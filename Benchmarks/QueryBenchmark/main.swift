@@ -18,6 +18,14 @@
 // out); the absolute times are printed beside it.
 import Foundation
 import TrafficGeo
+import TrafficGeoFeeds
+import TrafficGeoModel
+import TrafficGeoOutput
+import TrafficGeoProjection
+import TrafficGeoQuery
+import TrafficGeoSQLite
+import TrafficGeoStore
+import TrafficGeoTestSupport
 import TrafficGeoPROJ
 
 struct Options {

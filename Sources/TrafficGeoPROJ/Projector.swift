@@ -1,6 +1,7 @@
 import CProj
 import Foundation
-import TrafficGeo
+import TrafficGeoModel
+import TrafficGeoProjection
 
 /// A point in a projected or geocentric CRS (metres for the store's EPSG:4978).
 public struct ProjectedPoint: Sendable, Equatable {

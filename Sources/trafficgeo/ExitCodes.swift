@@ -1,6 +1,11 @@
 import ArgumentParser
 import Foundation
 import TrafficGeo
+import TrafficGeoFeeds
+import TrafficGeoGeocoding
+import TrafficGeoOutput
+import TrafficGeoQuery
+import TrafficGeoSupport
 
 /// The exit codes of trafficgeo, in one place (docs/errors.md lists them for users).
 enum TrafficGeoExit {

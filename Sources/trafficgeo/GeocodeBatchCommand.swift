@@ -1,6 +1,9 @@
 import ArgumentParser
 import Foundation
 import TrafficGeo
+import TrafficGeoFeeds
+import TrafficGeoOutput
+import TrafficGeoSupport
 
 struct GeocodeBatchCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,11 @@
 import ArgumentParser
 import Foundation
 import TrafficGeo
+import TrafficGeoGeocoding
+import TrafficGeoModel
+import TrafficGeoOutput
+import TrafficGeoStore
+import TrafficGeoSupport
 
 struct GeocodeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,6 +2,8 @@ import ArgumentParser
 import Foundation
 import Logging
 import TrafficGeo
+import TrafficGeoStore
+import TrafficGeoSupport
 
 /// Options every command shares: the database and how chatty to be.
 struct GlobalOptions: ParsableArguments {

@@ -2,6 +2,10 @@ import ArgumentParser
 import Foundation
 import Logging
 import TrafficGeo
+import TrafficGeoFeeds
+import TrafficGeoGeocoding
+import TrafficGeoStore
+import TrafficGeoSupport
 
 struct IngestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

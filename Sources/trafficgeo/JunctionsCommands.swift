@@ -1,6 +1,11 @@
 import ArgumentParser
 import Foundation
 import TrafficGeo
+import TrafficGeoGeocoding
+import TrafficGeoOutput
+import TrafficGeoRoadTitles
+import TrafficGeoStore
+import TrafficGeoSupport
 
 struct JunctionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TrafficGeo
+import TrafficGeoSupport
 
 struct StatsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(commandName: "stats", abstract: "What the database holds.")

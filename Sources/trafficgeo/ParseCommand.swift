@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import TrafficGeo
+import TrafficGeoRoadTitles
+import TrafficGeoSupport
 
 struct ParseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,6 +1,10 @@
 import ArgumentParser
 import Foundation
 import TrafficGeo
+import TrafficGeoOutput
+import TrafficGeoQuery
+import TrafficGeoStore
+import TrafficGeoSupport
 
 struct NearCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

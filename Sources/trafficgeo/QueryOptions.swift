@@ -1,6 +1,13 @@
 import ArgumentParser
 import Foundation
 import TrafficGeo
+import TrafficGeoGeocoding
+import TrafficGeoModel
+import TrafficGeoOutput
+import TrafficGeoQuery
+import TrafficGeoRoadTitles
+import TrafficGeoStore
+import TrafficGeoSupport
 
 /// A query location given as --lat/--lon, checked before any work starts.
 struct LocationOptions: ParsableArguments {

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TrafficGeo
+import TrafficGeoSupport
 
 @main
 struct TrafficGeoCommand: AsyncParsableCommand {

@@ -1,5 +1,5 @@
 import Foundation
-import TrafficGeo
+import TrafficGeoFuzzTargets
 
 /// The target comes from $TRAFFICGEO_FUZZ_TARGET (scripts/fuzz sets it): one binary for all targets.
 private let target: String = {

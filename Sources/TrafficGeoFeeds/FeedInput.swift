@@ -1,0 +1,139 @@
+import AsyncHTTPClient
+import Foundation
+import NIOCore
+import NIOHTTP1
+import TrafficGeoSupport
+
+/// A feed's bytes in a local file, whatever they came from (a file, stdin or an http(s) URL).
+///
+/// Readers stream from the file, so memory does not grow with the feed; stdin and downloads are
+/// spooled to a temporary file first so that the format can be detected from the first bytes.
+///
+///     let input = try await FeedInput.open("https://host/lmst.de_DE.xml")
+///     defer { input.discard() }
+public struct FeedInput: Sendable {
+    /// What the user named: a path, `-` for stdin, or a URL.
+    public let location: String
+    /// The local file holding the bytes.
+    public let fileURL: URL
+    private let isTemporary: Bool
+
+    public init(localFile path: String, location: String? = nil) {
+        self.location = location ?? path
+        self.fileURL = URL(fileURLWithPath: path)
+        self.isTemporary = false
+    }
+
+    private init(location: String, temporaryFile: URL) {
+        self.location = location
+        self.fileURL = temporaryFile
+        self.isTemporary = true
+    }
+
+    /// The first bytes, for format detection.
+    public func head(_ count: Int = 8192) throws -> Data {
+        guard let handle = try? FileHandle(forReadingFrom: fileURL) else {
+            throw FeedError.unreadable(location, reason: "cannot open \(fileURL.path)")
+        }
+        defer { try? handle.close() }
+        return try handle.read(upToCount: count) ?? Data()
+    }
+
+    /// A stream over the whole feed.
+    public func makeStream() throws -> InputStream {
+        guard let stream = InputStream(url: fileURL) else {
+            throw FeedError.unreadable(location, reason: "cannot open \(fileURL.path)")
+        }
+        return stream
+    }
+
+    /// Removes the spooled copy of stdin or a download; a no-op for a user's file.
+    public func discard() {
+        if isTemporary { try? FileManager.default.removeItem(at: fileURL) }
+    }
+
+    // MARK: - Opening
+
+    /// Resolves a location: `-` reads stdin, `http(s)://` downloads, anything else is a file path.
+    public static func open(_ location: String, maxBytes: Int64 = FeedInput.defaultMaxBytes,
+                            httpClient: HTTPClient = SharedHTTPClient.client, timeout: TimeAmount = .seconds(60)) async throws -> FeedInput {
+        if location == "-" {
+            return try spoolStandardInput(maxBytes: maxBytes)
+        }
+        let lower = location.lowercased()
+        if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+            return try await download(location, maxBytes: maxBytes, client: httpClient, timeout: timeout)
+        }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: location, isDirectory: &isDirectory) else {
+            throw FeedError.notFound(location)
+        }
+        guard !isDirectory.boolValue else { throw FeedError.unreadable(location, reason: "it is a directory") }
+        guard FileManager.default.isReadableFile(atPath: location) else {
+            throw FeedError.unreadable(location, reason: "permission denied")
+        }
+        if let size = (try? FileManager.default.attributesOfItem(atPath: location))?[.size] as? NSNumber,
+           size.int64Value > maxBytes {
+            throw FeedError.tooLarge(location, limit: maxBytes)
+        }
+        return FeedInput(localFile: location)
+    }
+
+    /// 1 GiB: far beyond any real incident feed, small enough to stop a runaway download.
+    public static let defaultMaxBytes: Int64 = 1 << 30
+
+    private static func temporaryFile() -> URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("trafficgeo-feed-\(UUID().uuidString)")
+    }
+
+    private static func spoolStandardInput(maxBytes: Int64) throws -> FeedInput {
+        let url = temporaryFile()
+        guard FileManager.default.createFile(atPath: url.path, contents: nil),
+              let out = try? FileHandle(forWritingTo: url) else {
+            throw FeedError.unreadable("stdin", reason: "cannot create a temporary file in \(url.deletingLastPathComponent().path)")
+        }
+        defer { try? out.close() }
+        var total: Int64 = 0
+        while let chunk = try FileHandle.standardInput.read(upToCount: 1 << 16), !chunk.isEmpty {
+            total += Int64(chunk.count)
+            if total > maxBytes {
+                try? FileManager.default.removeItem(at: url)
+                throw FeedError.tooLarge("stdin", limit: maxBytes)
+            }
+            try out.write(contentsOf: chunk)
+        }
+        return FeedInput(location: "stdin", temporaryFile: url)
+    }
+
+    private static func download(_ location: String, maxBytes: Int64, client: HTTPClient,
+                                 timeout: TimeAmount) async throws -> FeedInput {
+        let url = temporaryFile()
+        guard FileManager.default.createFile(atPath: url.path, contents: nil),
+              let out = try? FileHandle(forWritingTo: url) else {
+            throw FeedError.download(location, reason: "cannot create a temporary file")
+        }
+        defer { try? out.close() }
+        do {
+            var request = HTTPClientRequest(url: location)
+            request.headers.add(name: "User-Agent", value: UserAgent.default)
+            request.headers.add(name: "Accept", value: "application/atom+xml, application/rss+xml, application/json, application/geo+json, text/csv, */*;q=0.5")
+            let response = try await client.execute(request, timeout: timeout)
+            guard (200..<300).contains(response.status.code) else {
+                throw FeedError.httpStatus(location, status: Int(response.status.code))
+            }
+            var total: Int64 = 0
+            for try await buffer in response.body {
+                total += Int64(buffer.readableBytes)
+                if total > maxBytes { throw FeedError.tooLarge(location, limit: maxBytes) }
+                try out.write(contentsOf: Data(buffer.readableBytesView))
+            }
+        } catch let error as FeedError {
+            try? FileManager.default.removeItem(at: url)
+            throw error
+        } catch {
+            try? FileManager.default.removeItem(at: url)
+            throw FeedError.download(location, reason: NetworkErrorText.describe(error).text)
+        }
+        return FeedInput(location: location, temporaryFile: url)
+    }
+}

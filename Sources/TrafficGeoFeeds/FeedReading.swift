@@ -1,0 +1,46 @@
+import Foundation
+import TrafficGeoModel
+import TrafficGeoSupport
+
+/// Picks the reader for a feed: the format named, or the one detected from the content.
+public enum FeedReading {
+    public static func reader(for format: FeedFormat) -> FeedReader {
+        switch format {
+        case .atom, .rss: return XMLFeedReader(format: format)
+        case .autobahn: return AutobahnJSONReader()
+        case .geojson: return GeoJSONReader()
+        case .csv: return CSVFeedReader()
+        }
+    }
+
+    /// The format of `input`: `forced` when given, else detected from the first bytes.
+    /// The format of the input: `forced` when given (refused when the content is plainly of
+    /// another kind: XML, JSON or text), else detected from the first bytes.
+    public static func format(of input: FeedInput, forced: FeedFormat? = nil) throws -> FeedFormat {
+        let head = try input.head()
+        if head.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { throw FeedError.empty(input.location) }
+        let detected = FeedFormat.detect(head)
+        if let forced {
+            if let detected, detected.family != forced.family {
+                throw FeedError.formatMismatch(input.location, forced: forced, detected: detected)
+            }
+            return forced
+        }
+        guard let detected else { throw FeedError.unknownFormat(input.location) }
+        return detected
+    }
+
+    /// Reads a whole feed into memory: for tests and small feeds. Ingest streams instead.
+    public static func readAll(_ input: FeedInput, source: String? = nil, format: FeedFormat? = nil) throws -> (incidents: [Incident], skipped: [SkippedEntry]) {
+        let reader = reader(for: try self.format(of: input, forced: format))
+        var incidents: [Incident] = []
+        var skipped: [SkippedEntry] = []
+        try reader.read(input, source: source ?? input.location) { event in
+            switch event {
+            case let .incident(i): incidents.append(i)
+            case let .skipped(s): skipped.append(s)
+            }
+        }
+        return (incidents, skipped)
+    }
+}

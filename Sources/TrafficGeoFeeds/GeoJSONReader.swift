@@ -1,0 +1,105 @@
+import Foundation
+import TrafficGeoModel
+import TrafficGeoSupport
+
+/// Reads a GeoJSON FeatureCollection (RFC 7946) of Point and LineString features, streaming the
+/// `features` array one feature at a time. A lone Feature is read too.
+struct GeoJSONReader: FeedReader {
+    func read(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
+        let streamer = JSONArrayStreamer(keys: ["features", ""])
+        var index = 0
+        let topLevel: [String: String]
+        do {
+            topLevel = try streamer.scan(try input.makeStream()) { _, data in
+                index += 1
+                try handle(Self.decode(data, source: source, index: index))
+            }
+        } catch let error as JSONArrayStreamer.ScanError {
+            throw FeedError.malformed(input.location, format: .geojson, reason: error.description, entriesRead: index)
+        }
+        // A single Feature document: small by nature, decoded whole.
+        if index == 0, topLevel["type"] == "\"Feature\"" {
+            let data = try Data(contentsOf: input.fileURL)
+            try handle(Self.decode(data, source: source, index: 1))
+        }
+    }
+
+    static func decode(_ data: Data, source: String, index: Int) -> FeedEvent {
+        guard let feature = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            return .skipped(SkippedEntry(index: index, reason: "not a JSON object"))
+        }
+        let properties = feature["properties"] as? [String: Any] ?? [:]
+        func text(_ keys: String...) -> String? {
+            for key in keys { if let s = LooseJSON.string(properties[key]), !s.isEmpty { return s } }
+            return nil
+        }
+        let featureID = LooseJSON.string(feature["id"]) ?? text("id", "identifier")
+        var fields = EntryFields()
+        fields.id = featureID
+        fields.title = text("title", "name")
+        fields.summary = text("summary", "subtitle", "description")
+        fields.weblink = text("weblink", "url", "link")
+        fields.iconURL = text("iconURL", "icon", "iconUrl")
+        fields.updated = text("updated", "startTimestamp", "published")
+        fields.expires = text("expires", "endTimestamp")
+        fields.road = text("road")
+        fields.category = text("category")
+
+        guard let geometry = feature["geometry"] as? [String: Any] else {
+            if feature["geometry"] is NSNull || feature["geometry"] == nil {
+                // RFC 7946 allows unlocated features; they are kept without a position.
+                return finish(fields, properties: properties, featureID: featureID, source: source, index: index)
+            }
+            return .skipped(SkippedEntry(index: index, entryID: featureID, reason: "geometry is not an object"))
+        }
+        let type = LooseJSON.string(geometry["type"]) ?? ""
+        let coordinates = geometry["coordinates"]
+        switch type {
+        case "Point":
+            guard let pair = coordinates as? [Any], pair.count >= 2,
+                  let lon = LooseJSON.double(pair[0]), let lat = LooseJSON.double(pair[1]) else {
+                return .skipped(SkippedEntry(index: index, entryID: featureID, reason: "Point without [longitude, latitude]"))
+            }
+            fields.latitude = String(lat)
+            fields.longitude = String(lon)
+        case "LineString", "MultiPoint":
+            guard let list = coordinates as? [Any], !list.isEmpty else {
+                return .skipped(SkippedEntry(index: index, entryID: featureID, reason: "\(type) without coordinates"))
+            }
+            var points: [Coordinate] = []
+            for item in list {
+                guard let pair = item as? [Any], pair.count >= 2,
+                      let lon = LooseJSON.double(pair[0]), let lat = LooseJSON.double(pair[1]) else {
+                    return .skipped(SkippedEntry(index: index, entryID: featureID, reason: "\(type) has a position that is not [longitude, latitude]"))
+                }
+                do { points.append(try Coordinate(validatingLatitude: lat, longitude: lon)) } catch {
+                    return .skipped(SkippedEntry(index: index, entryID: featureID, reason: error.description))
+                }
+            }
+            if points.count == 1 {
+                fields.latitude = String(points[0].latitude)
+                fields.longitude = String(points[0].longitude)
+            } else {
+                fields.segment = points
+            }
+        default:
+            return .skipped(SkippedEntry(index: index, entryID: featureID, reason: "geometry type '\(type.prefix(30))' is not Point or LineString"))
+        }
+        return finish(fields, properties: properties, featureID: featureID, source: source, index: index)
+    }
+
+    private static func finish(_ fields: EntryFields, properties: [String: Any], featureID: String?, source: String, index: Int) -> FeedEvent {
+        var fields = fields
+        fields.properties = LooseJSON.flatten(properties, skipping: [
+            "id", "identifier", "title", "name", "summary", "subtitle", "description", "weblink", "url", "link", "icon", "iconURL",
+            "iconUrl", "updated", "startTimestamp", "published", "expires", "endTimestamp", "road", "category",
+            // our own export's derived keys: reading an export back must not pile them up as properties
+            "pinColor", "marker-color", "marker-symbol", "distanceMeters", "bearingDegrees", "coordinate",
+        ])
+        do {
+            return .incident(try fields.makeIncident(source: source, index: index))
+        } catch {
+            return .skipped(SkippedEntry(index: index, entryID: featureID, reason: error.reason))
+        }
+    }
+}

@@ -1,0 +1,180 @@
+import Foundation
+import TrafficGeoModel
+import TrafficGeoProjection
+import TrafficGeoRoadTitles
+import TrafficGeoSupport
+
+/// The offline gazetteer: GeoNames places (CC BY 4.0) from `data/gazetteer/places.tsv`, built by
+/// `scripts/build-gazetteer.py`. Looked up by folded name, so Koeln, Köln and KÖLN are one key.
+public final class Gazetteer: Sendable {
+    public struct Place: Sendable, Equatable {
+        public var geonameID: Int
+        public var name: String
+        public var countryCode: String
+        public var coordinate: Coordinate
+        public var population: Int
+    }
+
+    public static let attribution = "GeoNames (https://www.geonames.org), CC BY 4.0"
+
+    public let places: [Place]
+    private let byName: [String: [Int]]
+
+    /// Loads a gazetteer TSV (header row; geonameid, name, country, admin1, latitude, longitude,
+    /// population, alternatenames separated by `|`).
+    public init(path: String) throws {
+        guard let data = FileManager.default.contents(atPath: path) else {
+            throw GeocodingError.configuration("cannot read the gazetteer \(path) (build it with scripts/build-gazetteer.py, or set TRAFFICGEO_GAZETTEER)")
+        }
+        var places: [Place] = []
+        var byName: [String: [Int]] = [:]
+        let text = String(decoding: data, as: UTF8.self)
+        for (n, line) in text.split(separator: "\n").enumerated() where n > 0 {
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard f.count >= 7, let id = Int(f[0]), let lat = Double(f[4]), let lon = Double(f[5]) else { continue }
+            let place = Place(geonameID: id, name: String(f[1]), countryCode: String(f[2]).lowercased(),
+                              coordinate: Coordinate(latitude: lat, longitude: lon), population: Int(f[6]) ?? 0)
+            let index = places.count
+            places.append(place)
+            var keys = Set([TextFolding.fold(place.name)])
+            if f.count > 7 { for alt in f[7].split(separator: "|") { keys.insert(TextFolding.fold(String(alt))) } }
+            for key in keys where !key.isEmpty { byName[key, default: []].append(index) }
+        }
+        guard !places.isEmpty else { throw GeocodingError.configuration("the gazetteer \(path) holds no places") }
+        self.places = places
+        self.byName = byName
+    }
+
+    /// Places of that name (any spelling GeoNames knows), most populous first.
+    public func lookup(_ name: String, countryCodes: [String] = []) -> [Place] {
+        let hits = (byName[TextFolding.fold(name)] ?? []).map { places[$0] }
+            .filter { countryCodes.isEmpty || countryCodes.contains($0.countryCode) }
+        return hits.sorted { $0.population != $1.population ? $0.population > $1.population : $0.geonameID < $1.geonameID }
+    }
+
+    /// The place nearest to a coordinate.
+    public func nearest(to c: Coordinate) -> (place: Place, distance: Double)? {
+        var best: (Place, Double)?
+        for p in places {
+            // A cheap equirectangular prefilter before the exact distance.
+            let dLat = p.coordinate.latitude - c.latitude
+            if let b = best, abs(dLat) * 111_000 > b.1 { continue }
+            let d = Geodesic.distance(from: c, to: p.coordinate)
+            if best == nil || d < best!.1 { best = (p, d) }
+        }
+        return best
+    }
+
+    // MARK: - Locating the data file
+
+    /// `$TRAFFICGEO_GAZETTEER`, else `share/trafficgeo/places.tsv` beside the executable's folder,
+    /// else the `data/gazetteer/places.tsv` of the source tree this library was built from.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        if let path = environment["TRAFFICGEO_GAZETTEER"], !path.isEmpty { return path }
+        var candidates: [String] = []
+        let executable = URL(fileURLWithPath: CommandLine.arguments.first ?? "").resolvingSymlinksInPath().deletingLastPathComponent()
+        candidates.append(executable.deletingLastPathComponent().appendingPathComponent("share/trafficgeo/places.tsv").path)
+        // Sources/TrafficGeoGeocoding/Gazetteer.swift → the package root.
+        let sourceTree = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent()
+        candidates.append(sourceTree.appendingPathComponent("data/gazetteer/places.tsv").path)
+        return candidates.first { FileManager.default.fileExists(atPath: $0) }
+    }
+
+    private static let cache = GazetteerCache()
+
+    /// The default gazetteer, loaded once per process.
+    public static func shared() throws -> Gazetteer {
+        try cache.get()
+    }
+}
+
+private final class GazetteerCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var loaded: Gazetteer?
+
+    func get() throws -> Gazetteer {
+        lock.lock(); defer { lock.unlock() }
+        if let loaded { return loaded }
+        guard let path = Gazetteer.defaultPath() else {
+            throw GeocodingError.configuration("no gazetteer found: set TRAFFICGEO_GAZETTEER to data/gazetteer/places.tsv, or install it as share/trafficgeo/places.tsv")
+        }
+        let g = try Gazetteer(path: path)
+        loaded = g
+        return g
+    }
+}
+
+/// The offline geocoder over the gazetteer: the embedded default when no HTTP geocoder is set.
+public struct GazetteerProvider: GeocodingProvider {
+    public let name = "gazetteer"
+    public let gazetteer: Gazetteer
+    /// Versioned: answers cached by an older gazetteer search (before addresses found their
+    /// town) are not reused.
+    public var cacheIdentity: String { "gazetteer/2" }
+
+    public init(gazetteer: Gazetteer) { self.gazetteer = gazetteer }
+
+    public func search(_ query: GeocodeQuery) async throws -> GeocodeAnswer {
+        if let found = lookup(query.text, query, scale: 1) { return found }
+        // An address ("Hauptstraße 5, 69117 Heidelberg", "50667 Köln"): the gazetteer knows
+        // towns, not streets, so the address's town answers, at town precision and less surely.
+        // Only for free-form questions: the names a traffic message gives (junctions, route
+        // ends) are not addresses, and a part of one is a guess a message must not rest on.
+        if query.purpose == .any {
+            for town in AddressParts.towns(in: query.text) {
+                if let found = lookup(town, query, scale: 0.6) { return found }
+            }
+        }
+        return GeocodeAnswer(provider: name, candidates: [], attribution: Gazetteer.attribution)
+    }
+
+    /// The places of a name as written first, then of the spellings a gazetteer may know it by.
+    private func lookup(_ text: String, _ query: GeocodeQuery, scale: Double) -> GeocodeAnswer? {
+        for (variant, quality) in NameVariants.of(text) {
+            let places = gazetteer.lookup(variant, countryCodes: query.countryCodes)
+            guard !places.isEmpty else { continue }
+            let candidates = places.prefix(query.limit).map { p in
+                GeocodeCandidate(coordinate: p.coordinate, name: p.name, displayName: "\(p.name), \(p.countryCode.uppercased())",
+                                 kind: .town, score: scale * quality * min(1, log10(Double(max(p.population, 1))) / 7),
+                                 population: p.population, countryCode: p.countryCode, osmTag: "place/geonames")
+            }
+            return GeocodeAnswer(provider: name, candidates: Array(candidates), attribution: Gazetteer.attribution)
+        }
+        return nil
+    }
+
+    public func reverse(_ coordinate: Coordinate) async throws -> ReverseAddress {
+        guard let (place, _) = gazetteer.nearest(to: coordinate) else { return ReverseAddress(provider: name) }
+        return ReverseAddress(displayName: place.name, country: nil, countryCode: place.countryCode, postcode: nil,
+                              locality: place.name, road: nil, coordinate: place.coordinate, provider: name,
+                              attribution: Gazetteer.attribution)
+    }
+}
+
+/// The parts of a postal address that may name its town, most likely first: the part with a
+/// postcode ("69117 Heidelberg", "D-50667 Köln", "Köln 50667"), then the other comma-separated
+/// parts from the last ("Hauptstraße 5, Heidelberg"). Only numeric postcodes are recognised
+/// (most of Europe's); a British "SW1A 1AA London" is tried as a part like any other.
+enum AddressParts {
+    static func towns(in text: String) -> [String] {
+        let parts = text.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty }
+        var withCode: [String] = [], others: [String] = []
+        for part in parts.reversed() {
+            let words = part.split(separator: " ")
+            let kept = words.filter { !isPostcode($0) }
+            guard !kept.isEmpty else { continue }
+            let name = kept.joined(separator: " ")
+            if kept.count < words.count { withCode.append(name) } else if parts.count > 1 { others.append(name) }
+        }
+        var seen = Set<String>()
+        return (withCode + others).filter { $0 != text && seen.insert($0).inserted }
+    }
+
+    /// 4–5 digits, maybe after a country letter and a dash (D-50667, A-1010, CH-8001).
+    private static func isPostcode(_ word: Substring) -> Bool {
+        let digits = word.split(separator: "-").last ?? word
+        guard (4...5).contains(digits.count), digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
+        return digits.count == word.count || word.split(separator: "-").first.map { $0.count <= 2 && $0.allSatisfy(\.isLetter) } == true
+    }
+}

@@ -1,0 +1,130 @@
+import Foundation
+import Logging
+import TrafficGeoModel
+import TrafficGeoProjection
+import TrafficGeoSupport
+
+/// Where answers are kept between runs (the store's `geocode_cache` table implements it).
+public protocol GeocodeCaching: Sendable {
+    func cachedAnswer(for key: String) throws -> GeocodeAnswer?
+    func storeAnswer(_ answer: GeocodeAnswer, for key: String) throws
+}
+
+/// Counts of what a run asked and how it was answered.
+public struct GeocodingStatistics: Sendable, Equatable {
+    public var lookups = 0
+    public var cacheHits = 0
+    /// Lookups that joined a request already in flight for the same question.
+    public var deduplicated = 0
+    public var requests = 0
+    public var failures = 0
+
+    public init() {}
+}
+
+/// Asks a chain of providers, with a persistent cache and de-duplication within the run.
+///
+///     let service = GeocodingService(providers: [nominatim, gazetteer], cache: store)
+///     let answer = try await service.search(GeocodeQuery("Wenden", purpose: .place, countryCodes: ["de"]))
+///
+/// The first provider with candidates answers; a provider that fails or finds nothing hands the
+/// question to the next. Only successful answers (found or definitely not found) are cached; a
+/// provider that answered 403 is not asked again in this run.
+public actor GeocodingService {
+    public nonisolated let providers: [GeocodingProvider]
+    private let cache: GeocodeCaching?
+    private var inFlight: [String: Task<GeocodeAnswer, Error>] = [:]
+    private var stoppedProviders: [String: GeocodingError] = [:]
+    public private(set) var statistics = GeocodingStatistics()
+    /// Where a provider's leaving the chain is reported (once per provider and run).
+    private let logger: Logger
+
+    public init(providers: [GeocodingProvider], cache: GeocodeCaching? = nil,
+                logger: Logger = Logger(label: "trafficgeo.geocoding")) {
+        self.providers = providers
+        self.cache = cache
+        self.logger = logger
+    }
+
+    /// Leaves `provider` out for the rest of the run, saying so once.
+    private func stop(_ provider: GeocodingProvider, because error: GeocodingError) {
+        guard stoppedProviders[provider.cacheIdentity] == nil else { return }
+        stoppedProviders[provider.cacheIdentity] = error
+        // With nobody left to ask, the caller reports the error itself.
+        let rest = providers.filter { stoppedProviders[$0.cacheIdentity] == nil }.map(\.name)
+        guard !rest.isEmpty else { return }
+        logger.warning("\(error) Asking \(rest.joined(separator: ", ")) instead.")
+    }
+
+    /// True once every provider of the chain refused us for good (403, bad configuration).
+    public var isExhausted: Bool { stoppedProviders.count >= providers.count }
+
+    public func search(_ query: GeocodeQuery) async throws -> GeocodeAnswer {
+        statistics.lookups += 1
+        var firstError: Error?
+        var anyAnswered = false
+        var lastAnswer: GeocodeAnswer?
+        for provider in providers {
+            if let stopped = stoppedProviders[provider.cacheIdentity] {
+                firstError = firstError ?? stopped
+                continue
+            }
+            let key = "\(provider.cacheIdentity)|\(query.normalizedKey)"
+            if let cached = try? cache?.cachedAnswer(for: key) {
+                statistics.cacheHits += 1
+                anyAnswered = true
+                if !cached.candidates.isEmpty { return cached }
+                lastAnswer = cached
+                continue
+            }
+            do {
+                let answer = try await ask(provider, query, key: key)
+                anyAnswered = true
+                if !answer.candidates.isEmpty { return answer }
+                lastAnswer = answer
+            } catch let error as GeocodingError {
+                statistics.failures += 1
+                if error.stopsProvider { stop(provider, because: error) }
+                firstError = firstError ?? error
+            }
+        }
+        if anyAnswered { return lastAnswer ?? GeocodeAnswer(provider: providers.last?.name ?? "", candidates: []) }
+        throw firstError ?? GeocodingError.configuration("no geocoder configured")
+    }
+
+    /// One question to one provider, shared by every caller asking it at the same time.
+    private func ask(_ provider: GeocodingProvider, _ query: GeocodeQuery, key: String) async throws -> GeocodeAnswer {
+        if let running = inFlight[key] {
+            statistics.deduplicated += 1
+            return try await running.value
+        }
+        statistics.requests += 1
+        let task = Task { try await provider.search(query) }
+        inFlight[key] = task
+        defer { inFlight[key] = nil }
+        // The request is its own task (callers asking the same share it), so a caller's
+        // cancellation (Ctrl-C) must be handed on, or the request would run out its retries.
+        var answer = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
+        for i in answer.candidates.indices { answer.candidates[i].provider = answer.provider }
+        try? cache?.storeAnswer(answer, for: key)
+        return answer
+    }
+
+    /// The address at a coordinate, from the first provider that can say.
+    public func reverse(_ coordinate: Coordinate) async throws -> ReverseAddress {
+        var firstError: Error?
+        for provider in providers where stoppedProviders[provider.cacheIdentity] == nil {
+            do {
+                var address = try await provider.reverse(coordinate)
+                address.distanceMeters = address.coordinate.map { Geodesic.distance(from: coordinate, to: $0) }
+                if address.displayName != nil || address.locality != nil { return address }
+            } catch let error as GeocodingError {
+                if case .unsupported = error { continue }
+                if error.stopsProvider { stop(provider, because: error) }
+                firstError = firstError ?? error
+            }
+        }
+        if let firstError { throw firstError }
+        return ReverseAddress(provider: providers.first?.name ?? "")
+    }
+}

@@ -1,0 +1,100 @@
+import Foundation
+import TrafficGeoSupport
+
+/// One road-traffic incident as a feed reports it, plus where its position came from.
+///
+/// `source` and `id` together identify an incident: re-reading the same feed updates it in place.
+public struct Incident: Sendable, Equatable {
+    public static let unknownTitle = "Unknown Incident"
+    /// The property that says why the feed's own position was not used (out of range, unreadable,
+    /// half given): the incident is kept without it and geocoded from its words.
+    public static let positionProblemProperty = "position_problem"
+
+    /// The feed it came from (a URL, a file path, `stdin`, or a name given with `--source`).
+    public var source: String
+    /// The feed's own identifier of the entry.
+    public var id: String
+    public var title: String
+    public var summary: String?
+    public var weblink: String?
+    public var iconURL: String?
+    public var updated: Date?
+    public var expires: Date?
+    /// Normalised road reference such as "A4" or "B54" (see `RoadReference`).
+    public var road: String?
+    public var category: IncidentCategory?
+    public var position: Coordinate?
+    /// The affected stretch from start to end, when the feed or the geocoder knows it.
+    public var segment: [Coordinate]?
+    public var positionSource: PositionSource?
+    /// Everything else the feed said about the entry, kept as text.
+    public var properties: [String: String]
+
+    public init(
+        source: String, id: String, title: String = Incident.unknownTitle, summary: String? = nil,
+        weblink: String? = nil, iconURL: String? = nil, updated: Date? = nil, expires: Date? = nil,
+        road: String? = nil, category: IncidentCategory? = nil, position: Coordinate? = nil,
+        segment: [Coordinate]? = nil, positionSource: PositionSource? = nil, properties: [String: String] = [:]
+    ) {
+        self.source = source
+        self.id = id
+        self.title = title
+        self.summary = summary
+        self.weblink = weblink
+        self.iconURL = iconURL
+        self.updated = updated
+        self.expires = expires
+        self.road = road
+        self.category = category
+        self.position = position
+        self.segment = segment
+        self.positionSource = positionSource
+        self.properties = properties
+    }
+
+    /// The pin colour for map output; incidents of unknown kind are notices (green).
+    public var pinColor: PinColor { (category ?? .other).pinColor }
+}
+
+/// Where an incident's position came from.
+public struct PositionSource: Sendable, Equatable {
+    public enum Kind: String, Sendable {
+        /// The feed carried coordinates (GeoRSS, Autobahn JSON, GeoJSON, CSV).
+        case feed
+        /// The weblink carried `lat=`/`lon=` query items.
+        case weblink
+        /// A geocoder resolved the road title.
+        case geocoder
+    }
+
+    public var kind: Kind
+    public var geocoder: String?
+    public var query: String?
+    public var precision: GeocodePrecision?
+    public var confidence: Double?
+
+    public init(kind: Kind, geocoder: String? = nil, query: String? = nil,
+                precision: GeocodePrecision? = nil, confidence: Double? = nil) {
+        self.kind = kind
+        self.geocoder = geocoder
+        self.query = query
+        self.precision = precision
+        self.confidence = confidence
+    }
+
+    public static let feed = PositionSource(kind: .feed)
+    public static let weblink = PositionSource(kind: .weblink)
+}
+
+/// How exactly a geocoded position is known.
+public enum GeocodePrecision: String, Sendable, Codable, CaseIterable {
+    /// A motorway junction the geocoder knows by name.
+    case junction
+    /// An address or point of interest (free-form queries).
+    case address
+    /// A settlement.
+    case town
+    /// Only the road (or its route) is known.
+    case road
+    case none
+}

@@ -1,0 +1,68 @@
+import Foundation
+import TrafficGeoModel
+import TrafficGeoStore
+import TrafficGeoSupport
+
+/// The map-pin view of a query result (DESIGN.md section 6): coordinate, title, subtitle, pin
+/// colour, distance and bearing, plus the incident's descriptive fields.
+public struct Annotation: Sendable, Equatable, Encodable {
+    public struct Point: Sendable, Equatable, Encodable {
+        public var latitude: Double
+        public var longitude: Double
+    }
+
+    public var id: String
+    public var coordinate: Point?
+    public var title: String
+    public var subtitle: String?
+    public var pinColor: PinColor
+    public var distanceMeters: Double?
+    public var bearingDegrees: Double?
+    public var road: String?
+    public var category: String?
+    public var updated: String?
+    public var expires: String?
+    public var weblink: String?
+    public var source: String
+    public var positionSource: String?
+    public var precision: String?
+    /// 0…1 for geocoded positions: how sure the geocoder is (docs/geocoding.md, "Confidence").
+    public var confidence: Double?
+
+    public init(_ result: QueryResult) {
+        let i = result.incident
+        id = i.id
+        coordinate = i.position.map { Point(latitude: Self.round($0.latitude, 6), longitude: Self.round($0.longitude, 6)) }
+        title = i.title
+        subtitle = i.summary.map(SubtitleText.eventFirst)
+        pinColor = i.pinColor
+        distanceMeters = result.distance.map { Self.round($0, 1) }
+        // At the query point itself there is no direction (the geodesic solution says 180°, "S").
+        bearingDegrees = (result.distance ?? .infinity) < Self.noBearingWithin ? nil : result.bearing.map { Self.round($0, 1) }
+        road = i.road
+        category = i.category?.rawValue
+        updated = i.updated.map(TimestampParser.format)
+        expires = i.expires.map(TimestampParser.format)
+        weblink = i.weblink
+        source = i.source
+        positionSource = i.positionSource?.kind.rawValue
+        precision = i.positionSource?.precision?.rawValue
+        confidence = i.positionSource?.confidence
+    }
+
+    /// Results nearer than this (metres) have no bearing.
+    static let noBearingWithin = 0.5
+
+    static func round(_ value: Double, _ digits: Int) -> Double { JSONObjectText.round(value, digits) }
+
+    /// "1.2 km" / "850 m".
+    public static func formatDistance(_ metres: Double) -> String {
+        metres >= 1000 ? String(format: "%.1f km", metres / 1000) : String(format: "%.0f m", metres)
+    }
+
+    /// Compass point of a bearing: N, NE, E, ...
+    public static func compass(_ bearing: Double) -> String {
+        let points = ["N", "NE", "E", "SE", "S", "SW", "W", "NW"]
+        return points[Int(((bearing.truncatingRemainder(dividingBy: 360) + 360 + 22.5) / 45).rounded(.down)) % 8]
+    }
+}

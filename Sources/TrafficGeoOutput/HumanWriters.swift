@@ -1,0 +1,146 @@
+import Foundation
+import TrafficGeoModel
+import TrafficGeoStore
+import TrafficGeoSupport
+
+/// `--format annotations`: one card per result, the pin coloured with ANSI colour when asked.
+///
+///     ● A4 : Koeln - Olpe                                   [red · wrong-way driver]
+///       Zwischen AS Wenden und AS Krombach in beiden Richtungen ...
+///       50.991660, 7.922760 · 1.2 km E (81°) · updated 2009-04-18T21:58:35Z
+final class AnnotationCardWriter: ResultWriter {
+    private let sink: TextSink
+    private let color: Bool
+    /// The terminal's width: subtitles wrap to it, at most `subtitleLines` lines. Nil (a file or
+    /// a pipe): the whole subtitle on one line.
+    private let width: Int?
+    private var count = 0
+    static let subtitleLines = 3
+
+    init(sink: TextSink, color: Bool, width: Int? = nil) {
+        self.sink = sink
+        self.color = color
+        self.width = width
+    }
+
+    func begin() throws {}
+
+    func write(_ result: QueryResult) throws {
+        let a = Annotation(result)
+        if count > 0 { sink.write("\n") }
+        count += 1
+        let pin = color ? Self.ansi(a.pinColor) + "●" + "\u{1B}[0m" : "●"
+        let label = [a.pinColor.rawValue, a.category].compactMap { $0 }.joined(separator: " · ")
+        sink.write("\(pin) \(color ? "\u{1B}[1m" + a.title + "\u{1B}[0m" : a.title)  [\(label)]\n")
+        if let subtitle = a.subtitle {
+            let lines = width.map { Self.wrap(subtitle, width: max(20, $0 - 2), lines: Self.subtitleLines) } ?? [subtitle]
+            for line in lines { sink.write("  " + line + "\n") }
+        }
+        var facts: [String] = []
+        if let c = a.coordinate {
+            facts.append(String(format: "%.6f, %.6f", c.latitude, c.longitude))
+        } else {
+            facts.append("no position")
+        }
+        if let d = a.distanceMeters {
+            var distance = Annotation.formatDistance(d)
+            if let b = a.bearingDegrees { distance += " \(Annotation.compass(b)) (\(Int(b.rounded()))°)" }
+            facts.append(distance)
+        }
+        if let road = a.road { facts.append(road) }
+        if let geocoded = Self.geocodedNote(a) { facts.append(geocoded) }
+        if let updated = a.updated { facts.append("updated \(Self.readable(updated))") }
+        if let expires = a.expires { facts.append("expires \(Self.readable(expires))") }
+        sink.write("  " + facts.joined(separator: " · ") + "\n")
+    }
+
+    func end() throws {
+        if count == 0 { sink.write("No incidents found.\n") }
+    }
+
+    /// A feed that gives only a date ("2025-05-19") is stored at midnight UTC: a card shows the
+    /// date alone rather than a time nobody gave. (Machine formats keep the full timestamp.)
+    static func readable(_ timestamp: String) -> String {
+        timestamp.hasSuffix("T00:00:00Z") ? String(timestamp.dropLast(10)) : timestamp
+    }
+
+    /// "geocoded: town, confidence 0.40" — a geocoded position says how far to trust it.
+    static func geocodedNote(_ a: Annotation) -> String? {
+        guard a.positionSource == "geocoder" else { return nil }
+        var parts = [a.precision ?? "?"]
+        if let c = a.confidence { parts.append(String(format: "confidence %.2f", c)) }
+        return "geocoded: " + parts.joined(separator: ", ")
+    }
+
+    static func ansi(_ pin: PinColor) -> String {
+        switch pin {
+        case .red: return "\u{1B}[31m"
+        case .green: return "\u{1B}[32m"
+        case .purple: return "\u{1B}[35m"
+        }
+    }
+
+    static func truncate(_ s: String, _ n: Int) -> String { s.count <= n ? s : String(s.prefix(n - 1)) + "…" }
+
+    /// Words wrapped to `width` characters, at most `lines` lines; the last ends in "…" when
+    /// text was left out. A word longer than a line is cut.
+    static func wrap(_ text: String, width: Int, lines: Int) -> [String] {
+        var all: [String] = []
+        var line = ""
+        for word in text.split(separator: " ") {
+            if line.isEmpty {
+                line = String(word)
+            } else if line.count + 1 + word.count <= width {
+                line += " " + word
+            } else {
+                all.append(line)
+                line = String(word)
+            }
+        }
+        if !line.isEmpty { all.append(line) }
+        var shown = all.prefix(lines).map { truncate($0, width) }
+        if all.count > lines, let last = shown.last {
+            shown[shown.count - 1] = last.count < width ? last + "…" : String(last.dropLast()) + "…"
+        }
+        return shown
+    }
+}
+
+/// `--format table`: aligned columns for a terminal.
+final class TableWriter: ResultWriter {
+    private let sink: TextSink
+    private var rows: [[String]] = []
+    private static let header = ["DIST", "BRG", "PIN", "ROAD", "CATEGORY", "LAT", "LON", "PRECISION", "TITLE"]
+
+    init(sink: TextSink) { self.sink = sink }
+
+    func begin() throws {}
+
+    func write(_ result: QueryResult) throws {
+        let a = Annotation(result)
+        rows.append([
+            a.distanceMeters.map(Annotation.formatDistance) ?? "",
+            a.bearingDegrees.map { Annotation.compass($0) } ?? "",
+            a.pinColor.rawValue, a.road ?? "", a.category ?? "",
+            a.coordinate.map { String(format: "%.5f", $0.latitude) } ?? "",
+            a.coordinate.map { String(format: "%.5f", $0.longitude) } ?? "",
+            // Feed positions are as given; a geocoded one shows how it was placed and how surely.
+            a.positionSource == "geocoder" ? (a.precision ?? "?") + (a.confidence.map { String(format: " %.2f", $0) } ?? "") : a.positionSource ?? "",
+            AnnotationCardWriter.truncate(a.title, 60),
+        ])
+        // A table needs its column widths: it holds rows, so flush in blocks for big results.
+        if rows.count >= 1000 { emit() }
+    }
+
+    func end() throws { emit() }
+
+    private func emit() {
+        let all = [Self.header] + rows
+        let widths = (0..<Self.header.count).map { c in all.map { $0[c].count }.max() ?? 0 }
+        for row in all {
+            let cells = row.enumerated().map { c, v in c == row.count - 1 ? v : v.padding(toLength: widths[c], withPad: " ", startingAt: 0) }
+            sink.write(cells.joined(separator: "  ") + "\n")
+        }
+        rows.removeAll()
+    }
+}

@@ -1,0 +1,155 @@
+import Foundation
+import TrafficGeoModel
+import TrafficGeoStore
+import TrafficGeoSupport
+
+/// `--format json`: an array of annotation objects, one per line.
+final class JSONArrayWriter: ResultWriter {
+    private let sink: TextSink
+    private var count = 0
+
+    init(sink: TextSink) { self.sink = sink }
+
+    func begin() throws { sink.write("[") }
+
+    func write(_ result: QueryResult) throws {
+        sink.write(count == 0 ? "\n" : ",\n")
+        sink.write(Annotation(result).jsonText)
+        count += 1
+    }
+
+    func end() throws { sink.write(count == 0 ? "]\n" : "\n]\n") }
+}
+
+/// `--format geojson` (RFC 7946 FeatureCollection) and `geojsonseq` (RFC 8142: each Feature
+/// preceded by RS and followed by LF). Coordinates are [longitude, latitude] with 6 decimals, no
+/// `crs` member, an `id` on every feature; properties carry the annotation fields plus the
+/// simplestyle-spec keys that geojson.io-style viewers use to colour pins.
+final class GeoJSONWriter: ResultWriter {
+    private let sink: TextSink
+    private let sequence: Bool
+    private let geometry: GeometryChoice
+    private var count = 0
+
+    init(sink: TextSink, sequence: Bool, geometry: GeometryChoice = .point) {
+        self.sink = sink
+        self.sequence = sequence
+        self.geometry = geometry
+    }
+
+    func begin() throws {
+        if !sequence { sink.write("{\"type\":\"FeatureCollection\",\"features\":[") }
+    }
+
+    func write(_ result: QueryResult) throws {
+        let feature = Self.feature(result, geometry: geometry)
+        if sequence {
+            sink.write("\u{1E}" + feature + "\n")
+        } else {
+            sink.write((count == 0 ? "\n" : ",\n") + feature)
+        }
+        count += 1
+    }
+
+    func end() throws {
+        if !sequence { sink.write(count == 0 ? "]}\n" : "\n]}\n") }
+    }
+
+    static func feature(_ result: QueryResult, geometry choice: GeometryChoice = .point) -> String {
+        let incident = result.incident
+        let annotation = Annotation(result)
+        var o = JSONObjectText()
+        o.add("type", "Feature")
+        // A feature's id must be unique in the collection: source and feed id together are.
+        o.add("id", "\(incident.source)#\(incident.id)")
+        o.add(raw: "geometry", geometry(incident, choice))
+        var p = JSONObjectText()
+        p.add("id", incident.id)
+        p.add("title", annotation.title)
+        p.add("subtitle", annotation.subtitle)
+        p.add("description", annotation.subtitle)
+        p.add("pinColor", annotation.pinColor.rawValue)
+        p.add("marker-color", annotation.pinColor.hex)
+        p.add("marker-symbol", markerSymbol(incident.category))
+        if choice != .point, incident.segment != nil {
+            p.add("stroke", annotation.pinColor.hex)
+            p.add("stroke-width", 4)
+        }
+        p.add("distanceMeters", annotation.distanceMeters, digits: 1)
+        p.add("bearingDegrees", annotation.bearingDegrees, digits: 1)
+        p.add("road", annotation.road)
+        p.add("category", annotation.category)
+        p.add("updated", annotation.updated)
+        p.add("expires", annotation.expires)
+        p.add("weblink", annotation.weblink)
+        p.add("source", annotation.source)
+        p.add("positionSource", annotation.positionSource)
+        p.add("precision", annotation.precision)
+        p.add("confidence", annotation.confidence, digits: 2)
+        o.add(raw: "properties", p.closed())
+        return o.closed()
+    }
+
+    /// A Point at the incident, or (as chosen) a LineString along its segment, which starts at the incident.
+    static func geometry(_ incident: Incident, _ choice: GeometryChoice) -> String {
+        func pair(_ c: Coordinate) -> String {
+            "[\(JSONObjectText.number(c.longitude, digits: 6)),\(JSONObjectText.number(c.latitude, digits: 6))]"
+        }
+        if choice != .point, let segment = incident.segment, segment.count >= 2 {
+            return "{\"type\":\"LineString\",\"coordinates\":[" + segment.map(pair).joined(separator: ",") + "]}"
+        }
+        guard let p = incident.position else { return "null" }
+        return "{\"type\":\"Point\",\"coordinates\":\(pair(p))}"
+    }
+
+    /// Maki icon names, as simplestyle-spec viewers understand them.
+    static func markerSymbol(_ category: IncidentCategory?) -> String {
+        switch category {
+        case .accident: return "car"
+        case .wrongWayDriver, .danger, .obstacle: return "danger"
+        case .closure: return "roadblock"
+        case .roadworks: return "construction"
+        case .weather: return "snow"
+        default: return "circle"
+        }
+    }
+}
+
+/// `--format csv`: one row per result, RFC 4180 quoting.
+final class CSVResultWriter: ResultWriter {
+    static let header = ["id", "title", "subtitle", "latitude", "longitude", "distance_m", "bearing_deg", "pin_color",
+                         "road", "category", "updated", "expires", "weblink", "source", "position_source", "precision", "confidence"]
+    private let sink: TextSink
+
+    init(sink: TextSink) { self.sink = sink }
+
+    func begin() throws { sink.write(Self.header.joined(separator: ",") + "\r\n") }
+
+    func write(_ result: QueryResult) throws {
+        let a = Annotation(result)
+        let fields: [String] = [
+            a.id, a.title, a.subtitle ?? "",
+            a.coordinate.map { JSONObjectText.number($0.latitude, digits: 6) } ?? "",
+            a.coordinate.map { JSONObjectText.number($0.longitude, digits: 6) } ?? "",
+            a.distanceMeters.map { JSONObjectText.number($0, digits: 1) } ?? "",
+            a.bearingDegrees.map { JSONObjectText.number($0, digits: 1) } ?? "",
+            a.pinColor.rawValue, a.road ?? "", a.category ?? "", a.updated ?? "", a.expires ?? "", a.weblink ?? "", a.source,
+            a.positionSource ?? "", a.precision ?? "", a.confidence.map { JSONObjectText.number($0, digits: 2) } ?? "",
+        ]
+        sink.write(fields.map(Self.quote).joined(separator: ",") + "\r\n")
+    }
+
+    func end() throws {}
+
+    static func quote(_ field: String) -> String {
+        // A leading = + - @ would run as a formula in a spreadsheet: prefix with a quote (OWASP).
+        var value = field
+        if let first = value.utf8.first, first == UInt8(ascii: "=") || first == UInt8(ascii: "+") || first == UInt8(ascii: "-") || first == UInt8(ascii: "@"),
+           Double(value) == nil {
+            value = "'" + value
+        }
+        // By bytes (these are ASCII, and never part of a longer UTF-8 sequence): result rows quote every id.
+        guard value.utf8.contains(where: { $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == 0x0A || $0 == 0x0D }) else { return value }
+        return "\"" + value.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    }
+}

@@ -1,0 +1,111 @@
+import Foundation
+import TrafficGeoModel
+import TrafficGeoProjection
+import TrafficGeoStore
+import TrafficGeoSupport
+
+/// How results are ordered; ties are broken by store id, so output is stable.
+public enum QuerySort: String, Sendable, CaseIterable {
+    case distance, updated, expires, title
+}
+
+/// Answers nearest, within-radius and bounding-box queries with exact WGS84 distances, from any
+/// store (`IncidentStore`: the search itself is the store's, each with its own index), and sorts
+/// answers. It returns values; formatting is the output stage's job.
+///
+///     let engine = QueryEngine(store: store)
+///     let nearest = try engine.nearest(to: Coordinate(latitude: 50.94, longitude: 6.96), limit: 5)
+public final class QueryEngine: Sendable {
+    public let store: any IncidentStore
+
+    public init(store: any IncidentStore) {
+        self.store = store
+    }
+
+    // MARK: - Nearest
+
+    /// The `limit` incidents nearest to `point` by geodesic distance, nearest first, optionally no
+    /// farther than `maxDistance` metres. Equal to a brute-force scan.
+    public func nearest(to point: Coordinate, limit: Int, maxDistance: Double? = nil,
+                        filter: IncidentFilter = IncidentFilter()) throws -> [QueryResult] {
+        try store.nearest(to: point, limit: limit, maxDistance: maxDistance, filter: filter)
+    }
+
+    /// `nearest` without decoding the incidents: ids and distances, nearest first.
+    public func nearestNeighbours(to point: Coordinate, limit: Int, maxDistance: Double? = nil,
+                                  filter: IncidentFilter = IncidentFilter()) throws -> [Neighbour] {
+        try session { try $0.nearestNeighbours(to: point, limit: limit, maxDistance: maxDistance, filter: filter) }
+    }
+
+    // MARK: - Sessions
+
+    /// Runs `body` on one consistent state of the store: every query made through the session
+    /// sees the same committed data (an ingest running meanwhile is invisible to it), and a batch
+    /// of queries pays for that once. The session must not escape `body`.
+    public func session<T>(_ body: (any NeighbourSearch) throws -> T) throws -> T {
+        try store.withNeighbourSearch(body)
+    }
+
+    // MARK: - Within
+
+    /// Every incident within `radius` metres of `center` (boundary included), nearest first.
+    public func within(radius: Double, of center: Coordinate, filter: IncidentFilter = IncidentFilter()) throws -> [QueryResult] {
+        var results: [QueryResult] = []
+        try within(radius: radius, of: center, filter: filter) { results.append($0) }
+        return results.sorted { QueryResult.precedes(($0.distance ?? 0, $0.stored.storeID), ($1.distance ?? 0, $1.stored.storeID)) }
+    }
+
+    /// Streams every incident within `radius` metres of `center`, in store order (`within` sorts them).
+    public func within(radius: Double, of center: Coordinate, filter: IncidentFilter = IncidentFilter(),
+                       handle: (QueryResult) throws -> Void) throws {
+        try store.within(radius: radius, of: center, filter: filter, handle: handle)
+    }
+
+    /// Every incident within `radius` metres, as ids and distances (not decoded), nearest first.
+    public func withinNeighbours(radius: Double, of center: Coordinate, filter: IncidentFilter = IncidentFilter()) throws -> [Neighbour] {
+        try session { try $0.withinNeighbours(radius: radius, of: center, filter: filter) }
+    }
+
+    // MARK: - Bounding box and scan
+
+    /// Incidents inside a longitude/latitude box (edges included), in store order; `west > east`
+    /// crosses the antimeridian.
+    public func inBoundingBox(west: Double, south: Double, east: Double, north: Double,
+                              filter: IncidentFilter = IncidentFilter(), handle: (QueryResult) throws -> Void) throws {
+        try store.inBoundingBox(LonLatBox(west: west, south: south, east: east, north: north), filter: filter, handle: handle)
+    }
+
+    /// Every incident matching `filter` (located or not), in store order; for export.
+    public func all(filter: IncidentFilter = IncidentFilter(), locatedOnly: Bool = false,
+                    handle: (QueryResult) throws -> Void) throws {
+        try store.all(filter: filter, locatedOnly: locatedOnly, handle: handle)
+    }
+
+    // MARK: - Sorting
+
+    /// Sorts results; ties (and missing values, which go last) fall back to distance, then store id.
+    public static func sort(_ results: [QueryResult], by key: QuerySort) -> [QueryResult] {
+        func tieBreak(_ a: QueryResult, _ b: QueryResult) -> Bool {
+            if a.distance != b.distance { return (a.distance ?? .infinity) < (b.distance ?? .infinity) }
+            return a.stored.storeID < b.stored.storeID
+        }
+        func compareOptional<T: Comparable>(_ x: T?, _ y: T?, _ a: QueryResult, _ b: QueryResult, descending: Bool) -> Bool {
+            switch (x, y) {
+            case let (x?, y?) where x != y: return descending ? x > y : x < y
+            case (nil, _?): return false
+            case (_?, nil): return true
+            default: return tieBreak(a, b)
+            }
+        }
+        switch key {
+        case .distance: return results.sorted(by: tieBreak)
+        case .updated: return results.sorted { compareOptional($0.incident.updated, $1.incident.updated, $0, $1, descending: true) }
+        case .expires: return results.sorted { compareOptional($0.incident.expires, $1.incident.expires, $0, $1, descending: false) }
+        case .title:
+            return results.sorted {
+                let a = TextFolding.fold($0.incident.title), b = TextFolding.fold($1.incident.title)
+                return a != b ? a < b : tieBreak($0, $1)
+            }
+        }
+    }
+}

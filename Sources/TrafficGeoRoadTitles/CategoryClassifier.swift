@@ -1,0 +1,82 @@
+import Foundation
+import TrafficGeoModel
+import TrafficGeoSupport
+
+/// Infers the kind of event from the words of a traffic message (German and English).
+///
+///     CategoryClassifier.classify("Achtung, Ihnen kommt ein Falschfahrer entgegen!") // .wrongWayDriver
+///
+/// Rules are tried in order of severity so that "Unfall, Stau" is an accident, not a queue. A
+/// keyword matches at the start of a word (so compounds such as "Unfallstelle" count) in the
+/// folded text (so "Gegenstaende" and "Gegenstände" are the same word).
+public enum CategoryClassifier {
+    static let rules: [(IncidentCategory, [String])] = [
+        (.wrongWayDriver, ["falschfahrer", "geisterfahrer", "wrong-way", "wrong way"]),
+        (.accident, ["unfall", "unfälle", "verunglückt", "bergungsarbeiten", "bergung", "accident", "crash", "collision"]),
+        (.closure, ["gesperrt", "sperrung", "vollsperrung", "closed", "closure"]),
+        (.obstacle, ["gegenstände", "gegenstand", "hindernis", "ladung verloren", "verlorene ladung",
+                     "tiere auf der fahrbahn", "pannenfahrzeug", "liegengebliebenes fahrzeug", "defektes fahrzeug", "defekter lkw", "debris", "obstacle", "obstruction"]),
+        // Compounds name most roadworks in the Autobahn API's texts: a keyword matches at a word start only.
+        (.roadworks, ["baustelle", "bauarbeiten", "arbeitsstelle", "fahrbahnerneuerung", "wanderbaustelle", "tagesbaustelle",
+                      "dauerbaustelle", "nachtbaustelle", "tagesbaustellen", "roadworks", "road works", "construction"]),
+        (.standstill, ["stillstand", "standstill", "stehender verkehr"]),
+        // "stau" alone would match "Staufenberg": only the word and its traffic compounds.
+        (.queue, ["stau ", "staugefahr", "stauende", "staulänge", "queue", "traffic jam", "congestion"]),
+        (.slowTraffic, ["stockender verkehr", "langsamer verkehr", "zähfließend", "slow traffic", "angespannte verkehrslage"]),
+        (.weather, ["glätte", "glatteis", "schnee", "nebel", "sturm", "aquaplaning", "ice", "fog", "snow"]),
+        (.danger, ["gefahr", "achtung", "danger", "hazard", "warning"]),
+    ]
+
+    /// Every keyword folded like the text, as bytes, with the index of its rule; listed under its
+    /// first byte so that a word start is compared only with the keywords that can begin there.
+    private static let keywordsByFirstByte: [[(rule: Int, bytes: [UInt8])]] = {
+        var table = [[(rule: Int, bytes: [UInt8])]](repeating: [], count: 256)
+        for (rule, (_, words)) in rules.enumerated() {
+            for word in words {
+                let bytes = foldedKeyword(word)
+                if let first = bytes.first { table[Int(first)].append((rule, bytes)) }
+            }
+        }
+        return table
+    }()
+
+    public static func classify(_ texts: String?...) -> IncidentCategory? {
+        var text: [UInt8] = []
+        text.reserveCapacity(texts.reduce(1) { $0 + ($1?.utf8.count ?? 0) + 1 })
+        for case let part? in texts { TextFolding.append(part, to: &text) }
+        guard !text.isEmpty else { return nil }
+        // A trailing space lets whole-word keywords match at the very end too.
+        text.append(0x20)
+        guard let rule = firstRule(matching: text) else { return nil }
+        return rules[rule].0
+    }
+
+    /// The lowest rule index with a keyword at a word start of `text` (folded: words are
+    /// separated by single spaces). One pass over the text; ingest classifies every entry.
+    static func firstRule(matching text: [UInt8]) -> Int? {
+        var best = Int.max
+        text.withUnsafeBufferPointer { text in
+            var i = 0
+            while i < text.count {
+                for keyword in keywordsByFirstByte[Int(text[i])] where keyword.rule < best && keyword.bytes.count <= text.count - i {
+                    let matches = keyword.bytes.withUnsafeBufferPointer { k in
+                        var j = 1
+                        while j < k.count, text[i + j] == k[j] { j += 1 }
+                        return j == k.count
+                    }
+                    if matches { best = keyword.rule }
+                }
+                // On to the next word start.
+                while i < text.count, text[i] != 0x20 { i += 1 }
+                i += 1
+            }
+        }
+        return best == Int.max ? nil : best
+    }
+
+    /// A keyword folded like the text, as bytes. A trailing space means "the whole word": it is
+    /// kept after folding.
+    static func foldedKeyword(_ word: String) -> [UInt8] {
+        Array((TextFolding.fold(word) + (word.hasSuffix(" ") ? " " : "")).utf8)
+    }
+}

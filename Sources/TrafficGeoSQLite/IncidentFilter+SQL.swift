@@ -1,0 +1,51 @@
+import GRDB
+import TrafficGeoStore
+import TrafficGeoSupport
+
+extension IncidentFilter {
+    /// The SQL condition on the table aliased `i`, with its arguments; "1" when empty.
+    func sql() -> (String, StatementArguments) {
+        var clauses: [String] = []
+        var arguments = StatementArguments()
+        if let activeAt {
+            clauses.append("(i.updated IS NULL OR i.updated <= ?) AND (i.expires IS NULL OR ? < i.expires)")
+            arguments += [activeAt.timeIntervalSince1970, activeAt.timeIntervalSince1970]
+        }
+        if let since {
+            clauses.append("i.updated >= ?")
+            arguments += [since.timeIntervalSince1970]
+        }
+        if let until {
+            clauses.append("i.updated < ?")
+            arguments += [until.timeIntervalSince1970]
+        }
+        if !roads.isEmpty {
+            clauses.append("i.road IN (" + roads.map { _ in "?" }.joined(separator: ",") + ")")
+            for r in roads { arguments += [r] }
+        }
+        if !categories.isEmpty {
+            clauses.append("i.category IN (" + categories.map { _ in "?" }.joined(separator: ",") + ")")
+            for c in categories { arguments += [c.rawValue] }
+        }
+        if let minConfidence {
+            // position_source 2 = geocoder (PositionSource.Kind.storeCode); feed positions are as given.
+            clauses.append("(i.position_source IS NOT 2 OR i.geocode_confidence >= ?)")
+            arguments += [minConfidence]
+        }
+        if !precisions.isEmpty {
+            clauses.append("(i.position_source IS NOT 2 OR i.geocode_precision IN (" + precisions.map { _ in "?" }.joined(separator: ",") + "))")
+            for p in precisions { arguments += [p.rawValue] }
+        }
+        if let source {
+            clauses.append("i.source_id = (SELECT id FROM sources WHERE name = ?)")
+            arguments += [source]
+        }
+        for word in words {
+            // Köln is "koeln" (spelled out) or "koln" (plain vowels): a word matches either folding.
+            let text = "i.title || ' ' || coalesce(i.summary, '') || ' ' || coalesce(i.road, '')"
+            clauses.append("(instr(\(TextFolding.sqlFunctionName)(\(text)), ?) > 0 OR instr(\(TextFolding.plainSQLFunctionName)(\(text)), ?) > 0)")
+            arguments += [word, word]
+        }
+        return (clauses.isEmpty ? "1" : clauses.joined(separator: " AND "), arguments)
+    }
+}

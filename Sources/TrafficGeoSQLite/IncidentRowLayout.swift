@@ -1,0 +1,219 @@
+import Foundation
+import GRDB
+import GRDBSQLite
+import TrafficGeoModel
+import TrafficGeoStore
+import TrafficGeoSupport
+
+/// The incidents table's row layout, defined once: the columns that hold an incident's fields
+/// (`Field`, in binding order), what a reading query selects (`selection`, decoded by
+/// `StoredIncident(row:startingAt:)`), and the values written for an incident (`values(of:)`).
+/// Every statement and every column position is derived from here, so a new column is one new
+/// case: nothing else shifts silently (`IncidentRowLayoutTests` round-trips every field).
+enum IncidentRowLayout {
+    /// The stored fields of an incident besides its identity, change hash and bookkeeping times.
+    enum Field: Int, CaseIterable {
+        case title, summary, weblink, iconURL, updated, expires, road, category, latitude, longitude, segment
+        /// How the position was found (`positionFields`).
+        case positionSource, geocoder, geocodeQuery, geocodePrecision, geocodeConfidence
+        case properties
+
+        var column: String {
+            switch self {
+            case .title: "title"
+            case .summary: "summary"
+            case .weblink: "weblink"
+            case .iconURL: "icon_url"
+            case .updated: "updated"
+            case .expires: "expires"
+            case .road: "road"
+            case .category: "category"
+            case .latitude: "latitude"
+            case .longitude: "longitude"
+            case .segment: "segment"
+            case .positionSource: "position_source"
+            case .geocoder: "geocoder"
+            case .geocodeQuery: "geocode_query"
+            case .geocodePrecision: "geocode_precision"
+            case .geocodeConfidence: "geocode_confidence"
+            case .properties: "properties"
+            }
+        }
+    }
+
+    /// The field columns in binding order.
+    static let fieldColumns = Field.allCases.map(\.column)
+    /// The fields that say how a position was found: carried over together with it.
+    static let positionFields: [Field] = [.positionSource, .geocoder, .geocodeQuery, .geocodePrecision, .geocodeConfidence]
+
+    // MARK: - Reading
+
+    /// What a query selects before the fields (table aliased `i`): store id, source name, feed id.
+    private static let leadingSelection = ["i.id", "(SELECT name FROM sources WHERE id = i.source_id)", "i.external_id"]
+    /// After the fields: first seen, last changed (NULL while unchanged: stored as first seen).
+    private static let trailingSelection = ["i.first_seen", "coalesce(i.last_changed, i.first_seen)"]
+
+    /// The columns `StoredIncident(row:startingAt:)` decodes, in order, for a table aliased `i`.
+    /// Decoding by position: GRDB's lookup by name lower-cases every name on every access, which
+    /// was the largest cost of a radius query.
+    static let selection = (leadingSelection + fieldColumns.map { "i." + $0 } + trailingSelection).joined(separator: ", ")
+    /// How many columns `selection` has.
+    static let selectionCount = leadingSelection.count + Field.allCases.count + trailingSelection.count
+
+    /// Where things are in `selection`.
+    enum Selected {
+        static let storeID = 0, source = 1, externalID = 2
+        static func field(_ f: Field) -> Int { leadingSelection.count + f.rawValue }
+        static let firstSeen = leadingSelection.count + Field.allCases.count
+        static let lastChanged = firstSeen + 1
+    }
+
+    /// The stored incident in `row`, whose `selection` columns start at column `c`.
+    static func decode(_ row: Row, startingAt c: Int = 0) -> StoredIncident {
+        decode { row[c + $0] as DatabaseValue }
+    }
+
+    /// The stored incident in the current row of `statement` (stepped through SQLite's C API),
+    /// whose `selection` columns start at column `c`.
+    static func decode(_ statement: SQLiteStatement, startingAt c: Int32) -> StoredIncident {
+        decode { DatabaseValue(sqliteStatement: statement, index: c + Int32($0)) }
+    }
+
+    /// The stored incident whose `selection` column `k` is `column(k)`.
+    private static func decode(_ column: (Int) -> DatabaseValue) -> StoredIncident {
+        func field<T: DatabaseValueConvertible>(_ f: Field) -> T? { T.fromDatabaseValue(column(Selected.field(f))) }
+        func date(_ f: Field) -> Date? { (field(f) as Double?).map(Date.init(timeIntervalSince1970:)) }
+        var incident = Incident(source: String.fromDatabaseValue(column(Selected.source)) ?? "",
+                                id: String.fromDatabaseValue(column(Selected.externalID)) ?? "",
+                                title: field(.title) ?? "")
+        incident.summary = field(.summary)
+        incident.weblink = field(.weblink)
+        incident.iconURL = field(.iconURL)
+        incident.updated = date(.updated)
+        incident.expires = date(.expires)
+        incident.road = field(.road)
+        incident.category = (field(.category) as String?).flatMap(IncidentCategory.init(rawValue:))
+        if let lat = field(.latitude) as Double?, let lon = field(.longitude) as Double? {
+            incident.position = Coordinate(latitude: lat, longitude: lon)
+        }
+        incident.segment = (field(.segment) as String?).flatMap(ColumnJSON.parseCoordinates)
+        if let kind = (field(.positionSource) as Int64?).flatMap(PositionSource.Kind.init(storeCode:)) {
+            incident.positionSource = PositionSource(
+                kind: kind, geocoder: field(.geocoder), query: field(.geocodeQuery),
+                precision: (field(.geocodePrecision) as String?).flatMap(GeocodePrecision.init(rawValue:)),
+                confidence: field(.geocodeConfidence))
+        }
+        incident.properties = (field(.properties) as String?).map(ColumnJSON.parseObject) ?? [:]
+        return StoredIncident(storeID: Int64.fromDatabaseValue(column(Selected.storeID)) ?? 0, incident: incident,
+                              firstSeen: Date(timeIntervalSince1970: Double.fromDatabaseValue(column(Selected.firstSeen)) ?? 0),
+                              lastChanged: Date(timeIntervalSince1970: Double.fromDatabaseValue(column(Selected.lastChanged)) ?? 0))
+    }
+
+    /// The stored incident with this store id.
+    static func fetch(_ db: Database, id: Int64) throws -> StoredIncident? {
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(selection) FROM incidents i WHERE i.id = ?"), arguments: [id]).map { decode($0) }
+    }
+
+    // MARK: - Writing
+
+    /// The field values of an incident, indexed by `Field.rawValue`, as database values (no
+    /// existential boxing: the arguments of the insert statement were a fifth of a big ingest).
+    static func values(of i: Incident) -> [DatabaseValue] {
+        func value(_ x: (some DatabaseValueConvertible)?) -> DatabaseValue { x?.databaseValue ?? .null }
+        let source = i.positionSource
+        let values: [DatabaseValue] = Field.allCases.map { field in
+            switch field {
+            case .title: value(i.title)
+            case .summary: value(i.summary)
+            case .weblink: value(i.weblink)
+            case .iconURL: value(i.iconURL)
+            case .updated: value(i.updated?.timeIntervalSince1970)
+            case .expires: value(i.expires?.timeIntervalSince1970)
+            case .road: value(i.road)
+            case .category: value(i.category?.rawValue)
+            case .latitude: value(i.position?.latitude)
+            case .longitude: value(i.position?.longitude)
+            case .segment: value(i.segment.map(ColumnJSON.coordinates))
+            case .positionSource: value(source?.kind.storeCode)
+            case .geocoder: value(source?.geocoder)
+            case .geocodeQuery: value(source?.query)
+            case .geocodePrecision: value(source?.precision?.rawValue)
+            case .geocodeConfidence: value(source?.confidence)
+            case .properties: value(i.properties.isEmpty ? nil : ColumnJSON.object(i.properties))
+            }
+        }
+        return values
+    }
+
+    /// The position in a list of field values.
+    static func position(_ values: [DatabaseValue]) -> Coordinate? {
+        guard let lat = Double.fromDatabaseValue(values[Field.latitude.rawValue]),
+              let lon = Double.fromDatabaseValue(values[Field.longitude.rawValue]) else { return nil }
+        return Coordinate(latitude: lat, longitude: lon)
+    }
+
+    // MARK: - New rows
+
+    /// What a new row holds, in the order of the insert statement's parameters: the store id,
+    /// the values `PendingInserts` packs, first seen (last_changed stays NULL until the incident
+    /// changes: 4 bytes a row).
+    enum NewRow {
+        static let packedColumns = ["source_id", "external_id"] + fieldColumns + ["content_hash"]
+        static let columns = ["id"] + packedColumns + ["first_seen"]
+        /// Where the fields start among the packed values.
+        static let firstPackedField = packedColumns.firstIndex(of: fieldColumns[0])!
+        static let parameterCount = Int32(columns.count)
+    }
+}
+
+extension PositionSource.Kind {
+    /// The kind as stored: a small integer (0 and 1 take no bytes in an SQLite record, a word
+    /// 4 to 8; a million feed positions, 4 MB).
+    var storeCode: Int64 {
+        switch self {
+        case .feed: 0
+        case .weblink: 1
+        case .geocoder: 2
+        }
+    }
+
+    init?(storeCode: Int64) {
+        switch storeCode {
+        case 0: self = .feed
+        case 1: self = .weblink
+        case 2: self = .geocoder
+        default: return nil
+        }
+    }
+
+    /// SQL for the name of the stored kind in `column`.
+    static func nameSQL(_ column: String) -> String {
+        let cases: [Self] = [.feed, .weblink, .geocoder]
+        return "CASE \(column) " + cases.map { "WHEN \($0.storeCode) THEN '\($0.rawValue)'" }.joined(separator: " ") + " END"
+    }
+}
+
+/// Compact JSON text for the segment and properties columns.
+enum ColumnJSON {
+    static func coordinates(_ points: [Coordinate]) -> String {
+        "[" + points.map { "[\(format($0.longitude)),\(format($0.latitude))]" }.joined(separator: ",") + "]"
+    }
+
+    static func parseCoordinates(_ text: String) -> [Coordinate]? {
+        guard let array = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [[Double]] else { return nil }
+        return array.compactMap { $0.count >= 2 ? Coordinate(latitude: $0[1], longitude: $0[0]) : nil }
+    }
+
+    static func object(_ dictionary: [String: String]) -> String {
+        let data = (try? JSONSerialization.data(withJSONObject: dictionary, options: [.sortedKeys])) ?? Data("{}".utf8)
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    static func parseObject(_ text: String) -> [String: String] {
+        ((try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any])?
+            .compactMapValues { $0 as? String } ?? [:]
+    }
+
+    /// Shortest round-tripping decimal text of a coordinate value.
+    static func format(_ value: Double) -> String { "\(value)" }
+}

@@ -1,0 +1,132 @@
+import Foundation
+import GRDB
+import TrafficGeoModel
+import TrafficGeoSupport
+
+/// Inserts or updates incidents inside an open write transaction: finds the stored copy by
+/// (source, feed id), compares change hashes, keeps a position found earlier while the words stay
+/// the same, and keeps the spatial index (`BlockIndexWriter`) right for updated rows.
+///
+/// New incidents are held back (packed, `PendingInserts`) and stored by `CurveOrderedInserter`
+/// in Hilbert-curve order of their positions, so that nearby incidents get consecutive ids and
+/// the index can cover them as blocks. `finish()` must be called before the transaction commits.
+final class IncidentWriter {
+    /// What the writer did so far; entries of the feed that repeat an id count as updates.
+    struct Counts { var inserted = 0, updated = 0, unchanged = 0 }
+    private(set) var counts = Counts()
+
+    private typealias Field = IncidentRowLayout.Field
+    private let now: Double
+    private let index: BlockIndexWriter
+    private let sources: SourceRegistry
+    private let inserter: CurveOrderedInserter
+    private let findStatement: Statement
+    private let updateStatement: Statement
+    private let resetGeocodeStatus: Statement
+    private var pending = PendingInserts()
+    /// Pending incidents are stored once this many wait (about 100 bytes each for short entries);
+    /// bigger feeds are stored and indexed in several runs, each in curve order.
+    private let flushThreshold: Int
+
+    init(db: Database, now: Date, flushThreshold: Int = 2_000_000) throws {
+        // Whole seconds: SQLite stores an integral REAL in 4 bytes instead of 8 (8 bytes a row for both columns).
+        self.now = now.timeIntervalSince1970.rounded(.down)
+        self.flushThreshold = max(1, flushThreshold)
+        index = try BlockIndexWriter(db: db)
+        sources = SourceRegistry(db: db)
+        let columns = IncidentRowLayout.fieldColumns.joined(separator: ", ")
+        // Column 0 the hash, 1 the store id, then the fields (`storedField`).
+        findStatement = try db.makeStatement(sql: "SELECT content_hash, id, \(columns) FROM incidents WHERE source_id = ? AND external_id = ?")
+        let assignments = IncidentRowLayout.fieldColumns.map { "\($0) = ?" }.joined(separator: ", ")
+        updateStatement = try db.makeStatement(sql: "UPDATE incidents SET \(assignments), content_hash = ?, last_changed = ? WHERE id = ?")
+        resetGeocodeStatus = try db.makeStatement(sql: "UPDATE incidents SET geocode_status = NULL, geocode_error = NULL WHERE id = ?")
+        inserter = try CurveOrderedInserter(db: db, index: index, now: self.now) { [findStatement] source, id in
+            try Row.fetchOne(findStatement, arguments: [source, id])
+        }
+    }
+
+    /// Where field `f` is in a `findStatement` row.
+    private static func storedField(_ f: Field) -> Int { 2 + f.rawValue }
+
+    /// Stores the incidents still pending; call before the transaction commits.
+    func finish() throws {
+        try flush()
+    }
+
+    func upsert(_ incident: Incident) throws {
+        var list = IncidentRowLayout.values(of: incident)
+        let key = PendingInserts.key(source: incident.source, id: incident.id)
+        if let slot = pending.slot(of: key) {
+            // The feed repeats an id not stored yet: the later entry wins, as for stored ones.
+            let earlier = pending.values(at: slot)
+            Self.carryPosition(into: &list) { earlier[PendingInserts.firstField + $0.rawValue] }
+            let hash = Self.hash(list)
+            if earlier.last == hash.databaseValue { counts.unchanged += 1; return }
+            // The position as stored (possibly carried over from the earlier entry), not as read.
+            pending.replace(slot, with: [earlier[0], incident.id.databaseValue] + list + [hash.databaseValue],
+                            position: IncidentRowLayout.position(list))
+            counts.updated += 1
+            return
+        }
+        let source = try sources.id(of: incident.source)
+        if try !sources.isFresh(source), let existing = try Row.fetchOne(findStatement, arguments: [source, incident.id]) {
+            return try update(existing, with: &list)
+        }
+        pending.append(key: key, values: [source.databaseValue, incident.id.databaseValue] + list + [Self.hash(list).databaseValue],
+                       position: incident.position)
+        counts.inserted += 1
+        if pending.count >= flushThreshold { try flush() }
+    }
+
+    /// Updates a stored incident (`existing`: a `findStatement` row) to the field values `list`.
+    private func update(_ existing: Row, with list: inout [DatabaseValue]) throws {
+        let rowID: Int64 = existing[1]
+        Self.carryPosition(into: &list) { existing[Self.storedField($0)] as DatabaseValue }
+        let hash = Self.hash(list)
+        if existing[0] as Int64 == hash { counts.unchanged += 1; return }
+        try updateStatement.execute(arguments: StatementArguments(list + [hash.databaseValue, now.databaseValue, rowID.databaseValue]))
+        let position = IncidentRowLayout.position(list)
+        try index.positionChanged(id: rowID, to: position)
+        // New words without a position: worth asking the geocoder again.
+        if position == nil { try resetGeocodeStatus.execute(arguments: [rowID]) }
+        counts.updated += 1
+    }
+
+    /// Stores the pending incidents (`CurveOrderedInserter`). A row an earlier flush of this
+    /// ingest already stored (a repeated id in a big feed) is updated instead.
+    private func flush() throws {
+        guard pending.count > 0 else { return }
+        let repeated = try inserter.store(pending)
+        for (existing, values) in repeated {
+            counts.inserted -= 1
+            var list = Array(values[PendingInserts.firstField ..< PendingInserts.firstField + Field.allCases.count])
+            try update(existing, with: &list)
+        }
+        pending = PendingInserts()
+    }
+
+    /// Replaces the stored fields of an existing incident (a geocoder found its position) and
+    /// re-indexes it; the content hash follows, so re-reading the feed later counts it unchanged.
+    func replacePosition(storeID: Int64, with incident: Incident) throws {
+        let list = IncidentRowLayout.values(of: incident)
+        try updateStatement.execute(arguments: StatementArguments(list + [Self.hash(list).databaseValue, now.databaseValue, storeID.databaseValue]))
+        try index.positionChanged(id: storeID, to: incident.position)
+    }
+
+    /// The feed still says the same words and has no coordinates: keep the position found
+    /// earlier (by a geocoder, or by an earlier entry). `earlier(f)` is the earlier value of field f.
+    private static func carryPosition(into list: inout [DatabaseValue], earlier: (Field) -> DatabaseValue) {
+        func at(_ f: Field) -> DatabaseValue { list[f.rawValue] }
+        guard at(.latitude).isNull, !earlier(.latitude).isNull,
+              earlier(.title) == at(.title), earlier(.summary) == at(.summary) else { return }
+        for f in [Field.latitude, .longitude] + IncidentRowLayout.positionFields { list[f.rawValue] = earlier(f) }
+        if at(.segment).isNull { list[Field.segment.rawValue] = earlier(.segment) }
+    }
+
+    /// The change hash of the field values: 47 bits, which SQLite stores in 6 bytes instead of 8.
+    private static func hash(_ list: [DatabaseValue]) -> Int64 {
+        var hash = StableHash()
+        for value in list { hash.combine(column: value) }
+        return hash.int64 & (1 << 47 - 1)
+    }
+}

@@ -1,0 +1,86 @@
+import Foundation
+import GRDB
+import TrafficGeoGeocoding
+import TrafficGeoModel
+import TrafficGeoStore
+import TrafficGeoSupport
+
+/// The store's side of geocoding: the answer cache, the list of incidents waiting for a
+/// position, and writing a found position (with its R*Tree entry) in one small transaction.
+extension SQLiteIncidentStore {
+    public func cachedAnswer(for key: String) throws -> GeocodeAnswer? {
+        try read { db in
+            guard let json = try String.fetchOne(db.cachedStatement(sql: "SELECT response FROM geocode_cache WHERE request = ?"),
+                                                 arguments: [key]) else { return nil }
+            var answer = try JSONDecoder().decode(GeocodeAnswer.self, from: Data(json.utf8))
+            answer.fromCache = true
+            return answer
+        }
+    }
+
+    public func storeAnswer(_ answer: GeocodeAnswer, for key: String) throws {
+        var stored = answer
+        stored.fromCache = false
+        let json = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
+        try write { db in
+            try db.execute(sql: """
+                INSERT INTO geocode_cache(request, status, response, fetched) VALUES (?, ?, ?, ?)
+                ON CONFLICT(request) DO UPDATE SET status = excluded.status, response = excluded.response, fetched = excluded.fetched
+                """, arguments: [key, answer.candidates.isEmpty ? "not-found" : "found", json, Date().timeIntervalSince1970])
+        }
+    }
+
+    /// Incidents without a position that have not been given up on, oldest first.
+    /// `retryNotFound` also returns those a geocoder definitely did not find before.
+    public func pendingGeocodes(source: String?, retryNotFound: Bool, limit: Int) throws -> [StoredIncident] {
+        try read { db in
+            var sql = "SELECT \(IncidentRowLayout.selection) FROM incidents i WHERE i.latitude IS NULL"
+            var arguments = StatementArguments()
+            sql += retryNotFound ? "" : " AND (i.geocode_status IS NULL OR i.geocode_status = 'failed')"
+            if let source { sql += " AND i.source_id = (SELECT id FROM sources WHERE name = ?)"; arguments += [source] }
+            sql += " ORDER BY i.id LIMIT ?"
+            arguments += [limit]
+            return try Row.fetchAll(db, sql: sql, arguments: arguments).map { IncidentRowLayout.decode($0) }
+        }
+    }
+
+    /// Records a geocoding outcome: a position (indexed in the R*Tree), or why there is none.
+    public func recordGeocode(storeID: Int64, result: Result<LocatedPosition?, GeocodingError>, geocoder: String) throws {
+        try write { db in
+            guard let stored = try IncidentRowLayout.fetch(db, id: storeID) else { return }
+            switch result {
+            case let .success(found?):
+                var incident = stored.incident
+                incident.position = found.position
+                incident.segment = incident.segment ?? found.segment
+                incident.positionSource = PositionSource(kind: .geocoder, geocoder: found.provider.isEmpty ? geocoder : found.provider,
+                                                         query: found.queries.joined(separator: " | "),
+                                                         precision: found.precision, confidence: found.confidence)
+                let writer = try IncidentWriter(db: db, now: Date())
+                try writer.replacePosition(storeID: storeID, with: incident)
+                try db.execute(sql: """
+                    UPDATE incidents SET geocode_status = 'found', geocode_error = NULL, geocode_attempts = geocode_attempts + 1 WHERE id = ?
+                    """, arguments: [storeID])
+            case .success(nil):
+                try db.execute(sql: """
+                    UPDATE incidents SET geocode_status = 'not-found', geocode_error = NULL, geocode_attempts = geocode_attempts + 1 WHERE id = ?
+                    """, arguments: [storeID])
+            case let .failure(error):
+                try db.execute(sql: """
+                    UPDATE incidents SET geocode_status = 'failed', geocode_error = ?, geocode_attempts = geocode_attempts + 1 WHERE id = ?
+                    """, arguments: [error.description, storeID])
+            }
+        }
+    }
+
+    /// Runs `block` in a write transaction, mapping database errors to `StoreError`.
+    func write<T>(_ block: (Database) throws -> T) throws -> T {
+        do {
+            return try pool.write(block)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.writeFailed(path, reason: StoreError.describe(error))
+        }
+    }
+}

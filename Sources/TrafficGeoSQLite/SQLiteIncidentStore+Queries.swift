@@ -1,0 +1,201 @@
+import Foundation
+import GRDB
+import NIOConcurrencyHelpers
+import TrafficGeoModel
+import TrafficGeoProjection
+import TrafficGeoStore
+import TrafficGeoSupport
+
+/// Nearest, within-radius and bounding-box answers from the SQLite file, exact and best-first
+/// through the block index (`SQLiteCandidates`). Distances are WGS84 geodesics: Karney's
+/// algorithm, or for chords under 30 km the short-line formula of `Geodesic.shortLineDistance`
+/// (the same numbers to a few nanometres, 10× cheaper); near a limit Karney decides.
+extension SQLiteIncidentStore {
+    public func nearest(to point: Coordinate, limit: Int, maxDistance: Double?, filter: IncidentFilter) throws -> [QueryResult] {
+        // One read transaction: the incidents fetched are the ones the index pointed at.
+        // Decoded results carry Karney's distance (it comes with the bearing) for every result.
+        try read { db in
+            try Self.nearestNeighbours(db, nodes: indexNodes(db), point: point, limit: limit, maxDistance: maxDistance, filter: filter).map {
+                let (distance, bearing) = Geodesic.inverse(from: point, to: $0.position)
+                guard let stored = try IncidentRowLayout.fetch(db, id: $0.storeID) else {
+                    throw StoreError.readFailed(path, reason: "index entry \($0.storeID) has no incident")
+                }
+                return QueryResult(stored: stored, distance: distance, bearing: bearing)
+            }.sorted { QueryResult.precedes(($0.distance ?? 0, $0.stored.storeID), ($1.distance ?? 0, $1.stored.storeID)) }
+        }
+    }
+
+    public func within(radius: Double, of center: Coordinate, filter: IncidentFilter, handle: (QueryResult) throws -> Void) throws {
+        try read { db in
+            var candidates = try SQLiteCandidates(db, nodes: indexNodes(db), around: center, maxDistance: radius, filter: filter,
+                                                  inIDOrder: true, decoding: true)
+            defer { candidates.close() }
+            try Self.scanWithin(&candidates, radius: radius, of: center) { found, distance in
+                try handle(QueryResult(stored: found.incident, distance: distance,
+                                       bearing: Geodesic.inverse(from: center, to: found.position).bearing))
+            }
+        }
+    }
+
+    /// A box up to `indexedBoxSpan` degrees a side is read through the spatial index: its
+    /// candidates are those within the circle around the box's centre that holds the whole box,
+    /// then each is checked against the box itself. Larger boxes hold much of the table anyway
+    /// and are scanned.
+    public func inBoundingBox(_ box: LonLatBox, filter: IncidentFilter, handle: (QueryResult) throws -> Void) throws {
+        if let (center, radius) = box.enclosingCircle(maxSpan: Self.indexedBoxSpan) {
+            try read { db in
+                var candidates = try SQLiteCandidates(db, nodes: indexNodes(db), around: center, maxDistance: radius, filter: filter,
+                                                      inIDOrder: true, decoding: true)
+                defer { candidates.close() }
+                while let (_, position) = try candidates.next() {
+                    guard box.contains(position) else { continue }
+                    try handle(QueryResult(stored: candidates.incident))
+                }
+            }
+            return
+        }
+        let (condition, arguments) = filter.sql()
+        let lonCondition = box.west <= box.east ? "i.longitude BETWEEN ? AND ?" : "(i.longitude >= ? OR i.longitude <= ?)"
+        try read { db in
+            let cursor = try Row.fetchCursor(db, sql: """
+                SELECT \(IncidentRowLayout.selection) FROM incidents i
+                WHERE i.latitude BETWEEN ? AND ? AND \(lonCondition) AND \(condition) ORDER BY i.id
+                """, arguments: [box.south, box.north, box.west, box.east] + arguments)
+            while let row = try cursor.next() { try handle(QueryResult(stored: IncidentRowLayout.decode(row))) }
+        }
+    }
+
+    /// Boxes up to this many degrees of latitude and of longitude go through the index.
+    static let indexedBoxSpan = 30.0
+
+    public func all(filter: IncidentFilter, locatedOnly: Bool, handle: (QueryResult) throws -> Void) throws {
+        let (condition, arguments) = filter.sql()
+        try read { db in
+            let cursor = try Row.fetchCursor(db, sql: """
+                SELECT \(IncidentRowLayout.selection) FROM incidents i WHERE \(locatedOnly ? "i.latitude IS NOT NULL AND" : "") \(condition) ORDER BY i.id
+                """, arguments: arguments)
+            while let row = try cursor.next() { try handle(QueryResult(stored: IncidentRowLayout.decode(row))) }
+        }
+    }
+
+    /// One read transaction for all of `body`'s queries: every query sees the same committed
+    /// state (an ingest running meanwhile is invisible to it), and a batch opens the transaction
+    /// once. A long one keeps the WAL from being checkpointed until it ends.
+    public func withNeighbourSearch<T>(_ body: (any NeighbourSearch) throws -> T) throws -> T {
+        try read { db in try body(SQLiteNeighbourSearch(db: db, nodes: indexNodes(db))) }
+    }
+
+    /// The index's nodes for this read: parsed by an earlier read on the same connection while
+    /// nothing has been committed since, else read afresh (`IndexNodeCache`).
+    private func indexNodes(_ db: Database) throws -> RTreeNodes {
+        try nodeCache.nodes(for: db)
+    }
+
+    // MARK: - The searches
+
+    fileprivate static func nearestNeighbours(_ db: Database, nodes: RTreeNodes, point: Coordinate, limit: Int,
+                                              maxDistance: Double?, filter: IncidentFilter) throws -> [Neighbour] {
+        guard limit > 0 else { return [] }
+        var candidates = try SQLiteCandidates(db, nodes: nodes, around: point, maxDistance: maxDistance ?? .greatestFiniteMagnitude, filter: filter)
+        defer { candidates.close() }
+        var best: [Neighbour] = []
+        best.reserveCapacity(limit + 1)
+        let q = candidates.query
+        while let (p, position) = try candidates.next() {
+            if best.count == limit {
+                let kth = best[limit - 1].distance
+                // Entries come in increasing order of their box's chord, a lower bound for all they hold.
+                if candidates.entryChord > kth { break }
+                if q.chord(to: p) > kth { continue }
+            }
+            let distance = Self.distance(q, p, from: point, to: position, limit: maxDistance)
+            if let maxDistance, distance > maxDistance { continue }
+            let storeID = candidates.storeID
+            if best.count == limit {
+                guard QueryResult.precedes((distance, storeID), (best[limit - 1].distance, best[limit - 1].storeID)) else { continue }
+                best.removeLast()
+            }
+            let at = best.firstIndex(where: { QueryResult.precedes((distance, storeID), ($0.distance, $0.storeID)) }) ?? best.endIndex
+            best.insert(Neighbour(storeID: storeID, id: candidates.externalID, distance: distance, position: position), at: at)
+            if best.count == limit { candidates.farthest = Swift.min(candidates.farthest, best[limit - 1].distance) }
+        }
+        return best
+    }
+
+    fileprivate static func withinNeighbours(_ db: Database, nodes: RTreeNodes, radius: Double, of center: Coordinate,
+                                             filter: IncidentFilter) throws -> [Neighbour] {
+        var candidates = try SQLiteCandidates(db, nodes: nodes, around: center, maxDistance: radius, filter: filter, inIDOrder: true)
+        defer { candidates.close() }
+        var found: [Neighbour] = []
+        try scanWithin(&candidates, radius: radius, of: center) { row, distance in
+            found.append(Neighbour(storeID: row.storeID, id: row.externalID, distance: distance, position: row.position))
+        }
+        return found.sorted { QueryResult.precedes(($0.distance, $0.storeID), ($1.distance, $1.storeID)) }
+    }
+
+    /// Calls `body` with the exact distance of each candidate within `radius` (boundary included).
+    private static func scanWithin(_ candidates: inout SQLiteCandidates, radius: Double, of center: Coordinate,
+                                   body: (SQLiteCandidates, Double) throws -> Void) throws {
+        let q = candidates.query
+        while let (p, position) = try candidates.next() {
+            if q.chord(to: p) > radius { continue }
+            let distance = Self.distance(q, p, from: center, to: position, limit: radius)
+            if distance <= radius { try body(candidates, distance) }
+        }
+    }
+
+    /// The geodesic distance of a candidate, compared with `limit` (a radius or maximum distance)
+    /// by the caller: within a micrometre of it Karney's algorithm decides (the short-line
+    /// formula is nanometres off), so a limit of exactly a reported distance includes it.
+    @inline(__always)
+    private static func distance(_ q: GeocentricPoint, _ p: GeocentricPoint, from a: Coordinate, to b: Coordinate, limit: Double?) -> Double {
+        let distance = Geodesic.distance(q, p, from: a, to: b)
+        if let limit, abs(distance - limit) < 1e-6 { return Geodesic.distance(from: a, to: b) }
+        return distance
+    }
+}
+
+/// Lean queries inside one read transaction of the SQLite store.
+private struct SQLiteNeighbourSearch: NeighbourSearch {
+    let db: Database
+    let nodes: RTreeNodes
+
+    func nearestNeighbours(to point: Coordinate, limit: Int, maxDistance: Double?, filter: IncidentFilter) throws -> [Neighbour] {
+        try SQLiteIncidentStore.nearestNeighbours(db, nodes: nodes, point: point, limit: limit, maxDistance: maxDistance, filter: filter)
+    }
+
+    func withinNeighbours(radius: Double, of center: Coordinate, filter: IncidentFilter) throws -> [Neighbour] {
+        try SQLiteIncidentStore.withinNeighbours(db, nodes: nodes, radius: radius, of: center, filter: filter)
+    }
+}
+
+/// The R*Tree's parsed nodes per reader connection, kept between reads while that connection
+/// sees an unchanged database (`PRAGMA data_version`, which changes when another connection
+/// commits): a one-shot query then does not read the tree's top nodes again (a fifth of a
+/// 10-NN query). Only parsed values are kept, never a connection or a statement; the
+/// connection is remembered weakly, to tell it apart from a later one. A connection serves one
+/// read at a time, so its entry is never used by two threads at once.
+final class IndexNodeCache: Sendable {
+    /// Unchecked Sendable: the connection is only compared, never used, outside its read.
+    private struct Entry: @unchecked Sendable {
+        weak var connection: Database?
+        var version: Int64
+        var nodes: RTreeNodes
+    }
+
+    private let entries = NIOLockedValueBox<[ObjectIdentifier: Entry]>([:])
+
+    func nodes(for db: Database) throws -> RTreeNodes {
+        let version = try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? -1
+        let key = ObjectIdentifier(db)
+        if let entry = entries.withLockedValue({ $0[key] }), entry.connection === db, entry.version == version {
+            return entry.nodes
+        }
+        let nodes = try RTreeNodes(RTreeNodeReader(db))
+        entries.withLockedValue { entries in
+            entries = entries.filter { $0.value.connection != nil }
+            entries[key] = Entry(connection: db, version: version, nodes: nodes)
+        }
+        return nodes
+    }
+}

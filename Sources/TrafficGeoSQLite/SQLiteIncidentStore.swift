@@ -1,0 +1,313 @@
+import Foundation
+import GRDB
+import TrafficGeoFeeds
+import TrafficGeoModel
+import TrafficGeoStore
+import TrafficGeoSupport
+
+/// The SQLite file that keeps incidents, their R*Tree index and the geocoder cache.
+///
+///     let store = try SQLiteIncidentStore(path: "incidents.sqlite")
+///     let summary = try store.ingest(source: "feed.xml") { emit in try reader.read(input, source: "feed.xml", handle: emit) }
+///
+/// The database runs in WAL mode (readers never wait for the writer); each ingest is one
+/// transaction, so a crash mid-ingest leaves the database as it was.
+public final class SQLiteIncidentStore: IncidentStore {
+    public let path: String
+    public var location: String { path }
+    let pool: DatabasePool
+    /// The spatial index's nodes as read by earlier queries (`SQLiteIncidentStore+Queries`).
+    let nodeCache = IndexNodeCache()
+
+    /// The default database: `$TRAFFICGEO_DB`, else `$XDG_DATA_HOME/trafficgeo/incidents.sqlite`
+    /// (`~/.local/share/trafficgeo/incidents.sqlite`).
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
+        if let path = environment["TRAFFICGEO_DB"], !path.isEmpty { return path }
+        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/share")
+        return (dataHome as NSString).appendingPathComponent("trafficgeo/incidents.sqlite")
+    }
+
+    /// Opens (and creates or migrates) the store at `path`.
+    public init(path: String, readOnly: Bool = false) throws {
+        self.path = path
+        var config = Configuration()
+        config.readonly = readOnly
+        config.busyMode = .timeout(30)          // a concurrent writer waits instead of failing
+        config.foreignKeysEnabled = true
+        config.prepareDatabase { db in
+            TextFolding.register(on: db)
+            try db.execute(sql: "PRAGMA cache_size = -32768") // 32 MiB per connection
+            // Queries touch pages all over a big file: reading them through a memory map instead of
+            // read() calls into a private cache halves a 10 km radius query on 1M incidents
+            // (docs/benchmarks.md). Only address space: the OS page cache holds the data.
+            try db.execute(sql: "PRAGMA mmap_size = \(Self.memoryMapSize)")
+            // In WAL mode NORMAL never corrupts the database; a power cut may only drop the latest
+            // commits (an ingest or cached answers, which a re-run redoes). FULL would fsync every
+            // cached geocoder answer, the main cost of a fast batch run.
+            if !readOnly { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
+        }
+        if !readOnly {
+            let folder = (path as NSString).deletingLastPathComponent
+            if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
+                do {
+                    try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+                } catch {
+                    throw StoreError.cannotOpen(path, reason: "cannot create the folder \(folder): \(error.localizedDescription)")
+                }
+            }
+        } else if !FileManager.default.fileExists(atPath: path) {
+            throw StoreError.cannotOpen(path, reason: "no such database (run `trafficgeo ingest` first)")
+        }
+        do {
+            var opened = try Self.retryingWhileBusy { try DatabasePool(path: path, configuration: config) }
+            if readOnly, try !Self.retryingWhileBusy({ try opened.read { try StoreSchema.migrator.hasCompletedMigrations($0) } }) {
+                // Written by an older version: upgrade it once (a write), then read as asked.
+                try opened.close()
+                try Self.upgrade(path)
+                opened = try Self.retryingWhileBusy { try DatabasePool(path: path, configuration: config) }
+            }
+            pool = opened
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.cannotOpen(path, reason: StoreError.describe(error))
+        }
+        do {
+            if !readOnly { try Self.migrate(pool) }
+            let crs = try Self.retryingWhileBusy {
+                try pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM store_info WHERE key = 'index_crs'") }
+            }
+            guard crs == StoreSchema.indexCRS else {
+                throw StoreError.incompatible(path, reason: "its index CRS is \(crs ?? "missing"), this version uses \(StoreSchema.indexCRS)")
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.cannotOpen(path, reason: StoreError.describe(error))
+        }
+    }
+
+    /// Brings a database written by an older version up to this version's schema.
+    private static func upgrade(_ path: String) throws {
+        do {
+            var config = Configuration()
+            config.busyMode = .timeout(30)
+            let writable = try retryingWhileBusy { try DatabasePool(path: path, configuration: config) }
+            try migrate(writable)
+            try writable.close()
+        } catch {
+            throw StoreError.incompatible(path, reason: """
+                it was written by an older trafficgeo and must be upgraded once, which needs write access \
+                (\(StoreError.describe(error))); run any `trafficgeo ingest` on it, or copy it somewhere writable
+                """)
+        }
+    }
+
+    /// Brings the schema up to date, also when another process does the same to the same file at
+    /// the same moment (two ingests into a new database). GRDB checks which migrations are applied
+    /// before it runs each one, so two processes may both start one; the second then fails ("table
+    /// already exists", "duplicate column name", a second row in grdb_migrations) and its
+    /// transaction rolls back. Such a failure is looked at again: once the other process has
+    /// applied the migrations, there is nothing left to do.
+    static func migrate(_ writer: some DatabaseWriter) throws {
+        var attempt = 0
+        while true {
+            do {
+                try retryingWhileBusy { try StoreSchema.migrator.migrate(writer) }
+                return
+            } catch let error as DatabaseError where attempt < 20 {
+                attempt += 1
+                Thread.sleep(forTimeInterval: 0.02 * Double(attempt))
+                if try retryingWhileBusy({ try writer.read { try StoreSchema.migrator.hasCompletedMigrations($0) } }) { return }
+                _ = error   // not yet complete: the other process may still be at it; try again
+            }
+        }
+    }
+
+    /// Runs `body` again while SQLite says the database is busy, for up to 30 s. Two processes
+    /// creating or migrating the same new file at once meet locks that SQLite reports at once,
+    /// without waiting in its busy handler (to avoid a deadlock between lock upgrades); waiting
+    /// here and trying again lets the second one open the finished file.
+    static func retryingWhileBusy<T>(_ body: () throws -> T) throws -> T {
+        let deadline = ContinuousClock.now + .seconds(30)
+        var pause = 0.02
+        while true {
+            do {
+                return try body()
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY || error.resultCode == .SQLITE_LOCKED {
+                guard ContinuousClock.now < deadline else { throw error }
+                Thread.sleep(forTimeInterval: pause * Double.random(in: 0.5...1.5))
+                pause = min(pause * 2, 0.5)
+            }
+        }
+    }
+
+    /// The largest part of the database file read through a memory map (1 GiB).
+    static let memoryMapSize: Int64 = 1 << 30
+
+    /// The CRS of the R*Tree, as recorded in the database.
+    public var indexCRS: String { StoreSchema.indexCRS }
+
+    // MARK: - Ingest
+
+    /// Runs `read` inside one write transaction and stores every incident it emits.
+    ///
+    /// A `FeedError.malformed` thrown by `read` keeps the entries emitted before it (the summary
+    /// says so); any other error rolls the whole ingest back.
+    ///
+    /// The incidents an older version filed under `formerNames` join `source` first, so that
+    /// re-reading the feed updates them instead of adding copies (`SourceNames`).
+    public func ingest(source: String, format: FeedFormat?, adopting formerNames: FormerSourceNames, now: Date,
+                       read: ((FeedEvent) throws -> Void) throws -> Void) throws -> IngestSummary {
+        var summary = IngestSummary(source: source, format: format)
+        var learner: JunctionLearningRun?
+        do {
+            try pool.write { db in
+                try SourceNames.adopt(db, formerNames, into: source)
+                let writer = try IncidentWriter(db: db, now: now)
+                do {
+                    try read { event in
+                        summary.read += 1
+                        switch event {
+                        case let .skipped(entry):
+                            summary.skipped.append(entry)
+                        case let .incident(incident):
+                            let unchanged = writer.counts.unchanged
+                            try writer.upsert(incident)
+                            if incident.position == nil {
+                                summary.withoutPosition += 1
+                                if incident.properties[Incident.positionProblemProperty] != nil { summary.positionsIgnored += 1 }
+                            } else if JunctionLearningRun.isLearnable(incident), writer.counts.unchanged == unchanged {
+                                // New or changed, positioned by the feed: it teaches where its junctions are.
+                                learner = try learner ?? JunctionLearningRun(db)
+                                learner?.add(incident)
+                            }
+                        }
+                    }
+                } catch let error as FeedError {
+                    guard case .malformed = error else { throw error }
+                    summary.feedError = error.description
+                }
+                try writer.finish()
+                // Positioned messages that name their junctions teach where those junctions are.
+                if let learner {
+                    let learning = try learner.finish(db, now: now)
+                    summary.junctionObservations = learning.observations
+                    summary.positionConflicts = learning.conflicts
+                }
+                summary.new = writer.counts.inserted
+                summary.updated = writer.counts.updated
+                summary.unchanged = writer.counts.unchanged
+            }
+        } catch let error as FeedError {
+            throw error
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.writeFailed(path, reason: StoreError.describe(error))
+        }
+        return summary
+    }
+
+    // MARK: - Reading
+
+    /// Runs `block` on a read-only connection (a consistent snapshot in WAL mode).
+    public func read<T>(_ block: (Database) throws -> T) throws -> T {
+        do {
+            return try pool.read(block)
+        } catch let error as DatabaseError {
+            throw StoreError.readFailed(path, reason: StoreError.describe(error))
+        }
+    }
+
+    /// The incident with this store id.
+    public func incident(id: Int64) throws -> StoredIncident? {
+        try read { db in try IncidentRowLayout.fetch(db, id: id) }
+    }
+
+    // MARK: - Maintenance
+
+    /// Deletes incidents whose `expires` lies before `date`; returns how many.
+    @discardableResult
+    public func pruneExpired(before date: Date) throws -> Int {
+        try write { db in
+            try db.execute(sql: "DELETE FROM incidents WHERE expires IS NOT NULL AND expires < ?",
+                           arguments: [date.timeIntervalSince1970])
+            let pruned = db.changesCount
+            if pruned > 0 { try BlockIndexWriter(db: db).dropEmptyBlocks() }
+            return pruned
+        }
+    }
+
+    /// Counts for `trafficgeo stats`.
+    public func statistics(now: Date) throws -> StoreStatistics {
+        try read { db in
+            var stats = StoreStatistics(path: path, indexCRS: indexCRS)
+            let t = now.timeIntervalSince1970
+            if let row = try Row.fetchOne(db, sql: """
+                SELECT count(*) AS total, count(latitude) AS located,
+                       sum(expires IS NOT NULL AND expires < ?) AS expired,
+                       sum((updated IS NULL OR updated <= ?) AND (expires IS NULL OR ? < expires)) AS active,
+                       min(updated) AS oldest, max(updated) AS newest
+                FROM incidents
+                """, arguments: [t, t, t]) {
+                stats.total = row["total"]
+                stats.located = row["located"]
+                stats.expired = row["expired"] ?? 0
+                stats.active = row["active"] ?? 0
+                stats.oldestUpdate = (row["oldest"] as Double?).map(Date.init(timeIntervalSince1970:))
+                stats.newestUpdate = (row["newest"] as Double?).map(Date.init(timeIntervalSince1970:))
+            }
+            stats.indexBlocks = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(BlockIndex.table) WHERE id > 0") ?? 0
+            stats.indexSingles = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(BlockIndex.table) WHERE id < 0") ?? 0
+            stats.bySource = try Self.counts(db, "(SELECT name FROM sources WHERE id = source_id)")
+            stats.byCategory = try Self.counts(db, "category")
+            stats.byRoad = try Self.counts(db, "road", limit: 10)
+            stats.byPositionSource = try Self.counts(db, PositionSource.Kind.nameSQL("position_source"))
+            stats.geocodeCacheEntries = try Int.fetchOne(db, sql: "SELECT count(*) FROM geocode_cache") ?? 0
+            stats.knownJunctions = try Int.fetchOne(db, sql: "SELECT count(*) FROM junctions") ?? 0
+            stats.junctionRoads = try Int.fetchOne(db, sql: "SELECT count(DISTINCT road) FROM junctions WHERE road <> ''") ?? 0
+            stats.fileBytes = Self.fileSize(path) + Self.fileSize(path + "-wal")
+            return stats
+        }
+    }
+
+    private static func counts(_ db: Database, _ column: String, limit: Int = -1) throws -> [(String, Int)] {
+        // `column` is one of our own names or expressions, never user input.
+        try Row.fetchAll(db, sql: """
+            SELECT coalesce(\(column), '(none)') AS k, count(*) AS n FROM incidents GROUP BY k ORDER BY n DESC, k LIMIT ?
+            """, arguments: [limit]).map { ($0["k"], $0["n"]) }
+    }
+
+    private static func fileSize(_ path: String) -> Int64 {
+        ((try? FileManager.default.attributesOfItem(atPath: path))?[.size] as? NSNumber)?.int64Value ?? 0
+    }
+
+    /// Checks the database file and that the spatial index finds every located incident once.
+    public func checkIntegrity() throws -> [String] {
+        try read { db in
+            var problems = try String.fetchAll(db, sql: "PRAGMA integrity_check").filter { $0 != "ok" }
+            problems += try BlockIndex.verify(db)
+            return problems
+        }
+    }
+}
+
+extension StoreError {
+    /// A database error in words a user can act on.
+    static func describe(_ error: Error) -> String {
+        if let db = error as? DatabaseError {
+            switch db.resultCode {
+            case .SQLITE_READONLY: return "the file is read-only"
+            case .SQLITE_FULL: return "the disk is full"
+            case .SQLITE_BUSY, .SQLITE_LOCKED: return "the database is busy (another trafficgeo is writing); try again"
+            case .SQLITE_NOTADB: return "the file is not an SQLite database"
+            case .SQLITE_CORRUPT: return "the database file is damaged"
+            case .SQLITE_CANTOPEN: return "the file cannot be opened (missing folder or permission?)"
+            default: return db.message ?? db.description
+            }
+        }
+        return String(describing: error)
+    }
+}

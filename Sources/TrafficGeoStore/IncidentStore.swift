@@ -1,0 +1,118 @@
+import Foundation
+import TrafficGeoFeeds
+import TrafficGeoGeocoding
+import TrafficGeoModel
+import TrafficGeoProjection
+import TrafficGeoSupport
+
+/// What ingest, geocoding, queries and maintenance need of a store, and nothing of how it keeps
+/// its data: `SQLiteIncidentStore` (one file, the default) implements it; a server database can
+/// implement it too. Every answer is exact: distances are WGS84 geodesics (Karney), ties broken
+/// by store id, so two stores holding the same incidents give the same answers.
+public protocol IncidentStore: AnyObject, GeocodeCaching {
+    /// Where the store is (a file path, a URL without its password), for messages.
+    var location: String { get }
+
+    // MARK: Ingest
+
+    /// Runs `read` inside one transaction and stores every incident it emits (insert, or update
+    /// by source and feed id). A `FeedError.malformed` thrown by `read` keeps the entries emitted
+    /// before it (the summary says so); any other error leaves the store as it was. Incidents an
+    /// older version filed under `formerNames` join `source` first.
+    func ingest(source: String, format: FeedFormat?, adopting formerNames: FormerSourceNames, now: Date,
+                read: ((FeedEvent) throws -> Void) throws -> Void) throws -> IngestSummary
+
+    // MARK: Geocoding (the answer cache: `GeocodeCaching`)
+
+    /// Incidents without a position that have not been given up on, oldest first.
+    /// `retryNotFound` also returns those a geocoder definitely did not find before.
+    func pendingGeocodes(source: String?, retryNotFound: Bool, limit: Int) throws -> [StoredIncident]
+    /// Records a geocoding outcome: a position (indexed), or why there is none.
+    func recordGeocode(storeID: Int64, result: Result<LocatedPosition?, GeocodingError>, geocoder: String) throws
+
+    // MARK: Junction knowledge
+
+    /// Learns from every positioned incident of the store.
+    func relearnJunctions() throws -> JunctionLearning
+    /// Records observations from outside the incidents (a geocoder's junction answer, an import).
+    func recordJunctionObservations(_ observations: [JunctionObservation], observer: String, replacing: Bool) throws
+    /// The junctions the store knows, optionally only on these roads.
+    func knownJunctions(roads: Set<String>?) throws -> [KnownJunction]
+    /// Positions of incidents on `road` (a sample of at most `limit`): where the road runs.
+    func roadPositions(road: String, limit: Int) throws -> [Coordinate]
+
+    // MARK: Reading and queries
+
+    /// The incident with this store id.
+    func incident(id: Int64) throws -> StoredIncident?
+    /// The `limit` incidents nearest to `point`, nearest first, no farther than `maxDistance` metres.
+    func nearest(to point: Coordinate, limit: Int, maxDistance: Double?, filter: IncidentFilter) throws -> [QueryResult]
+    /// Every incident within `radius` metres of `center` (boundary included), in store order.
+    func within(radius: Double, of center: Coordinate, filter: IncidentFilter, handle: (QueryResult) throws -> Void) throws
+    /// Every incident inside the box (edges included), in store order.
+    func inBoundingBox(_ box: LonLatBox, filter: IncidentFilter, handle: (QueryResult) throws -> Void) throws
+    /// Every incident matching `filter` (with `locatedOnly`, only those with a position), in store order.
+    func all(filter: IncidentFilter, locatedOnly: Bool, handle: (QueryResult) throws -> Void) throws
+    /// Runs `body` on one consistent state of the store: lean queries (ids and distances) for
+    /// batches. The search must not escape `body`.
+    func withNeighbourSearch<T>(_ body: (any NeighbourSearch) throws -> T) throws -> T
+
+    // MARK: Maintenance
+
+    /// Deletes incidents whose `expires` lies before `date`; returns how many.
+    func pruneExpired(before date: Date) throws -> Int
+    /// Counts for `trafficgeo stats`.
+    func statistics(now: Date) throws -> StoreStatistics
+    /// Problems with the stored data or its index; empty when sound.
+    func checkIntegrity() throws -> [String]
+}
+
+/// Lean queries on one consistent state of a store (`IncidentStore.withNeighbourSearch`).
+public protocol NeighbourSearch {
+    /// The `limit` nearest incidents as ids and distances, nearest first.
+    func nearestNeighbours(to point: Coordinate, limit: Int, maxDistance: Double?, filter: IncidentFilter) throws -> [Neighbour]
+    /// Every incident within `radius` metres as ids and distances, nearest first.
+    func withinNeighbours(radius: Double, of center: Coordinate, filter: IncidentFilter) throws -> [Neighbour]
+}
+
+extension NeighbourSearch {
+    public func nearestNeighbours(to point: Coordinate, limit: Int, maxDistance: Double? = nil) throws -> [Neighbour] {
+        try nearestNeighbours(to: point, limit: limit, maxDistance: maxDistance, filter: IncidentFilter())
+    }
+
+    public func withinNeighbours(radius: Double, of center: Coordinate) throws -> [Neighbour] {
+        try withinNeighbours(radius: radius, of: center, filter: IncidentFilter())
+    }
+}
+
+// The usual arguments.
+extension IncidentStore {
+    public func ingest(source: String, format: FeedFormat? = nil, adopting formerNames: FormerSourceNames = .none, now: Date = Date(),
+                       read: ((FeedEvent) throws -> Void) throws -> Void) throws -> IngestSummary {
+        try ingest(source: source, format: format, adopting: formerNames, now: now, read: read)
+    }
+
+    public func pendingGeocodes(source: String? = nil, retryNotFound: Bool = false, limit: Int = -1) throws -> [StoredIncident] {
+        try pendingGeocodes(source: source, retryNotFound: retryNotFound, limit: limit)
+    }
+
+    public func recordJunctionObservations(_ observations: [JunctionObservation], observer: String) throws {
+        try recordJunctionObservations(observations, observer: observer, replacing: false)
+    }
+
+    public func knownJunctions() throws -> [KnownJunction] { try knownJunctions(roads: nil) }
+
+    public func roadPositions(road: String) throws -> [Coordinate] { try roadPositions(road: road, limit: 4000) }
+
+    @discardableResult
+    public func pruneExpired() throws -> Int { try pruneExpired(before: Date()) }
+
+    public func statistics() throws -> StoreStatistics { try statistics(now: Date()) }
+
+    /// Every incident in store order (export, tests).
+    public func allIncidents() throws -> [StoredIncident] {
+        var all: [StoredIncident] = []
+        try self.all(filter: IncidentFilter(), locatedOnly: false) { all.append($0.stored) }
+        return all
+    }
+}

@@ -1,0 +1,32 @@
+import TrafficGeoFeeds
+import TrafficGeoGeocoding
+import TrafficGeoSupport
+
+/// What one ingest did: the numbers the CLI prints.
+public struct IngestSummary: Sendable, Equatable {
+    public var source: String
+    public var format: FeedFormat?
+    /// Entries read from the feed (kept and skipped).
+    public var read = 0
+    public var new = 0
+    public var updated = 0
+    public var unchanged = 0
+    public var skipped: [SkippedEntry] = []
+    /// Kept incidents that have no position yet (they wait for a geocoder).
+    public var withoutPosition = 0
+    /// Of those, the ones whose feed position could not be used (out of range, unreadable).
+    public var positionsIgnored = 0
+    /// Junction positions learned from the positioned messages (SQLiteIncidentStore+Junctions).
+    public var junctionObservations = 0
+    /// Feed positions far from the junctions their own words name (swapped back where that fits).
+    public var positionConflicts: [PositionConflict] = []
+    /// A feed-level problem after which nothing more could be read (the entries before it were kept).
+    public var feedError: String?
+
+    public init(source: String, format: FeedFormat? = nil) {
+        self.source = source
+        self.format = format
+    }
+
+    public var isComplete: Bool { skipped.isEmpty && feedError == nil }
+}

@@ -1,0 +1,31 @@
+import Foundation
+import TrafficGeoSupport
+
+/// The numbers `trafficgeo stats` shows.
+public struct StoreStatistics: Sendable {
+    public var path: String
+    public var indexCRS: String
+    public var total = 0
+    public var located = 0
+    public var active = 0
+    public var expired = 0
+    /// Spatial index entries: blocks of consecutive incidents, and single incidents.
+    public var indexBlocks = 0
+    public var indexSingles = 0
+    public var oldestUpdate: Date?
+    public var newestUpdate: Date?
+    public var bySource: [(String, Int)] = []
+    public var byCategory: [(String, Int)] = []
+    public var byRoad: [(String, Int)] = []
+    public var byPositionSource: [(String, Int)] = []
+    public var geocodeCacheEntries = 0
+    /// Junctions whose position the store knows (`trafficgeo junctions list`), and on how many roads.
+    public var knownJunctions = 0
+    public var junctionRoads = 0
+    public var fileBytes: Int64 = 0
+
+    public init(path: String, indexCRS: String) {
+        self.path = path
+        self.indexCRS = indexCRS
+    }
+}
