@@ -14,7 +14,7 @@ import Testing
 @testable import TrafficGeoSupport
 import TrafficGeoTestSupport
 
-@Suite("Security: secrets, SQL, output paths, TLS, limits", .serialized)
+@Suite("Security: secrets, SQL, output paths, TLS, limits", .serialized, .enabled(if: TestSupport.cliExecutable != nil, "the trafficgeo executable was not built beside the tests"))
 struct SecurityTests {
     static func cli() throws -> String {
         try #require(TestSupport.cliExecutable, "the trafficgeo executable is not built").path
@@ -117,11 +117,10 @@ struct SecurityTests {
     }
 
     /// TLS certificates are verified: a self-signed server on loopback is refused.
-    @Test func selfSignedCertificatesAreRefused() throws {
-        guard let openssl = TestSupport.which("openssl"), let python = TestSupport.which("python3") else {
-            print("skipped: needs openssl and python3 for an HTTPS server on loopback")
-            return
-        }
+    @Test(.enabled(if: TestSupport.which("openssl") != nil && TestSupport.which("python3") != nil,
+                   "needs openssl and python3 for an HTTPS server on loopback"))
+    func selfSignedCertificatesAreRefused() throws {
+        let openssl = try #require(TestSupport.which("openssl")), python = try #require(TestSupport.which("python3"))
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let key = folder.appendingPathComponent("key.pem").path, cert = folder.appendingPathComponent("cert.pem").path

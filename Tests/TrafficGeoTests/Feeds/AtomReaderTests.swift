@@ -143,11 +143,9 @@ struct AtomReaderTests {
         #expect(a[0].road == "B54")
     }
 
-    @Test func readsFeedsMadeFromTheSharedAutobahnData() throws {
-        guard let shared = TestSupport.sharedFolder, let python = TestSupport.which("python3") else {
-            print("skipped: ../shared/data/autobahn or python3 is not here")
-            return
-        }
+    @Test(.enabled(if: TestSupport.sharedFolder != nil && TestSupport.which("python3") != nil, "needs ../shared/data/autobahn and python3"))
+    func readsFeedsMadeFromTheSharedAutobahnData() throws {
+        let shared = try #require(TestSupport.sharedFolder), python = try #require(TestSupport.which("python3"))
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let atom = folder.appendingPathComponent("feed.xml").path

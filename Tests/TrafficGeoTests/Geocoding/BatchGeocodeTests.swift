@@ -41,13 +41,12 @@ struct BatchGeocodeTests {
         return c
     }
 
-    static func cli() -> URL? {
-        guard let exe = TestSupport.cliExecutable else { print("skipped: the trafficgeo executable was not built beside the tests"); return nil }
-        return exe
+    static func cli() throws -> URL {
+        try #require(TestSupport.cliExecutable, "the trafficgeo executable is not built")
     }
 
     @Test func orderColumnsDuplicatesAndFailures() throws {
-        guard let exe = Self.cli() else { return }
+        let exe = try Self.cli()
         let server = try Self.server()
         defer { server.shutdown() }
         let folder = TestSupport.temporaryDirectory()
@@ -78,7 +77,7 @@ struct BatchGeocodeTests {
     }
 
     @Test func jsonLinesAndTemplates() throws {
-        guard let exe = Self.cli() else { return }
+        let exe = try Self.cli()
         let server = try Self.server()
         defer { server.shutdown() }
         let folder = TestSupport.temporaryDirectory()
@@ -96,7 +95,7 @@ struct BatchGeocodeTests {
     }
 
     @Test func dryRunSendsNothing() throws {
-        guard let exe = Self.cli() else { return }
+        let exe = try Self.cli()
         let server = try Self.server()
         defer { server.shutdown() }
         let folder = TestSupport.temporaryDirectory()
@@ -110,7 +109,7 @@ struct BatchGeocodeTests {
     }
 
     @Test func aKilledRunResumesWithTheSameOutputAndNoQueryAskedTwice() throws {
-        guard let exe = Self.cli() else { return }
+        let exe = try Self.cli()
         let server = try Self.server(delay: 0.03)
         defer { server.shutdown() }
         let folder = TestSupport.temporaryDirectory()
@@ -151,7 +150,7 @@ struct BatchGeocodeTests {
     }
 
     @Test func ctrlCWritesAConsistentOutputAndTheRerunCompletes() throws {
-        guard let exe = Self.cli() else { return }
+        let exe = try Self.cli()
         let server = try Self.server(delay: 0.05)
         defer { server.shutdown() }
         let folder = TestSupport.temporaryDirectory()

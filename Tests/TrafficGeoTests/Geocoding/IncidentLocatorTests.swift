@@ -94,12 +94,14 @@ struct IncidentLocatorTests {
         #expect(try store.allIncidents().filter { $0.incident.position != nil }.count == 2)
     }
 
-    @Test func realNominatimGeocodesFeedEntries() async throws {
-        let base = ProcessInfo.processInfo.environment["NOMINATIM_URL"] ?? "http://127.0.0.1:8088"
-        guard let url = URL(string: base), await Self.nominatimAnswers(url) else {
-            print("skipped: no Nominatim answers at \(base) (start ../shared/tools/nominatim/setup.sh, or set NOMINATIM_URL)")
-            return
-        }
+    static let nominatimBase = ProcessInfo.processInfo.environment["NOMINATIM_URL"] ?? "http://127.0.0.1:8088"
+
+    @Test(.enabled("no Nominatim answers at $NOMINATIM_URL or 127.0.0.1:8088 (start ../shared/tools/nominatim/setup.sh)") {
+        guard let url = URL(string: Self.nominatimBase) else { return false }
+        return await Self.nominatimAnswers(url)
+    })
+    func realNominatimGeocodesFeedEntries() async throws {
+        let url = try #require(URL(string: Self.nominatimBase))
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)

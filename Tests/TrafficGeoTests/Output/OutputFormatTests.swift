@@ -116,11 +116,9 @@ struct OutputFormatTests {
         try Self.validateRFC7946(try String(contentsOfFile: path, encoding: .utf8), expectedFeatures: 0)
     }
 
-    @Test func ogrinfoReadsTheGeoJSON() throws {
-        guard let ogrinfo = TestSupport.which("ogrinfo") else {
-            print("skipped: ogrinfo not installed (apt install gdal-bin)")
-            return
-        }
+    @Test(.enabled(if: TestSupport.which("ogrinfo") != nil, "ogrinfo is not installed (apt install gdal-bin)"))
+    func ogrinfoReadsTheGeoJSON() throws {
+        let ogrinfo = try #require(TestSupport.which("ogrinfo"))
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let url = try TestSupport.write(try Self.render(.geojson), name: "out.geojson", in: folder)

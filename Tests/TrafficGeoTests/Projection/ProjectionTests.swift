@@ -78,17 +78,15 @@ struct ProjectionTests {
         #expect(throws: ProjectionError.self) { try Projector(target: "EPSG:999999") }
     }
 
-    @Test func geodesicMatchesGeod() throws {
+    @Test(.enabled(if: TestSupport.which("geod") != nil, "geod is not installed (apt install proj-bin)"))
+    func geodesicMatchesGeod() throws {
         let pairs: [(Coordinate, Coordinate)] = [
             (Coordinate(latitude: 50.94, longitude: 6.96), Coordinate(latitude: 50.99166, longitude: 7.92276)),
             (Coordinate(latitude: 10, longitude: 179.9), Coordinate(latitude: 10.1, longitude: -179.9)),
             (Coordinate(latitude: 89.5, longitude: 0), Coordinate(latitude: 89.5, longitude: 180)),
             (Coordinate(latitude: 0, longitude: 0), Coordinate(latitude: 0.5, longitude: 179.5)),
         ]
-        guard let geod = TestSupport.which("geod") else {
-            print("skipped: geod not installed (apt install proj-bin)")
-            return
-        }
+        let geod = try #require(TestSupport.which("geod"))
         let input = pairs.map { "\($0.0.latitude) \($0.0.longitude) \($0.1.latitude) \($0.1.longitude)" }.joined(separator: "\n") + "\n"
         let run = try TestSupport.run(geod, ["-I", "+ellps=WGS84", "-f", "%.6f", "+units=m"], stdin: input)
         let lines = run.stdout.split(separator: "\n")

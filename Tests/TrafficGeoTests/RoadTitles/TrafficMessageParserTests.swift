@@ -87,11 +87,9 @@ struct TrafficMessageParserTests {
     }
 
     /// Over real messages of ../shared/data/autobahn: the fields a resolver needs are found.
-    @Test func realMessagesFromTheSharedData() throws {
-        guard let shared = TestSupport.sharedFolder, let python = TestSupport.which("python3") else {
-            print("skipped: ../shared/data/autobahn or python3 is not here")
-            return
-        }
+    @Test(.enabled(if: TestSupport.sharedFolder != nil && TestSupport.which("python3") != nil, "needs ../shared/data/autobahn and python3"))
+    func realMessagesFromTheSharedData() throws {
+        let shared = try #require(TestSupport.sharedFolder), python = try #require(TestSupport.which("python3"))
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let atom = folder.appendingPathComponent("feed.xml").path, truth = folder.appendingPathComponent("truth.csv").path

@@ -15,8 +15,29 @@ import Testing
 import TrafficGeoTestSupport
 
 /// Several processes on one database file, and files that cannot be written.
-@Suite("Concurrent use and unwritable databases", .serialized)
+@Suite("Concurrent use and unwritable databases", .serialized, .enabled(if: TestSupport.cliExecutable != nil, "the trafficgeo executable was not built beside the tests"))
 struct ConcurrencyTests {
+    /// Whether a file can be made unwritable: root writes anything but an immutable (chattr +i) file.
+    static let canMakeAFileReadOnly: Bool = {
+        guard getuid() == 0 else { return true }
+        let probe = TestSupport.temporaryDirectory().appendingPathComponent("probe")
+        defer { try? FileManager.default.removeItem(at: probe.deletingLastPathComponent()) }
+        guard FileManager.default.createFile(atPath: probe.path, contents: Data()), let chattr = TestSupport.which("chattr"),
+              (try? TestSupport.run(chattr, ["+i", probe.path]).status) == 0 else { return false }
+        _ = try? TestSupport.run(chattr, ["-i", probe.path])
+        return true
+    }()
+
+    /// Whether a tmpfs can be mounted (root with mount permission), to fill a small disk.
+    static let canMountATmpfs: Bool = {
+        guard getuid() == 0, let mount = TestSupport.which("mount"), let umount = TestSupport.which("umount") else { return false }
+        let point = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: point) }
+        guard (try? TestSupport.run(mount, ["-t", "tmpfs", "-o", "size=1m", "tmpfs", point.path]).status) == 0 else { return false }
+        _ = try? TestSupport.run(umount, [point.path])
+        return true
+    }()
+
     static func cli() throws -> URL {
         try #require(TestSupport.cliExecutable, "the trafficgeo executable is not built")
     }
@@ -91,7 +112,8 @@ struct ConcurrencyTests {
     }
 
     /// An immutable file (even root cannot write it): a clear error, exit 1 (a database failure), nothing changed.
-    @Test func aReadOnlyDatabaseSaysSo() throws {
+    @Test(.enabled(if: Self.canMakeAFileReadOnly, "running as root and chattr +i does not work here, so no file is read-only"))
+    func aReadOnlyDatabaseSaysSo() throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let db = folder.appendingPathComponent("db.sqlite").path
@@ -99,11 +121,7 @@ struct ConcurrencyTests {
         #expect(try TestSupport.run(Self.cli().path, ["ingest", "-q", "--no-geocode", "--db", db, feed.path]).status == 0)
         let readOnly: Bool
         if getuid() == 0 {
-            guard let chattr = TestSupport.which("chattr"), try TestSupport.run(chattr, ["+i", db]).status == 0 else {
-                print("skipped: running as root and chattr +i is not available here, so no file is read-only")
-                return
-            }
-            readOnly = true
+            readOnly = try TestSupport.run(try #require(TestSupport.which("chattr")), ["+i", db]).status == 0
         } else {
             readOnly = chmod(db, 0o444) == 0
         }
@@ -118,14 +136,12 @@ struct ConcurrencyTests {
     }
 
     /// A full disk (a 1 MiB tmpfs): a clear error, and the database stays as it was.
-    @Test func aFullDiskSaysSoAndLosesNothing() throws {
+    @Test(.enabled(if: Self.canMountATmpfs, "cannot mount a small tmpfs here (needs root and mount permission) to fill a disk"))
+    func aFullDiskSaysSoAndLosesNothing() throws {
         let mountPoint = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: mountPoint) }
-        guard getuid() == 0, let mount = TestSupport.which("mount"),
-              try TestSupport.run(mount, ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path]).status == 0 else {
-            print("skipped: cannot mount a small tmpfs here (needs root and mount permission) to fill a disk")
-            return
-        }
+        let mount = try #require(TestSupport.which("mount"))
+        try #require(try TestSupport.run(mount, ["-t", "tmpfs", "-o", "size=1m", "tmpfs", mountPoint.path]).status == 0)
         defer { _ = try? TestSupport.run(TestSupport.which("umount") ?? "/bin/umount", [mountPoint.path]) }
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }

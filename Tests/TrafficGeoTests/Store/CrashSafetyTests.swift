@@ -15,7 +15,7 @@ import Testing
 @testable import TrafficGeoSupport
 import TrafficGeoTestSupport
 
-@Suite("A killed ingest leaves the database as it was")
+@Suite("A killed ingest leaves the database as it was", .enabled(if: TestSupport.cliExecutable != nil, "the trafficgeo executable was not built beside the tests"))
 struct CrashSafetyTests {
     /// What must survive a crash: every row's identity and content hash, and the index size.
     static func fingerprint(_ path: String) throws -> (rows: Int, hashSum: Int64, indexEntries: Int) {
@@ -30,10 +30,7 @@ struct CrashSafetyTests {
 
     @Test(arguments: [10_000, 30_000])
     func sigkillMidTransaction(killAfterEntries: Int) throws {
-        guard let cli = TestSupport.cliExecutable else {
-            print("skipped: the trafficgeo executable was not built beside the tests")
-            return
-        }
+        let cli = try #require(TestSupport.cliExecutable)
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let db = folder.appendingPathComponent("db.sqlite").path

@@ -2,6 +2,8 @@ import Foundation
 import TrafficGeoModel
 import TrafficGeoSupport
 
+// The geocoder answer model: a question (GeocodeQuery), its answer (GeocodeAnswer) and candidates.
+
 /// What kind of thing a geocoder found: decides the precision of a position made from it.
 public enum PlaceKind: String, Sendable, Codable {
     /// A motorway junction (OSM highway=motorway_junction): the exact spot.
