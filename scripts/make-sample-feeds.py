@@ -2,7 +2,7 @@
 """Write the bundled sample feeds in data/sample/ (run from anywhere; output is deterministic).
 
 The incidents are written for this project in the shape of the freiefahrt.info Atom feed
-(DESIGN.md section 2); their positions are approximate junction positions typed in below, carried
+(docs/architecture.md, feed fields); their positions are approximate junction positions typed in below, carried
 in the weblinks as lat/lon query items, as the original feed did. Nothing is copied from ../shared.
 
   scripts/make-sample-feeds.py            # writes data/sample/lmst.de_DE.xml, incidents.rss and titles.xml

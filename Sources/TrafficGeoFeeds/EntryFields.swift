@@ -6,7 +6,7 @@ import TrafficGeoSupport
 /// The raw fields of one feed entry, as text, before they are checked and turned into an `Incident`.
 ///
 /// Every reader fills one of these per entry and calls `makeIncident`, so that the rules of
-/// DESIGN.md section 2 (default title, whitespace, weblink coordinates, dates) live in one place.
+/// the feed rules (docs/architecture.md: default title, whitespace, weblink coordinates, dates) live in one place.
 struct EntryFields {
     var id: String?
     var title: String?

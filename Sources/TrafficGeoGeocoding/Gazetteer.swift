@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import TrafficGeoModel
 import TrafficGeoProjection
 import TrafficGeoRoadTitles
@@ -89,19 +90,20 @@ public final class Gazetteer: Sendable {
     }
 }
 
-private final class GazetteerCache: @unchecked Sendable {
-    private let lock = NSLock()
-    private var loaded: Gazetteer?
+/// The gazetteer once loaded; loading holds the lock, so two callers never load it twice.
+private final class GazetteerCache: Sendable {
+    private let loaded = NIOLockedValueBox<Gazetteer?>(nil)
 
     func get() throws -> Gazetteer {
-        lock.lock(); defer { lock.unlock() }
-        if let loaded { return loaded }
-        guard let path = Gazetteer.defaultPath() else {
-            throw GeocodingError.configuration("no gazetteer found: set TRAFFICGEO_GAZETTEER to data/gazetteer/places.tsv, or install it as share/trafficgeo/places.tsv")
+        try loaded.withLockedValue { loaded in
+            if let loaded { return loaded }
+            guard let path = Gazetteer.defaultPath() else {
+                throw GeocodingError.configuration("no gazetteer found: set TRAFFICGEO_GAZETTEER to data/gazetteer/places.tsv, or install it as share/trafficgeo/places.tsv")
+            }
+            let g = try Gazetteer(path: path)
+            loaded = g
+            return g
         }
-        let g = try Gazetteer(path: path)
-        loaded = g
-        return g
     }
 }
 

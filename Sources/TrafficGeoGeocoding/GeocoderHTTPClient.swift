@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import TrafficGeoSupport
@@ -254,16 +255,16 @@ actor RequestPacer {
     }
 }
 
-private final class PacerRegistry: @unchecked Sendable {
-    private let lock = NSLock()
-    private var pacers: [String: RequestPacer] = [:]
+private final class PacerRegistry: Sendable {
+    private let pacers = NIOLockedValueBox<[String: RequestPacer]>([:])
 
     func pacer(for key: String, rate: Double?) -> RequestPacer {
-        lock.lock(); defer { lock.unlock() }
-        if let p = pacers[key] { return p }
-        let p = RequestPacer(rate: rate)
-        pacers[key] = p
-        return p
+        pacers.withLockedValue { pacers in
+            if let p = pacers[key] { return p }
+            let p = RequestPacer(rate: rate)
+            pacers[key] = p
+            return p
+        }
     }
 }
 

@@ -7,6 +7,8 @@ public struct Coordinate: Sendable, Hashable, Codable {
     public var latitude: Double
     public var longitude: Double
 
+    /// Inlinable: the index and the queries make one per candidate row, from other modules.
+    @inlinable
     public init(latitude: Double, longitude: Double) {
         self.latitude = latitude
         self.longitude = longitude

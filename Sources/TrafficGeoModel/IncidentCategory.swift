@@ -14,7 +14,7 @@ public enum IncidentCategory: String, Sendable, CaseIterable, Codable {
     case weather
     case other
 
-    /// The map-pin colour of DESIGN.md section 6: red = danger, purple = roadworks, green = the rest.
+    /// The map-pin colour (docs/architecture.md, annotations): red = danger, purple = roadworks, green = the rest.
     public var pinColor: PinColor {
         switch self {
         case .wrongWayDriver, .accident, .closure, .obstacle, .danger: return .red

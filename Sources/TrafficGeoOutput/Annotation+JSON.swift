@@ -2,7 +2,7 @@ import Foundation
 import TrafficGeoSupport
 
 extension Annotation {
-    /// The annotation object of DESIGN.md section 6, keys in its order.
+    /// The annotation object, keys in the order of docs/architecture.md (annotations).
     var jsonText: String {
         var o = JSONObjectText()
         o.add("id", id)

@@ -3,7 +3,7 @@ import TrafficGeoModel
 import TrafficGeoStore
 import TrafficGeoSupport
 
-/// The map-pin view of a query result (DESIGN.md section 6): coordinate, title, subtitle, pin
+/// The map-pin view of a query result (docs/architecture.md, annotations): coordinate, title, subtitle, pin
 /// colour, distance and bearing, plus the incident's descriptive fields.
 public struct Annotation: Sendable, Equatable, Encodable {
     public struct Point: Sendable, Equatable, Encodable {

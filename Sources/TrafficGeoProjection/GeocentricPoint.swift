@@ -8,16 +8,21 @@ import TrafficGeoModel
 /// row (hundreds per query), and the spatial index decides which block owns a row by the same
 /// numbers wherever it is asked (writer and reader must agree to the last bit; a PROJ call is
 /// also ~10× slower). `GeocentricPointTests` checks it against PROJ's EPSG:4326 → EPSG:4978.
+///
+/// Its hot parts are `@inlinable`: the SQLite store calls them for every candidate row from
+/// another module, where a plain call would not be inlined (10-NN and radius queries slowed by
+/// a tenth when the stages became modules).
 public struct GeocentricPoint: Sendable, Equatable {
     public var x: Double, y: Double, z: Double
-    var sinLat: Double, cosLat: Double, sinLon: Double, cosLon: Double
+    @usableFromInline var sinLat: Double, cosLat: Double, sinLon: Double, cosLon: Double
     /// Meridional (M) and prime-vertical (N) radii of curvature, metres.
-    var meridionalRadius: Double, normalRadius: Double
+    @usableFromInline var meridionalRadius: Double, normalRadius: Double
 
-    static let a = Geodesic.wgs84SemiMajorAxis
-    package static let e2 = Geodesic.wgs84Flattening * (2 - Geodesic.wgs84Flattening)
+    /// WGS84's semi-major axis and first eccentricity squared, as constants the compiler folds.
+    @inlinable static var a: Double { 6_378_137.0 }
+    @inlinable package static var e2: Double { (1 / 298.257223563) * (2 - 1 / 298.257223563) }
 
-    @inline(__always)
+    @inlinable
     public init(_ c: Coordinate) {
         let phi = c.latitude * (.pi / 180), lambda = c.longitude * (.pi / 180)
         sinLat = sin(phi); cosLat = cos(phi); sinLon = sin(lambda); cosLon = cos(lambda)
@@ -30,7 +35,7 @@ public struct GeocentricPoint: Sendable, Equatable {
     }
 
     /// The straight-line distance through the Earth: a lower bound of the geodesic distance.
-    @inline(__always)
+    @inlinable
     public func chord(to p: GeocentricPoint) -> Double {
         let dx = p.x - x, dy = p.y - y, dz = p.z - z
         return (dx * dx + dy * dy + dz * dz).squareRoot()
@@ -38,7 +43,7 @@ public struct GeocentricPoint: Sendable, Equatable {
 
     /// The curvature of the normal section through this point along the direction (dx, dy, dz):
     /// Euler's formula 1/R = cos²α/M + sin²α/N, α the azimuth of the direction.
-    @inline(__always)
+    @inlinable
     func normalCurvature(_ dx: Double, _ dy: Double, _ dz: Double) -> Double {
         let east = -sinLon * dx + cosLon * dy
         let north = -sinLat * cosLon * dx - sinLat * sinLon * dy + cosLat * dz
@@ -50,7 +55,7 @@ public struct GeocentricPoint: Sendable, Equatable {
 
 extension Geodesic {
     /// Chords up to this length take the short-line formula; longer ones Karney's algorithm.
-    static let shortLineLimit = 30_000.0
+    @inlinable static var shortLineLimit: Double { 30_000.0 }
 
     /// The geodesic distance between two nearby points from their chord c: the arc of a curve of
     /// curvature κ over a chord c is c (1 + c²κ²/24 + 3c⁴κ⁴/640 + …) (exact for a circle); κ² is
@@ -58,7 +63,7 @@ extension Geodesic {
     /// algorithm (`geod_inverse`) on 400,000 random pairs at every latitude, 1 cm to 30 km, the
     /// largest difference is 5 nm (docs/benchmarks.md), at a tenth of the cost. Returns nil for
     /// chords over `shortLineLimit` (the neglected terms grow as c⁵): use `distance(from:to:)`.
-    @inline(__always)
+    @inlinable
     public static func shortLineDistance(_ a: GeocentricPoint, _ b: GeocentricPoint) -> Double? {
         let dx = b.x - a.x, dy = b.y - a.y, dz = b.z - a.z
         let c2 = dx * dx + dy * dy + dz * dz
@@ -71,7 +76,7 @@ extension Geodesic {
 
     /// The geodesic distance, by the short-line formula when the points are near each other and
     /// by Karney's algorithm otherwise. Both are exact to well under a micrometre.
-    @inline(__always)
+    @inlinable
     public static func distance(_ a: GeocentricPoint, _ b: GeocentricPoint, from ca: Coordinate, to cb: Coordinate) -> Double {
         shortLineDistance(a, b) ?? distance(from: ca, to: cb)
     }

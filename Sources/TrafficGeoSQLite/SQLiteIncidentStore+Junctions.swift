@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NIOConcurrencyHelpers
 import TrafficGeoGeocoding
 import TrafficGeoModel
 import TrafficGeoRoadTitles
@@ -136,7 +137,7 @@ extension SQLiteIncidentStore {
 ///
 /// Each message's estimates are filed under an observer key of its source and feed id: reading
 /// the message again replaces them instead of adding more.
-final class JunctionLearningRun: @unchecked Sendable {
+final class JunctionLearningRun {
     struct Input: Sendable {
         var source: String
         var externalID: String
@@ -159,8 +160,8 @@ final class JunctionLearningRun: @unchecked Sendable {
     private let known: [String: KnownJunction]
     private var batch: [Input] = []
     private let group = DispatchGroup()
-    private let lock = NSLock()
-    private var checked: [Checked] = []
+    /// What the parsing threads found, in any order (`finish` sorts what needs an order).
+    private let checked = NIOLockedValueBox<[Checked]>([])
 
     init(_ db: Database) throws {
         var known: [String: KnownJunction] = [:]
@@ -201,8 +202,8 @@ final class JunctionLearningRun: @unchecked Sendable {
     private func dispatch() {
         let work = batch
         batch = []
-        let known = self.known
-        DispatchQueue.global(qos: .userInitiated).async(group: group) { [self] in
+        let known = self.known, checked = self.checked
+        DispatchQueue.global(qos: .userInitiated).async(group: group) {
             var out: [Checked] = []
             out.reserveCapacity(work.count)
             for input in work {
@@ -213,9 +214,7 @@ final class JunctionLearningRun: @unchecked Sendable {
                 conflict?.id = input.externalID
                 out.append(Checked(input: input, observations: conflict == nil ? observations : [], conflict: conflict))
             }
-            lock.lock()
-            checked += out
-            lock.unlock()
+            checked.withLockedValue { $0 += out }
         }
     }
 
@@ -224,9 +223,7 @@ final class JunctionLearningRun: @unchecked Sendable {
     func finish(_ db: Database, now: Date) throws -> JunctionLearning {
         if !batch.isEmpty { dispatch() }
         group.wait()
-        lock.lock()
-        let all = checked
-        lock.unlock()
+        let all = checked.withLockedValue { $0 }
         var learning = JunctionLearning()
         var touched = Set<[String]>()
         let insert = try db.cachedStatement(sql: """

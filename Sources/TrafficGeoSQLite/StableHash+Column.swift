@@ -7,19 +7,16 @@ extension StableHash {
     mutating func combine(column value: DatabaseValue) {
         switch value.storage {
         case .null:
-            combine(raw: [UInt8](), tag: 0xfe)
+            combine(raw: UnsafeRawBufferPointer(start: nil, count: 0), tag: 0xfe)
         case let .string(text):
-            combine(raw: text.utf8, tag: 0xff)
+            var text = text
+            text.withUTF8 { combine(raw: UnsafeRawBufferPointer($0), tag: 0xff) }
         case let .double(number):
-            combine(raw: Self.littleEndian(number.bitPattern), tag: 0xfd)
+            withUnsafeBytes(of: number.bitPattern.littleEndian) { combine(raw: $0, tag: 0xfd) }
         case let .int64(number):
-            combine(raw: Self.littleEndian(UInt64(bitPattern: number)), tag: 0xfc)
+            withUnsafeBytes(of: UInt64(bitPattern: number).littleEndian) { combine(raw: $0, tag: 0xfc) }
         case let .blob(data):
-            combine(raw: data, tag: 0xfb)
+            data.withUnsafeBytes { combine(raw: $0, tag: 0xfb) }
         }
-    }
-
-    private static func littleEndian(_ bits: UInt64) -> [UInt8] {
-        (0..<8).map { UInt8(truncatingIfNeeded: bits >> (8 * UInt64($0))) }
     }
 }

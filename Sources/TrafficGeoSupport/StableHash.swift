@@ -18,8 +18,10 @@ package struct StableHash {
     }
 
     /// Raw bytes, then `tag`, which says what kind of value they were (a stored column:
-    /// `combine(column:)` in the SQLite store).
-    package mutating func combine(raw bytes: some Sequence<UInt8>, tag: UInt8) {
+    /// `combine(column:)` in the SQLite store). Takes a buffer, not a generic sequence: called
+    /// from another module for every column of every ingested row, a generic would not be
+    /// specialised there.
+    package mutating func combine(raw bytes: UnsafeRawBufferPointer, tag: UInt8) {
         for b in bytes { byte(b) }
         byte(tag)
     }

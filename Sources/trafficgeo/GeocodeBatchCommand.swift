@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import NIOConcurrencyHelpers
 import TrafficGeo
 import TrafficGeoFeeds
 import TrafficGeoOutput
@@ -136,28 +137,31 @@ extension BatchTable.Format: ExpressibleByArgument {}
 extension BatchMode: ExpressibleByArgument {}
 
 /// A value behind a lock, for progress callbacks that run on any thread.
-final class LockedValue<T: Sendable>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value: T
-    init(_ value: T) { self.value = value }
+final class LockedValue<T: Sendable>: Sendable {
+    private let value: NIOLockedValueBox<T>
+    init(_ value: T) { self.value = NIOLockedValueBox(value) }
 
     /// Replaces the value with what `change` returns, if anything; says whether it did.
     func update(_ change: (T) -> T?) -> Bool {
-        lock.lock(); defer { lock.unlock() }
-        guard let new = change(value) else { return false }
-        value = new
-        return true
+        value.withLockedValue { value in
+            guard let new = change(value) else { return false }
+            value = new
+            return true
+        }
     }
 }
 
 /// The first Ctrl-C (SIGINT) or SIGTERM asks the batch to stop (the queries in flight get a moment
 /// to finish; the rest is asked next run); a second one quits at once.
-final class StopSignal: @unchecked Sendable {
-    private let lock = NSLock()
-    private var set = false
-    private var sources: [DispatchSourceSignal] = []
+///
+/// Signals arrive through Dispatch signal sources (the handler runs on a queue, not in the signal
+/// handler, so it may print and lock); the sources are kept for the life of the process.
+final class StopSignal: Sendable {
+    private let requested = NIOLockedValueBox(false)
+    /// Written once, by `install`, before the instance is shared.
+    nonisolated(unsafe) private var sources: [any DispatchSourceSignal] = []
 
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return set }
+    var isSet: Bool { requested.withLockedValue { $0 } }
 
     static func install() -> StopSignal {
         let stop = StopSignal()
@@ -165,10 +169,7 @@ final class StopSignal: @unchecked Sendable {
             signal(sig, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
-                stop.lock.lock()
-                let second = stop.set
-                stop.set = true
-                stop.lock.unlock()
+                let second = stop.requested.withLockedValue { requested in defer { requested = true }; return requested }
                 if second { Terminal.printError("trafficgeo: stopped"); exit(130) }
                 Terminal.printError("\ntrafficgeo: stopping; the rows not answered yet are asked next run (Ctrl-C again to quit now)")
             }

@@ -16,7 +16,7 @@ import TrafficGeoTestSupport
 
 @Suite("Atom feeds (freiefahrt.info shape)")
 struct AtomReaderTests {
-    /// The reference entry of DESIGN.md section 2, verbatim in its feed.
+    /// The reference freiefahrt.info entry (docs/architecture.md, feed fields), verbatim in its feed.
     static let seedFeed = """
         <?xml version="1.0" encoding="utf-8"?>
         <feed xmlns="http://www.w3.org/2005/Atom">

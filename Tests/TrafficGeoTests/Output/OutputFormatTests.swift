@@ -63,7 +63,7 @@ struct OutputFormatTests {
         #expect(array[1]["pinColor"] as? String == "purple")
         #expect(array[2]["coordinate"] is NSNull)
         #expect(array[2]["pinColor"] as? String == "green")
-        // Keys in the order of DESIGN.md section 6.
+        // Keys in the order of docs/architecture.md (annotations).
         #expect(text.range(of: "\"id\"")!.lowerBound < text.range(of: "\"coordinate\"")!.lowerBound)
         #expect(text.range(of: "\"title\"")!.lowerBound < text.range(of: "\"pinColor\"")!.lowerBound)
     }

@@ -28,7 +28,7 @@ struct TrafficMessageParserTests {
         var description: String { title }
     }
 
-    /// The examples of DESIGN.md section 3, field by field.
+    /// The title forms of docs/architecture.md (road titles), field by field.
     static let cases: [Case] = [
         Case(title: "A4 : Koeln - Olpe", text: "Zwischen AS Wenden und AS Krombach in beiden Richtungen Achtung, Ihnen kommt ein Falschfahrer entgegen!",
              road: "A4", route: ["Koeln", "Olpe"], from: ("Wenden", .exit, nil, .after), to: ("Krombach", .exit, nil, .before), both: true),
