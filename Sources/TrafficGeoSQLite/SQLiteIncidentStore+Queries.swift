@@ -184,6 +184,8 @@ final class IndexNodeCache: Sendable {
     }
 
     private let entries = NIOLockedValueBox<[ObjectIdentifier: Entry]>([:])
+    /// How many times the nodes were read afresh (tests: an unchanged store reuses them).
+    let reads = NIOLockedValueBox(0)
 
     func nodes(for db: Database) throws -> RTreeNodes {
         let version = try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? -1
@@ -192,6 +194,7 @@ final class IndexNodeCache: Sendable {
             return entry.nodes
         }
         let nodes = try RTreeNodes(RTreeNodeReader(db))
+        reads.withLockedValue { $0 += 1 }
         entries.withLockedValue { entries in
             entries = entries.filter { $0.value.connection != nil }
             entries[key] = Entry(connection: db, version: version, nodes: nodes)

@@ -165,6 +165,28 @@ struct StoreLayoutTests {
         #expect(try engine.nearest(to: Coordinate(latitude: 48, longitude: 7.1), limit: 1).map(\.incident.id) == ["late"])
     }
 
+    /// One-shot queries on an unchanged store reuse the index nodes an earlier query read (they
+    /// are a fifth of a 10-NN query); a commit by anyone makes the next query read them again.
+    @Test func queriesReuseTheIndexNodesUntilTheStoreChanges() throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try Self.store(folder)
+        _ = try Self.ingest(store, (0..<50).map { Self.fullIncident(id: "n\($0)", latitude: 50 + Double($0) * 0.01) })
+        let engine = QueryEngine(store: store)
+        let point = Coordinate(latitude: 50.2, longitude: 7)
+        let first = try engine.nearest(to: point, limit: 3)
+        for _ in 0..<20 {
+            #expect(try engine.nearest(to: point, limit: 3) == first)
+            _ = try engine.withinNeighbours(radius: 5_000, of: point)
+        }
+        #expect(store.nodeCache.reads.withLockedValue { $0 } == 1)
+        // Another connection (another process, in life) commits: the next query reads afresh.
+        let other = try Self.store(folder)
+        _ = try Self.ingest(other, [Self.fullIncident(id: "new", latitude: 50.205)])
+        #expect(try engine.nearest(to: Coordinate(latitude: 50.205, longitude: 7.1234), limit: 1).first?.incident.id == "new")
+        #expect(store.nodeCache.reads.withLockedValue { $0 } == 2)
+    }
+
     /// In defensive mode SQLite refuses writes to the R*Tree's shadow tables, which the bulk loader
     /// makes: the index is then written through the R*Tree, and nothing else changes.
     @Test func defensiveModeStillIndexesEveryIncident() throws {
