@@ -3,7 +3,6 @@ import Logging
 import TrafficGeoFeeds
 import TrafficGeoModel
 import TrafficGeoStore
-import TrafficGeoSupport
 
 /// Reads feeds into the store: opens the input (file, stdin or URL), detects its format, streams
 /// its entries into one store transaction, and reports what happened.

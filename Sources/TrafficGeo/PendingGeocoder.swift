@@ -3,7 +3,6 @@ import TrafficGeoGeocoding
 import TrafficGeoModel
 import TrafficGeoRoadTitles
 import TrafficGeoStore
-import TrafficGeoSupport
 
 /// What a geocoding run did.
 public struct GeocodeRunSummary: Sendable {

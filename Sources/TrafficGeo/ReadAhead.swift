@@ -1,6 +1,5 @@
 import Foundation
 import TrafficGeoFeeds
-import TrafficGeoSupport
 
 /// Runs a feed reader on its own thread while the caller stores what it has read: parsing and
 /// storing each keep one core busy instead of taking turns (a CSV build or a big Atom ingest

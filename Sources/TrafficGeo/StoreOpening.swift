@@ -1,7 +1,6 @@
 import Foundation
 import TrafficGeoSQLite
 import TrafficGeoStore
-import TrafficGeoSupport
 
 /// Which store a location names, opened: the one place that picks an `IncidentStore`
 /// implementation, so commands and library users never name one. Today every location is an

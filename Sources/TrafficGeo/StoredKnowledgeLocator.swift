@@ -2,7 +2,6 @@ import Foundation
 import TrafficGeoGeocoding
 import TrafficGeoRoadTitles
 import TrafficGeoStore
-import TrafficGeoSupport
 
 /// Locates one traffic message the way ingest does: with what the store knows of its road (the
 /// junctions it learned, the positions of the road's incidents) before any geocoder is asked.

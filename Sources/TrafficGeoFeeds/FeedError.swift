@@ -1,6 +1,5 @@
 import Foundation
 import TrafficGeoModel
-import TrafficGeoSupport
 
 /// Why a feed as a whole could not be read (a single broken entry is a `SkippedEntry` instead).
 public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {

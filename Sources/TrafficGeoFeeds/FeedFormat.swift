@@ -1,5 +1,4 @@
 import Foundation
-import TrafficGeoSupport
 
 /// The feed formats trafficgeo reads.
 public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible {

@@ -1,6 +1,5 @@
 import Foundation
 import TrafficGeoModel
-import TrafficGeoSupport
 
 /// Picks the reader for a feed: the format named, or the one detected from the content.
 public enum FeedReading {

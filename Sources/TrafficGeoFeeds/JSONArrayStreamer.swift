@@ -1,5 +1,4 @@
 import Foundation
-import TrafficGeoSupport
 
 /// Splits the big arrays of a JSON document into their elements without reading the whole document.
 ///

@@ -1,6 +1,5 @@
 import CXMLStream
 import Foundation
-import TrafficGeoSupport
 
 /// What a `SAXParser` reports; elements arrive as the handler's own tag for their local name
 /// and their qualified name as a Swift string (invalid UTF-8 repaired), namespace URIs, text and

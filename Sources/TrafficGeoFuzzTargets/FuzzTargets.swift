@@ -2,7 +2,6 @@ import Foundation
 import TrafficGeoFeeds
 import TrafficGeoGeocoding
 import TrafficGeoRoadTitles
-import TrafficGeoSupport
 
 /// The code that reads bytes from elsewhere, as fuzz targets: every feed reader, the road-title
 /// parser and every geocoder response decoder. Each must turn any input into values or a

@@ -1,5 +1,4 @@
 import Foundation
-import TrafficGeoSupport
 
 /// Why a geocoder gave no answer. `isRetryable` errors are retried with backoff; the rest are not.
 public enum GeocodingError: Error, Sendable, CustomStringConvertible, Equatable {

@@ -2,7 +2,6 @@ import Foundation
 import Logging
 import TrafficGeoModel
 import TrafficGeoProjection
-import TrafficGeoSupport
 
 /// Where answers are kept between runs (the store's `geocode_cache` table implements it).
 public protocol GeocodeCaching: Sendable {

@@ -2,7 +2,6 @@ import Foundation
 import TrafficGeoModel
 import TrafficGeoProjection
 import TrafficGeoRoadTitles
-import TrafficGeoSupport
 
 /// Turns a positioned message into estimates of where its junctions are, by undoing the
 /// kilometre offsets along the direction of travel.

@@ -1,7 +1,6 @@
 import Foundation
 import TrafficGeoModel
 import TrafficGeoProjection
-import TrafficGeoSupport
 
 /// Where the road is known to run: the positions of its incidents and junctions.
 struct RoadContext {

@@ -2,7 +2,6 @@ import Foundation
 import TrafficGeoModel
 import TrafficGeoProjection
 import TrafficGeoRoadTitles
-import TrafficGeoSupport
 
 /// What the store knows of one road when its messages are geocoded.
 public struct RoadKnowledge: Sendable {

@@ -1,5 +1,4 @@
 import Foundation
-import TrafficGeoSupport
 
 /// One road-traffic incident as a feed reports it, plus where its position came from.
 ///

@@ -1,7 +1,6 @@
 import Foundation
 import TrafficGeoModel
 import TrafficGeoStore
-import TrafficGeoSupport
 
 /// `--format annotations`: one card per result, the pin coloured with ANSI colour when asked.
 ///

@@ -1,5 +1,4 @@
 import TrafficGeoStore
-import TrafficGeoSupport
 
 /// The rows of batch queries (`--queries`): `qid,id,distance_m`, distances in full precision so
 /// that they can be checked against an exact oracle.

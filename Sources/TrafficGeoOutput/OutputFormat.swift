@@ -1,7 +1,6 @@
 import Foundation
 import TrafficGeoModel
 import TrafficGeoStore
-import TrafficGeoSupport
 
 /// The output formats of query commands.
 public enum OutputFormat: String, Sendable, CaseIterable {

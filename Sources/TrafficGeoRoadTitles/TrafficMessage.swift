@@ -1,5 +1,4 @@
 import TrafficGeoModel
-import TrafficGeoSupport
 
 /// What a German traffic message says about where it happens, parsed from its title and text.
 ///

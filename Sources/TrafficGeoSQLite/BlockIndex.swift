@@ -1,7 +1,6 @@
 import GRDB
 import TrafficGeoModel
 import TrafficGeoProjection
-import TrafficGeoSupport
 
 /// The spatial index: an R*Tree (`incident_blocks`) over *blocks* of incidents stored next to
 /// each other, plus single entries for the incidents no block covers.
@@ -84,16 +83,16 @@ enum BlockIndex {
     /// id (a cursor that only moves forward) and the single entries. Used by radius queries,
     /// which read runs of ids, and by `verify`.
     struct RisingIDOwnership {
-        private var blocks: [(first: Int64, last: Int64, box: Box)]
+        private var blocks: [(id: Int64, first: Int64, last: Int64, box: Box)]
         private let singles: Set<Int64>
         private var cursor = 0
 
         init(entries: [(id: Int64, box: Box)]) {
-            var blocks: [(first: Int64, last: Int64, box: Box)] = []
+            var blocks: [(id: Int64, first: Int64, last: Int64, box: Box)] = []
             var singles: Set<Int64> = []
             for entry in entries {
                 let (first, last) = BlockIndex.range(ofEntry: entry.id)
-                if entry.id > 0 { blocks.append((first, last, entry.box)) } else { singles.insert(first) }
+                if entry.id > 0 { blocks.append((entry.id, first, last, entry.box)) } else { singles.insert(first) }
             }
             self.blocks = blocks.sorted { $0.first < $1.first }
             self.singles = singles
@@ -111,7 +110,7 @@ enum BlockIndex {
         mutating func owners(of id: Int64, at p: GeocentricPoint) -> (block: Bool, single: Bool) {
             while cursor < blocks.count, blocks[cursor].last < id { cursor += 1 }
             let block = cursor < blocks.count && blocks[cursor].first <= id
-                && BlockIndex.owns(entryID: BlockIndex.blockID(first: blocks[cursor].first, last: blocks[cursor].last), box: blocks[cursor].box, p)
+                && BlockIndex.owns(entryID: blocks[cursor].id, box: blocks[cursor].box, p)
             return (block, singles.contains(id))
         }
     }

@@ -2,7 +2,6 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import TrafficGeoProjection
-import TrafficGeoSupport
 
 /// Stores new incidents (`PendingInserts`) inside an open write transaction: those without a
 /// position first, then the others along the Hilbert curve with consecutive ids, indexed as

@@ -1,5 +1,4 @@
 import TrafficGeoProjection
-import TrafficGeoSupport
 
 /// The 3-D Hilbert curve on a 2²¹ grid per axis (John Skilling, "Programming the Hilbert curve",
 /// AIP Conf. Proc. 707, 2004: axes to transposed index, then bit interleaving).

@@ -3,7 +3,6 @@ import GRDB
 import GRDBSQLite
 import TrafficGeoModel
 import TrafficGeoStore
-import TrafficGeoSupport
 
 /// The incidents table's row layout, defined once: the columns that hold an incident's fields
 /// (`Field`, in binding order), what a reading query selects (`selection`, decoded by

@@ -3,7 +3,6 @@ import GRDB
 import GRDBSQLite
 import TrafficGeoModel
 import TrafficGeoProjection
-import TrafficGeoSupport
 
 /// New incidents waiting to be stored, packed into one byte buffer: about 100 bytes for a short
 /// entry instead of ~550 as arrays of database values (a million-point ingest holds them all).

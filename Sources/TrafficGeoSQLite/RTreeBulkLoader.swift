@@ -1,7 +1,6 @@
 import Foundation
 import GRDB
 import TrafficGeoStore
-import TrafficGeoSupport
 
 /// Builds the R*Tree `incident_blocks` in one pass when it is empty: a packed Hilbert R-tree
 /// written straight into the R*Tree's shadow tables, instead of one R*-tree insertion per entry.

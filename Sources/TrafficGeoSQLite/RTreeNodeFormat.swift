@@ -1,4 +1,3 @@
-import TrafficGeoSupport
 
 /// SQLite's R*Tree node format (ext/rtree/rtree.c, "Database Format of R-Tree Tables"), for a
 /// 3-D tree of float32 coordinates: the one definition `RTreeNodes` reads and `RTreeBulkLoader`

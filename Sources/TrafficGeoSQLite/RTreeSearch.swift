@@ -1,7 +1,6 @@
 import GRDB
 import GRDBSQLite
 import TrafficGeoProjection
-import TrafficGeoSupport
 
 /// The nodes of the `incident_blocks` R*Tree, read straight from its `%_node` shadow table
 /// (`RTreeNodeReader`) as a search reaches them and kept parsed: plain values, no connection.

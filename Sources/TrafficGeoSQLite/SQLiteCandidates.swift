@@ -4,7 +4,6 @@ import GRDBSQLite
 import TrafficGeoModel
 import TrafficGeoProjection
 import TrafficGeoStore
-import TrafficGeoSupport
 
 /// The rows of the spatial index's entries, best-first: entries in increasing order of the chord
 /// from the query point to their box (`RTreeSearch`), each entry's rows by one range
@@ -21,10 +20,18 @@ struct SQLiteCandidates {
     /// Keeps the statement behind `rows` alive.
     private let statement: Statement
     private let rows: SQLiteStatement
-    /// The lean columns each candidate row starts with; with `decoding`, the incident's follow.
-    private enum Lean: Int32 { case id, latitude, longitude, externalID }
-    private static let leanSelection = "i.id, i.latitude, i.longitude, i.external_id"
-    private static let incidentColumn = Int32(leanSelection.split(separator: ",").count)
+    /// The lean columns each candidate row starts with (`leanColumns`, in `Lean` order); with
+    /// `decoding`, the incident's follow.
+    private enum Lean: Int32, CaseIterable { case id, latitude, longitude, externalID }
+    private static let leanColumns = Lean.allCases.map { lean in
+        switch lean {
+        case .id: "i.id"
+        case .latitude: "i.latitude"
+        case .longitude: "i.longitude"
+        case .externalID: "i.external_id"
+        }
+    }
+    private static let incidentColumn = Int32(leanColumns.count)
     private var entryID: Int64 = 0
     private var box = BlockIndex.Box(minX: 0, maxX: 0, minY: 0, maxY: 0, minZ: 0, maxZ: 0)
     private var rowsPending = false
@@ -167,7 +174,7 @@ struct SQLiteCandidates {
     private static func rowStatement(_ db: Database, _ filter: IncidentFilter, decoding: Bool) throws -> Statement {
         let (condition, arguments) = filter.sql()
         let statement = try db.cachedStatement(sql: """
-            SELECT \(leanSelection)\(decoding ? ", " + IncidentRowLayout.selection : "") FROM incidents i
+            SELECT \(leanColumns.joined(separator: ", "))\(decoding ? ", " + IncidentRowLayout.selection : "") FROM incidents i
             WHERE i.id BETWEEN ? AND ? AND i.latitude IS NOT NULL AND \(condition)
             """)
         // The range is bound per entry; the filter's values stay bound across resets.

@@ -1,6 +1,5 @@
 import CSQLiteConfig
 import GRDB
-import TrafficGeoSupport
 
 /// Connection settings SQLite only exposes through `sqlite3_db_config` (variadic, so in C:
 /// Sources/CSQLiteConfig).

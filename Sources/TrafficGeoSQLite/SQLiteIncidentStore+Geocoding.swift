@@ -3,7 +3,6 @@ import GRDB
 import TrafficGeoGeocoding
 import TrafficGeoModel
 import TrafficGeoStore
-import TrafficGeoSupport
 
 /// The store's side of geocoding: the answer cache, the list of incidents waiting for a
 /// position, and writing a found position (with its R*Tree entry) in one small transaction.

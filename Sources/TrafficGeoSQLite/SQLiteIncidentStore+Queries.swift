@@ -4,7 +4,6 @@ import NIOConcurrencyHelpers
 import TrafficGeoModel
 import TrafficGeoProjection
 import TrafficGeoStore
-import TrafficGeoSupport
 
 /// Nearest, within-radius and bounding-box answers from the SQLite file, exact and best-first
 /// through the block index (`SQLiteCandidates`). Distances are WGS84 geodesics: Karney's

@@ -1,6 +1,5 @@
 import GRDB
 import TrafficGeoFeeds
-import TrafficGeoSupport
 
 /// Renaming and merging sources, for stores written before a feed's identity came from the feed
 /// itself (`FeedIdentity`): trafficgeo 0.1 filed a file's incidents under its absolute path.

@@ -1,6 +1,5 @@
 import GRDB
 import TrafficGeoStore
-import TrafficGeoSupport
 
 /// The ids of source names in `sources` for one write transaction, and which sources have no
 /// stored incidents yet (their entries need not be looked up before they are inserted).

@@ -2,7 +2,6 @@ import GRDB
 import TrafficGeoGeocoding
 import TrafficGeoModel
 import TrafficGeoRoadTitles
-import TrafficGeoSupport
 
 /// The database schema, as GRDB migrations: add a migration, never edit a shipped one.
 enum StoreSchema {

@@ -3,7 +3,6 @@ import TrafficGeoFeeds
 import TrafficGeoGeocoding
 import TrafficGeoModel
 import TrafficGeoProjection
-import TrafficGeoSupport
 
 /// What ingest, geocoding, queries and maintenance need of a store, and nothing of how it keeps
 /// its data: `SQLiteIncidentStore` (one file, the default) implements it; a server database can

@@ -1,6 +1,5 @@
 import TrafficGeoFeeds
 import TrafficGeoGeocoding
-import TrafficGeoSupport
 
 /// What one ingest did: the numbers the CLI prints.
 public struct IngestSummary: Sendable, Equatable {

@@ -1,6 +1,5 @@
 import Foundation
 import TrafficGeoModel
-import TrafficGeoSupport
 
 /// One answer of a query: a stored incident with its exact distance and bearing from the query point.
 public struct QueryResult: Sendable, Equatable {

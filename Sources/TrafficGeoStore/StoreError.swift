@@ -1,4 +1,3 @@
-import TrafficGeoSupport
 
 /// Store failures, with what to do about them.
 public enum StoreError: Error, Sendable, CustomStringConvertible {

@@ -1,5 +1,4 @@
 import Foundation
-import TrafficGeoSupport
 
 /// The numbers `trafficgeo stats` shows.
 public struct StoreStatistics: Sendable {

@@ -1,6 +1,5 @@
 import Foundation
 import TrafficGeoModel
-import TrafficGeoSupport
 
 /// An incident as the store keeps it: the incident plus its store id and bookkeeping times.
 public struct StoredIncident: Sendable, Equatable {

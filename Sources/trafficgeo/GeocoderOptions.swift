@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import TrafficGeo
 import TrafficGeoGeocoding
-import TrafficGeoSupport
 
 /// Which geocoders to use and how politely: shared by ingest, geocode and reverse.
 struct GeocoderOptions: ParsableArguments {

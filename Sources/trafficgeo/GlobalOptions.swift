@@ -3,7 +3,6 @@ import Foundation
 import Logging
 import TrafficGeo
 import TrafficGeoStore
-import TrafficGeoSupport
 
 /// Options every command shares: the database and how chatty to be.
 struct GlobalOptions: ParsableArguments {

@@ -5,7 +5,6 @@ import TrafficGeo
 import TrafficGeoFeeds
 import TrafficGeoGeocoding
 import TrafficGeoStore
-import TrafficGeoSupport
 
 struct IngestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -5,7 +5,6 @@ import TrafficGeoGeocoding
 import TrafficGeoOutput
 import TrafficGeoRoadTitles
 import TrafficGeoStore
-import TrafficGeoSupport
 
 struct JunctionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -2,7 +2,6 @@ import ArgumentParser
 import Foundation
 import TrafficGeo
 import TrafficGeoRoadTitles
-import TrafficGeoSupport
 
 struct ParseCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

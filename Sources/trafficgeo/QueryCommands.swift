@@ -4,7 +4,6 @@ import TrafficGeo
 import TrafficGeoOutput
 import TrafficGeoQuery
 import TrafficGeoStore
-import TrafficGeoSupport
 
 struct NearCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

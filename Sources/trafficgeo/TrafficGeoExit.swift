@@ -5,7 +5,6 @@ import TrafficGeoFeeds
 import TrafficGeoGeocoding
 import TrafficGeoOutput
 import TrafficGeoQuery
-import TrafficGeoSupport
 
 /// The exit codes of trafficgeo, in one place (docs/errors.md lists them for users).
 enum TrafficGeoExit {
