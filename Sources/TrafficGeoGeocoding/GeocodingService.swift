@@ -4,9 +4,10 @@ import TrafficGeoModel
 import TrafficGeoProjection
 
 /// Where answers are kept between runs (the store's `geocode_cache` table implements it).
+/// Async: the service is an actor, and a cache read must not hold it while the database works.
 public protocol GeocodeCaching: Sendable {
-    func cachedAnswer(for key: String) throws -> GeocodeAnswer?
-    func storeAnswer(_ answer: GeocodeAnswer, for key: String) throws
+    func cachedAnswer(for key: String) async throws -> GeocodeAnswer?
+    func storeAnswer(_ answer: GeocodeAnswer, for key: String) async throws
 }
 
 /// Counts of what a run asked and how it was answered.
@@ -69,15 +70,9 @@ public actor GeocodingService {
                 continue
             }
             let key = "\(provider.cacheIdentity)|\(query.normalizedKey)"
-            if let cached = try? cache?.cachedAnswer(for: key) {
-                statistics.cacheHits += 1
-                anyAnswered = true
-                if !cached.candidates.isEmpty { return cached }
-                lastAnswer = cached
-                continue
-            }
             do {
-                let answer = try await ask(provider, query, key: key)
+                let answer = try await lookUp(provider, query, key: key)
+                if answer.fromCache { statistics.cacheHits += 1 }
                 anyAnswered = true
                 if !answer.candidates.isEmpty { return answer }
                 lastAnswer = answer
@@ -91,22 +86,30 @@ public actor GeocodingService {
         throw firstError ?? GeocodingError.configuration("no geocoder configured")
     }
 
-    /// One question to one provider, shared by every caller asking it at the same time.
-    private func ask(_ provider: GeocodingProvider, _ query: GeocodeQuery, key: String) async throws -> GeocodeAnswer {
+    /// One question to one provider, from the cache or else asked and cached, shared by every
+    /// caller asking it at the same time. The cache read is part of the shared lookup: were it
+    /// done first by each caller, a caller whose read suspended while the same request finished
+    /// would find nothing and ask again.
+    private func lookUp(_ provider: GeocodingProvider, _ query: GeocodeQuery, key: String) async throws -> GeocodeAnswer {
         if let running = inFlight[key] {
             statistics.deduplicated += 1
             return try await running.value
         }
-        statistics.requests += 1
-        let task = Task { try await provider.search(query) }
+        let cache = self.cache
+        // Isolated to this actor like the method that makes it; it leaves the actor while it waits.
+        let task = Task {
+            if let cached = try? await cache?.cachedAnswer(for: key) { return cached }
+            statistics.requests += 1
+            var answer = try await provider.search(query)
+            for i in answer.candidates.indices { answer.candidates[i].provider = answer.provider }
+            try? await cache?.storeAnswer(answer, for: key)
+            return answer
+        }
         inFlight[key] = task
         defer { inFlight[key] = nil }
-        // The request is its own task (callers asking the same share it), so a caller's
+        // The lookup is its own task (callers asking the same share it), so a caller's
         // cancellation (Ctrl-C) must be handed on, or the request would run out its retries.
-        var answer = try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
-        for i in answer.candidates.indices { answer.candidates[i].provider = answer.provider }
-        try? cache?.storeAnswer(answer, for: key)
-        return answer
+        return try await withTaskCancellationHandler { try await task.value } onCancel: { task.cancel() }
     }
 
     /// The address at a coordinate, from the first provider that can say.

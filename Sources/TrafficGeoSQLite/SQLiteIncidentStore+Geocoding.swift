@@ -7,25 +7,36 @@ import TrafficGeoStore
 /// The store's side of geocoding: the answer cache, the list of incidents waiting for a
 /// position, and writing a found position (with its R*Tree entry) in one small transaction.
 extension SQLiteIncidentStore {
-    public func cachedAnswer(for key: String) throws -> GeocodeAnswer? {
-        try read { db in
-            guard let json = try String.fetchOne(db.cachedStatement(sql: "SELECT response FROM geocode_cache WHERE request = ?"),
-                                                 arguments: [key]) else { return nil }
-            var answer = try JSONDecoder().decode(GeocodeAnswer.self, from: Data(json.utf8))
-            answer.fromCache = true
-            return answer
+    /// Through GRDB's async access: the geocoding actor awaits it instead of blocking.
+    public func cachedAnswer(for key: String) async throws -> GeocodeAnswer? {
+        let json: String?
+        do {
+            json = try await pool.read { db in
+                try String.fetchOne(db.cachedStatement(sql: "SELECT response FROM geocode_cache WHERE request = ?"), arguments: [key])
+            }
+        } catch {
+            throw StoreError.readFailed(path, reason: StoreError.describe(error))
         }
+        guard let json else { return nil }
+        var answer = try JSONDecoder().decode(GeocodeAnswer.self, from: Data(json.utf8))
+        answer.fromCache = true
+        return answer
     }
 
-    public func storeAnswer(_ answer: GeocodeAnswer, for key: String) throws {
+    public func storeAnswer(_ answer: GeocodeAnswer, for key: String) async throws {
         var stored = answer
         stored.fromCache = false
         let json = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
-        try write { db in
-            try db.execute(sql: """
-                INSERT INTO geocode_cache(request, status, response, fetched) VALUES (?, ?, ?, ?)
-                ON CONFLICT(request) DO UPDATE SET status = excluded.status, response = excluded.response, fetched = excluded.fetched
-                """, arguments: [key, answer.candidates.isEmpty ? "not-found" : "found", json, Date().timeIntervalSince1970])
+        let status = answer.candidates.isEmpty ? "not-found" : "found", fetched = Date().timeIntervalSince1970
+        do {
+            try await pool.write { db in
+                try db.execute(sql: """
+                    INSERT INTO geocode_cache(request, status, response, fetched) VALUES (?, ?, ?, ?)
+                    ON CONFLICT(request) DO UPDATE SET status = excluded.status, response = excluded.response, fetched = excluded.fetched
+                    """, arguments: [key, status, json, fetched])
+            }
+        } catch {
+            throw StoreError.writeFailed(path, reason: StoreError.describe(error))
         }
     }
 
