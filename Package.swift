@@ -19,7 +19,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.21.0"),
-        // Only the tests use it directly: real HTTP servers on loopback that misbehave on purpose.
+        // NIOLockedValueBox (the one lock type) and the error types network errors are explained
+        // from; the tests run real HTTP servers on loopback with it.
         .package(url: "https://github.com/apple/swift-nio", from: "2.60.0"),
     ],
     targets: [
