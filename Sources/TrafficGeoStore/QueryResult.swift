@@ -28,6 +28,9 @@ public struct Neighbour: Sendable, Equatable {
     /// Where the incident is (for a bearing: `Geodesic.inverse`).
     public var position: Coordinate
 
+    /// Inlinable, like `QueryResult.precedes`: a store makes one per answer of a radius query,
+    /// hundreds a query, from its own module.
+    @inlinable
     public init(storeID: Int64, id: String, distance: Double, position: Coordinate) {
         self.storeID = storeID
         self.id = id
@@ -37,8 +40,9 @@ public struct Neighbour: Sendable, Equatable {
 }
 
 extension QueryResult {
-    /// The order of answers: by distance, ties by store id (stable output).
-    @inline(__always)
+    /// The order of answers: by distance, ties by store id (stable output). Inlinable: stores sort
+    /// hundreds of answers a query with it, from other modules.
+    @inlinable
     package static func precedes(_ a: (Double, Int64), _ b: (Double, Int64)) -> Bool {
         a.0 != b.0 ? a.0 < b.0 : a.1 < b.1
     }
