@@ -6,7 +6,7 @@ import TrafficGeoStore
 
 /// The incidents table's row layout, defined once: the columns that hold an incident's fields
 /// (`Field`, in binding order), what a reading query selects (`selection`, decoded by
-/// `StoredIncident(row:startingAt:)`), and the values written for an incident (`values(of:)`).
+/// `decode(_:startingAt:)`), and the values written for an incident (`values(of:)`).
 /// Every statement and every column position is derived from here, so a new column is one new
 /// case: nothing else shifts silently (`IncidentRowLayoutTests` round-trips every field).
 enum IncidentRowLayout {
@@ -52,7 +52,7 @@ enum IncidentRowLayout {
     /// After the fields: first seen, last changed (NULL while unchanged: stored as first seen).
     private static let trailingSelection = ["i.first_seen", "coalesce(i.last_changed, i.first_seen)"]
 
-    /// The columns `StoredIncident(row:startingAt:)` decodes, in order, for a table aliased `i`.
+    /// The columns `decode(_:startingAt:)` reads, in order, for a table aliased `i`.
     /// Decoding by position: GRDB's lookup by name lower-cases every name on every access, which
     /// was the largest cost of a radius query.
     static let selection = (leadingSelection + fieldColumns.map { "i." + $0 } + trailingSelection).joined(separator: ", ")
