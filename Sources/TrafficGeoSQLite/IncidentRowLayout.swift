@@ -8,7 +8,7 @@ import TrafficGeoStore
 /// (`Field`, in binding order), what a reading query selects (`selection`, decoded by
 /// `decode(_:startingAt:)`), and the values written for an incident (`values(of:)`).
 /// Every statement and every column position is derived from here, so a new column is one new
-/// case: nothing else shifts silently (`IncidentRowLayoutTests` round-trips every field).
+/// case: nothing else shifts silently (`StoreLayoutTests` round-trips every field).
 enum IncidentRowLayout {
     /// The stored fields of an incident besides its identity, change hash and bookkeeping times.
     enum Field: Int, CaseIterable {
