@@ -1,18 +1,8 @@
 import Foundation
 import Testing
-@testable import TrafficGeo
-@testable import TrafficGeoFeeds
-@testable import TrafficGeoFuzzTargets
-@testable import TrafficGeoGeocoding
-@testable import TrafficGeoModel
 @testable import TrafficGeoOutput
-@testable import TrafficGeoProjection
 @testable import TrafficGeoQuery
-@testable import TrafficGeoRoadTitles
-@testable import TrafficGeoSQLite
-@testable import TrafficGeoStore
 @testable import TrafficGeoSupport
-import TrafficGeoTestSupport
 
 /// The `trafficgeo` executable as a user runs it: arguments, exit codes, stdout and stderr.
 @Suite("Command line", .enabled(if: TestSupport.cliExecutable != nil, "the trafficgeo executable was not built beside the tests"))

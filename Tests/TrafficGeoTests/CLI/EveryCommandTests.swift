@@ -1,18 +1,7 @@
 import Foundation
 import Testing
-@testable import TrafficGeo
-@testable import TrafficGeoFeeds
-@testable import TrafficGeoFuzzTargets
-@testable import TrafficGeoGeocoding
-@testable import TrafficGeoModel
 @testable import TrafficGeoOutput
-@testable import TrafficGeoProjection
 @testable import TrafficGeoQuery
-@testable import TrafficGeoRoadTitles
-@testable import TrafficGeoSQLite
-@testable import TrafficGeoStore
-@testable import TrafficGeoSupport
-import TrafficGeoTestSupport
 
 /// Issue 15, "every command works as a user types it": each numbered point through the CLI as
 /// typed (points 1, 4, 5, 7, 8, 9 are in CommandLineTests and ConcurrencyTests).

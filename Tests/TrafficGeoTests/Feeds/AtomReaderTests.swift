@@ -2,17 +2,10 @@ import Foundation
 import Testing
 @testable import TrafficGeo
 @testable import TrafficGeoFeeds
-@testable import TrafficGeoFuzzTargets
-@testable import TrafficGeoGeocoding
 @testable import TrafficGeoModel
-@testable import TrafficGeoOutput
 @testable import TrafficGeoProjection
-@testable import TrafficGeoQuery
-@testable import TrafficGeoRoadTitles
 @testable import TrafficGeoSQLite
-@testable import TrafficGeoStore
 @testable import TrafficGeoSupport
-import TrafficGeoTestSupport
 
 @Suite("Atom feeds (freiefahrt.info shape)")
 struct AtomReaderTests {

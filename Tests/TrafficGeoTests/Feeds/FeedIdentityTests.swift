@@ -3,17 +3,7 @@ import GRDB
 import Testing
 @testable import TrafficGeo
 @testable import TrafficGeoFeeds
-@testable import TrafficGeoFuzzTargets
-@testable import TrafficGeoGeocoding
-@testable import TrafficGeoModel
-@testable import TrafficGeoOutput
-@testable import TrafficGeoProjection
-@testable import TrafficGeoQuery
-@testable import TrafficGeoRoadTitles
 @testable import TrafficGeoSQLite
-@testable import TrafficGeoStore
-@testable import TrafficGeoSupport
-import TrafficGeoTestSupport
 
 /// A feed's source name comes from the feed itself, so the same feed read twice is one source
 /// (issue 15, point 2), and stores named the old way (absolute paths) are taken over without copies.

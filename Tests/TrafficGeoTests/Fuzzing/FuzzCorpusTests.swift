@@ -1,18 +1,6 @@
 import Foundation
 import Testing
-@testable import TrafficGeo
-@testable import TrafficGeoFeeds
 @testable import TrafficGeoFuzzTargets
-@testable import TrafficGeoGeocoding
-@testable import TrafficGeoModel
-@testable import TrafficGeoOutput
-@testable import TrafficGeoProjection
-@testable import TrafficGeoQuery
-@testable import TrafficGeoRoadTitles
-@testable import TrafficGeoSQLite
-@testable import TrafficGeoStore
-@testable import TrafficGeoSupport
-import TrafficGeoTestSupport
 
 /// Replays the fuzz corpora (seeds and the inputs that once crashed or hung) through the fuzz
 /// targets: each input must come back, quickly.

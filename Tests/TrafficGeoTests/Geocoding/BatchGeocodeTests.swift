@@ -1,18 +1,6 @@
 import Foundation
 import Testing
-@testable import TrafficGeo
-@testable import TrafficGeoFeeds
-@testable import TrafficGeoFuzzTargets
 @testable import TrafficGeoGeocoding
-@testable import TrafficGeoModel
-@testable import TrafficGeoOutput
-@testable import TrafficGeoProjection
-@testable import TrafficGeoQuery
-@testable import TrafficGeoRoadTitles
-@testable import TrafficGeoSQLite
-@testable import TrafficGeoStore
-@testable import TrafficGeoSupport
-import TrafficGeoTestSupport
 
 /// `trafficgeo geocode batch` as a user runs it, against a geocoder on loopback.
 @Suite("Batch geocoding", .serialized)

@@ -1,18 +1,8 @@
 import Foundation
 import Testing
-@testable import TrafficGeo
-@testable import TrafficGeoFeeds
-@testable import TrafficGeoFuzzTargets
 @testable import TrafficGeoGeocoding
-@testable import TrafficGeoModel
-@testable import TrafficGeoOutput
-@testable import TrafficGeoProjection
-@testable import TrafficGeoQuery
-@testable import TrafficGeoRoadTitles
 @testable import TrafficGeoSQLite
-@testable import TrafficGeoStore
 @testable import TrafficGeoSupport
-import TrafficGeoTestSupport
 
 /// The HTTP client against servers that misbehave: rate limits, errors, hangs, resets, junk.
 @Suite("Geocoder client against misbehaving servers", .serialized)

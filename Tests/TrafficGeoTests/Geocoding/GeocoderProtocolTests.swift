@@ -1,18 +1,9 @@
 import Foundation
 import Testing
-@testable import TrafficGeo
-@testable import TrafficGeoFeeds
-@testable import TrafficGeoFuzzTargets
 @testable import TrafficGeoGeocoding
 @testable import TrafficGeoModel
-@testable import TrafficGeoOutput
 @testable import TrafficGeoProjection
-@testable import TrafficGeoQuery
-@testable import TrafficGeoRoadTitles
-@testable import TrafficGeoSQLite
-@testable import TrafficGeoStore
 @testable import TrafficGeoSupport
-import TrafficGeoTestSupport
 
 /// Every provider against a real HTTP server on loopback serving its protocol.
 @Suite("Geocoder protocols on loopback")

@@ -2,17 +2,11 @@ import Foundation
 import Testing
 @testable import TrafficGeo
 @testable import TrafficGeoFeeds
-@testable import TrafficGeoFuzzTargets
 @testable import TrafficGeoGeocoding
 @testable import TrafficGeoModel
-@testable import TrafficGeoOutput
 @testable import TrafficGeoProjection
-@testable import TrafficGeoQuery
-@testable import TrafficGeoRoadTitles
 @testable import TrafficGeoSQLite
-@testable import TrafficGeoStore
 @testable import TrafficGeoSupport
-import TrafficGeoTestSupport
 
 /// A guard against regressions in placing real messages (the full measure on unseen roads is
 /// scripts/geocode-folds.py; docs/geocoding.md). Needs ../shared/data/autobahn and python3.

@@ -2,7 +2,6 @@ import Foundation
 import Testing
 @testable import TrafficGeo
 @testable import TrafficGeoFeeds
-@testable import TrafficGeoFuzzTargets
 @testable import TrafficGeoGeocoding
 @testable import TrafficGeoModel
 @testable import TrafficGeoOutput
@@ -10,9 +9,7 @@ import Testing
 @testable import TrafficGeoQuery
 @testable import TrafficGeoRoadTitles
 @testable import TrafficGeoSQLite
-@testable import TrafficGeoStore
 @testable import TrafficGeoSupport
-import TrafficGeoTestSupport
 
 @Suite("Junction knowledge and road-consistent geocoding")
 struct RoadKnowledgeTests {

@@ -2,16 +2,12 @@ import Foundation
 import Testing
 @testable import TrafficGeo
 @testable import TrafficGeoFeeds
-@testable import TrafficGeoFuzzTargets
-@testable import TrafficGeoGeocoding
 @testable import TrafficGeoModel
 @testable import TrafficGeoOutput
 @testable import TrafficGeoProjection
 @testable import TrafficGeoQuery
-@testable import TrafficGeoRoadTitles
 @testable import TrafficGeoSQLite
 @testable import TrafficGeoStore
-@testable import TrafficGeoSupport
 import TrafficGeoTestSupport
 
 @Suite("Nearest and within-radius against a brute-force geodesic scan")

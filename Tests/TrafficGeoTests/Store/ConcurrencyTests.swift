@@ -1,18 +1,8 @@
 import Foundation
 import Testing
-@testable import TrafficGeo
-@testable import TrafficGeoFeeds
-@testable import TrafficGeoFuzzTargets
-@testable import TrafficGeoGeocoding
 @testable import TrafficGeoModel
-@testable import TrafficGeoOutput
-@testable import TrafficGeoProjection
 @testable import TrafficGeoQuery
-@testable import TrafficGeoRoadTitles
 @testable import TrafficGeoSQLite
-@testable import TrafficGeoStore
-@testable import TrafficGeoSupport
-import TrafficGeoTestSupport
 
 /// Several processes on one database file, and files that cannot be written.
 @Suite("Concurrent use and unwritable databases", .serialized, .enabled(if: TestSupport.cliExecutable != nil, "the trafficgeo executable was not built beside the tests"))

@@ -1,19 +1,7 @@
 import Foundation
 import GRDB
 import Testing
-@testable import TrafficGeo
-@testable import TrafficGeoFeeds
-@testable import TrafficGeoFuzzTargets
-@testable import TrafficGeoGeocoding
-@testable import TrafficGeoModel
-@testable import TrafficGeoOutput
-@testable import TrafficGeoProjection
-@testable import TrafficGeoQuery
-@testable import TrafficGeoRoadTitles
 @testable import TrafficGeoSQLite
-@testable import TrafficGeoStore
-@testable import TrafficGeoSupport
-import TrafficGeoTestSupport
 
 @Suite("A killed ingest leaves the database as it was", .enabled(if: TestSupport.cliExecutable != nil, "the trafficgeo executable was not built beside the tests"))
 struct CrashSafetyTests {

@@ -1,19 +1,12 @@
 import Foundation
 import GRDB
 import Testing
-@testable import TrafficGeo
-@testable import TrafficGeoFeeds
-@testable import TrafficGeoFuzzTargets
-@testable import TrafficGeoGeocoding
 @testable import TrafficGeoModel
-@testable import TrafficGeoOutput
 @testable import TrafficGeoProjection
 @testable import TrafficGeoQuery
-@testable import TrafficGeoRoadTitles
 @testable import TrafficGeoSQLite
 @testable import TrafficGeoStore
 @testable import TrafficGeoSupport
-import TrafficGeoTestSupport
 
 /// The row layout, the R*Tree node format and the index's upkeep, each defined once: every field
 /// survives every path in and out of the table, and the index stays sound after prunes and in

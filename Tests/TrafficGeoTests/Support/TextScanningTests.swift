@@ -1,16 +1,7 @@
 import Foundation
 import Testing
-@testable import TrafficGeo
 @testable import TrafficGeoFeeds
-@testable import TrafficGeoFuzzTargets
-@testable import TrafficGeoGeocoding
 @testable import TrafficGeoModel
-@testable import TrafficGeoOutput
-@testable import TrafficGeoProjection
-@testable import TrafficGeoQuery
-@testable import TrafficGeoRoadTitles
-@testable import TrafficGeoSQLite
-@testable import TrafficGeoStore
 @testable import TrafficGeoSupport
 import TrafficGeoTestSupport
 
