@@ -9,13 +9,8 @@ import TrafficGeoStore
 extension SQLiteIncidentStore {
     /// Through GRDB's async access: the geocoding actor awaits it instead of blocking.
     public func cachedAnswer(for key: String) async throws -> GeocodeAnswer? {
-        let json: String?
-        do {
-            json = try await pool.read { db in
-                try String.fetchOne(db.cachedStatement(sql: "SELECT response FROM geocode_cache WHERE request = ?"), arguments: [key])
-            }
-        } catch {
-            throw StoreError.readFailed(path, reason: StoreError.describe(error))
+        let json = try await read { db in
+            try String.fetchOne(db.cachedStatement(sql: "SELECT response FROM geocode_cache WHERE request = ?"), arguments: [key])
         }
         guard let json else { return nil }
         var answer = try JSONDecoder().decode(GeocodeAnswer.self, from: Data(json.utf8))
@@ -28,15 +23,11 @@ extension SQLiteIncidentStore {
         stored.fromCache = false
         let json = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
         let status = answer.candidates.isEmpty ? "not-found" : "found", fetched = Date().timeIntervalSince1970
-        do {
-            try await pool.write { db in
-                try db.execute(sql: """
-                    INSERT INTO geocode_cache(request, status, response, fetched) VALUES (?, ?, ?, ?)
-                    ON CONFLICT(request) DO UPDATE SET status = excluded.status, response = excluded.response, fetched = excluded.fetched
-                    """, arguments: [key, status, json, fetched])
-            }
-        } catch {
-            throw StoreError.writeFailed(path, reason: StoreError.describe(error))
+        try await write { db in
+            try db.execute(sql: """
+                INSERT INTO geocode_cache(request, status, response, fetched) VALUES (?, ?, ?, ?)
+                ON CONFLICT(request) DO UPDATE SET status = excluded.status, response = excluded.response, fetched = excluded.fetched
+                """, arguments: [key, status, json, fetched])
         }
     }
 
@@ -87,6 +78,17 @@ extension SQLiteIncidentStore {
     func write<T>(_ block: (Database) throws -> T) throws -> T {
         do {
             return try pool.write(block)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.writeFailed(path, reason: StoreError.describe(error))
+        }
+    }
+
+    /// `write` through GRDB's async access, for async callers.
+    func write<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.write(block)
         } catch let error as StoreError {
             throw error
         } catch {

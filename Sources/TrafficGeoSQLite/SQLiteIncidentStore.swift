@@ -221,6 +221,15 @@ public final class SQLiteIncidentStore: IncidentStore {
         }
     }
 
+    /// `read` through GRDB's async access, for async callers (the caller's thread is not held).
+    func read<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await pool.read(block)
+        } catch let error as DatabaseError {
+            throw StoreError.readFailed(path, reason: StoreError.describe(error))
+        }
+    }
+
     /// The incident with this store id.
     public func incident(id: Int64) throws -> StoredIncident? {
         try read { db in try IncidentRowLayout.fetch(db, id: id) }
