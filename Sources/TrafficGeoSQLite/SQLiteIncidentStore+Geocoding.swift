@@ -9,7 +9,7 @@ import TrafficGeoStore
 extension SQLiteIncidentStore {
     /// Through GRDB's async access: the geocoding actor awaits it instead of blocking.
     public func cachedAnswer(for key: String) async throws -> GeocodeAnswer? {
-        let json = try await read { db in
+        let json = try await asyncRead { db in
             try String.fetchOne(db.cachedStatement(sql: "SELECT response FROM geocode_cache WHERE request = ?"), arguments: [key])
         }
         guard let json else { return nil }
@@ -23,7 +23,7 @@ extension SQLiteIncidentStore {
         stored.fromCache = false
         let json = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
         let status = answer.candidates.isEmpty ? "not-found" : "found", fetched = Date().timeIntervalSince1970
-        try await write { db in
+        try await asyncWrite { db in
             try db.execute(sql: """
                 INSERT INTO geocode_cache(request, status, response, fetched) VALUES (?, ?, ?, ?)
                 ON CONFLICT(request) DO UPDATE SET status = excluded.status, response = excluded.response, fetched = excluded.fetched
@@ -86,7 +86,7 @@ extension SQLiteIncidentStore {
     }
 
     /// `write` through GRDB's async access, for async callers.
-    func write<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    func asyncWrite<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             return try await pool.write(block)
         } catch let error as StoreError {

@@ -222,7 +222,8 @@ public final class SQLiteIncidentStore: IncidentStore {
     }
 
     /// `read` through GRDB's async access, for async callers (the caller's thread is not held).
-    func read<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
+    /// Named apart from `read`: as an overload, it would be chosen for every `read` in async code.
+    func asyncRead<T: Sendable>(_ block: @escaping @Sendable (Database) throws -> T) async throws -> T {
         do {
             return try await pool.read(block)
         } catch let error as DatabaseError {
