@@ -7,7 +7,7 @@ let package = Package(
     products: [
         .library(name: "TrafficGeo", targets: [
             "TrafficGeo", "TrafficGeoSupport", "TrafficGeoModel", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds",
-            "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoQuery", "TrafficGeoOutput",
+            "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoQuery", "TrafficGeoOutput", "TrafficGeoWatch",
         ]),
         // For Fuzz/ only (a separate package): the fuzz targets.
         .library(name: "TrafficGeoFuzzTargets", targets: ["TrafficGeoFuzzTargets"]),
@@ -100,6 +100,14 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
+        // Standing queries over the change feed (`trafficgeo watch`) and where their events go.
+        .target(
+            name: "TrafficGeoWatch",
+            dependencies: ["TrafficGeoStore", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoOutput",
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "NIOCore", package: "swift-nio")]
+        ),
         // Fuzz targets (Fuzz/, scripts/fuzz) and the tests that replay their corpora; not library API.
         .target(name: "TrafficGeoFuzzTargets", dependencies: ["TrafficGeoFeeds", "TrafficGeoRoadTitles", "TrafficGeoGeocoding", "TrafficGeoModel"]),
         // Helpers shared by the tests and the benchmark; not library API.
@@ -112,7 +120,7 @@ let package = Package(
             name: "trafficgeo",
             dependencies: [
                 "TrafficGeo", "TrafficGeoSupport", "TrafficGeoModel", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds",
-                "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoQuery", "TrafficGeoOutput",
+                "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoQuery", "TrafficGeoOutput", "TrafficGeoWatch",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -126,7 +134,7 @@ let package = Package(
         .testTarget(
             name: "TrafficGeoTests",
             dependencies: [
-                "TrafficGeo", "TrafficGeoPROJ", "TrafficGeoOutput", "TrafficGeoFuzzTargets", "TrafficGeoTestSupport",
+                "TrafficGeo", "TrafficGeoPROJ", "TrafficGeoOutput", "TrafficGeoFuzzTargets", "TrafficGeoTestSupport", "TrafficGeoWatch",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -24,6 +24,13 @@ public struct FeedIngestor: Sendable {
     /// Called with the number of entries read so far, every `progressInterval` entries.
     public var progress: (@Sendable (Int) -> Void)?
     public var progressInterval = 1000
+    /// Each feed read is its source's whole current state: what it no longer lists ends
+    /// (`SnapshotScope`). The `autobahn:` source is always read so.
+    public var snapshot = false
+    /// Where `autobahn:` locations are fetched from, and how.
+    public var autobahn = AutobahnAPI()
+    /// Records each fetch's outcome in the store (feed health in `trafficgeo stats`).
+    public var recordsHealth = true
 
     public init(store: any IncidentStore, format: FeedFormat? = nil, sourceName: String? = nil) {
         self.store = store
@@ -31,8 +38,18 @@ public struct FeedIngestor: Sendable {
         self.sourceName = sourceName
     }
 
+    /// Reads a location: a file, `-` (stdin), an http(s) URL, or `autobahn:[ROAD,…]`.
     public func ingest(_ location: String) async throws -> IngestSummary {
-        let input = try await FeedInput.open(location, maxBytes: maxFeedBytes)
+        if let roads = AutobahnAPI.roads(inLocation: location) {
+            return try await ingestAutobahn(roads: roads)
+        }
+        let input: FeedInput
+        do {
+            input = try await FeedInput.open(location, maxBytes: maxFeedBytes)
+        } catch {
+            record(.failure(source: sourceName ?? FeedIdentity.sourceName(forLocation: location), error: "\(error)"))
+            throw error
+        }
         defer { input.discard() }
         return try ingest(input)
     }
@@ -47,7 +64,9 @@ public struct FeedIngestor: Sendable {
         let formerNames = FeedIdentity.formerNames(forLocation: input.location)
         logger.debug("reading \(input.location) as \(format) into source '\(source)'")
         var count = 0
-        return try store.ingest(source: source, format: format, adopting: formerNames) { emit in
+        let summary: IngestSummary
+        do {
+            summary = try store.ingest(source: source, format: format, adopting: formerNames, snapshot: snapshot ? .wholeSource : nil) { emit in
             try ReadAhead.run(read: { handle in try reader.read(input, source: source, handle: handle) }) { event in
                 if count >= maxEntries {
                     throw FeedError.malformed(input.location, format: format,
@@ -66,6 +85,52 @@ public struct FeedIngestor: Sendable {
                 count += 1
                 if count % progressInterval == 0 { progress?(count) }
             }
+            }
+        } catch {
+            record(.failure(source: source, error: "\(error)"))
+            throw error
+        }
+        record(FetchReport(source: source, entries: summary.read, errors: summary.feedError.map { [$0] } ?? []))
+        return summary
+    }
+
+    /// Reads the Autobahn API (all roads when `roads` is nil) as one snapshot of the `autobahn`
+    /// source: documents that failed are reported in the summary (`feedError`) and their
+    /// incidents left as they were; what the others no longer list ends.
+    public func ingestAutobahn(roads: [String]?) async throws -> IngestSummary {
+        let source = sourceName ?? FeedIdentity.autobahnAPI
+        let fetched: AutobahnSnapshot
+        do {
+            fetched = try await autobahn.snapshot(roads: roads)
+        } catch {
+            record(.failure(source: source, error: "\(error)"))
+            throw error
+        }
+        for failure in fetched.failures { logger.warning("autobahn: \(failure) (its incidents are kept as they were)") }
+        var count = 0
+        var summary = try store.ingest(source: source, format: .autobahn, snapshot: SnapshotScope(parts: fetched.completeParts)) { emit in
+            try AutobahnAPI.read(fetched, source: source) { event in
+                if case let .skipped(entry) = event { logger.warning("autobahn: skipped \(entry)") }
+                try emit(event)
+                count += 1
+                if count % progressInterval == 0 { progress?(count) }
+            }
+        }
+        if !fetched.failures.isEmpty {
+            summary.feedError = "\(fetched.failures.count) of \(fetched.failures.count + fetched.documents.count) documents failed: "
+                + fetched.failures.map(\.description).joined(separator: "; ")
+        }
+        record(FetchReport(source: source, entries: summary.read, errors: fetched.failures.map(\.description),
+                           readSomething: !fetched.documents.isEmpty))
+        return summary
+    }
+
+    private func record(_ report: FetchReport) {
+        guard recordsHealth else { return }
+        do {
+            try store.recordFetch(report)
+        } catch {
+            logger.warning("could not record how the fetch of \(report.source) went: \(error)")
         }
     }
 }

@@ -8,6 +8,10 @@ public struct Incident: Sendable, Equatable {
     /// The property that says why the feed's own position was not used (out of range, unreadable,
     /// half given): the incident is kept without it and geocoded from its words.
     public static let positionProblemProperty = "position_problem"
+    /// The part of its source an incident was read from, when the source comes in parts that are
+    /// fetched separately (the Autobahn API: "A1/warning"); a snapshot of some parts ends only
+    /// what those parts no longer list (`SnapshotScope`).
+    public static let snapshotPartProperty = "feed_part"
 
     /// The feed it came from (a URL, a file path, `stdin`, or a name given with `--source`).
     public var source: String

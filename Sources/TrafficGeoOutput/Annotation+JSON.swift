@@ -3,7 +3,7 @@ import TrafficGeoSupport
 
 extension Annotation {
     /// The annotation object, keys in the order of docs/architecture.md (annotations).
-    var jsonText: String {
+    package var jsonText: String {
         var o = JSONObjectText()
         o.add("id", id)
         if let coordinate {

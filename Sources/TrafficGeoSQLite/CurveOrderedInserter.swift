@@ -16,6 +16,8 @@ final class CurveOrderedInserter {
     private let now: Double
     private let insertStatement: Statement
     private var bulkInsertStatements: [Int: Statement] = [:]
+    /// The ids `store` gave the incidents it stored last (consecutive).
+    private(set) var lastStoredIDs: Range<Int64> = 0..<0
     /// The stored row (`IncidentWriter`'s find statement) of a source id and feed id.
     private let findStored: (DatabaseValue, DatabaseValue) throws -> Row?
 
@@ -40,6 +42,8 @@ final class CurveOrderedInserter {
     func store(_ pending: PendingInserts) throws -> [(stored: Row, values: [DatabaseValue])] {
         let order = pending.storageOrder()
         var nextID = try index.nextFreeID()
+        let firstID = nextID
+        defer { lastStoredIDs = firstID ..< nextID }
         let bulk = try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM incidents)")!
         var rebuild: [String] = []
         if bulk {

@@ -8,8 +8,8 @@ extension IncidentFilter {
         var clauses: [String] = []
         var arguments = StatementArguments()
         if let activeAt {
-            clauses.append("(i.updated IS NULL OR i.updated <= ?) AND (i.expires IS NULL OR ? < i.expires)")
-            arguments += [activeAt.timeIntervalSince1970, activeAt.timeIntervalSince1970]
+            clauses.append("(i.updated IS NULL OR i.updated <= ?) AND (i.expires IS NULL OR ? < i.expires) AND (i.ended IS NULL OR ? < i.ended)")
+            arguments += [activeAt.timeIntervalSince1970, activeAt.timeIntervalSince1970, activeAt.timeIntervalSince1970]
         }
         if let since {
             clauses.append("i.updated >= ?")

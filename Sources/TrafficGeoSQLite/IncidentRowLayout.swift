@@ -49,8 +49,8 @@ enum IncidentRowLayout {
 
     /// What a query selects before the fields (table aliased `i`): store id, source name, feed id.
     private static let leadingSelection = ["i.id", "(SELECT name FROM sources WHERE id = i.source_id)", "i.external_id"]
-    /// After the fields: first seen, last changed (NULL while unchanged: stored as first seen).
-    private static let trailingSelection = ["i.first_seen", "coalesce(i.last_changed, i.first_seen)"]
+    /// After the fields: first seen, last changed (NULL while unchanged: stored as first seen), ended.
+    private static let trailingSelection = ["i.first_seen", "coalesce(i.last_changed, i.first_seen)", "i.ended"]
 
     /// The columns `decode(_:startingAt:)` reads, in order, for a table aliased `i`.
     /// Decoding by position: GRDB's lookup by name lower-cases every name on every access, which
@@ -65,6 +65,7 @@ enum IncidentRowLayout {
         static func field(_ f: Field) -> Int { leadingSelection.count + f.rawValue }
         static let firstSeen = leadingSelection.count + Field.allCases.count
         static let lastChanged = firstSeen + 1
+        static let ended = firstSeen + 2
     }
 
     /// The stored incident in `row`, whose `selection` columns start at column `c`.
@@ -105,7 +106,8 @@ enum IncidentRowLayout {
         incident.properties = (field(.properties) as String?).map(ColumnJSON.parseObject) ?? [:]
         return StoredIncident(storeID: Int64.fromDatabaseValue(column(Selected.storeID)) ?? 0, incident: incident,
                               firstSeen: Date(timeIntervalSince1970: Double.fromDatabaseValue(column(Selected.firstSeen)) ?? 0),
-                              lastChanged: Date(timeIntervalSince1970: Double.fromDatabaseValue(column(Selected.lastChanged)) ?? 0))
+                              lastChanged: Date(timeIntervalSince1970: Double.fromDatabaseValue(column(Selected.lastChanged)) ?? 0),
+                              ended: Double.fromDatabaseValue(column(Selected.ended)).map(Date.init(timeIntervalSince1970:)))
     }
 
     /// The stored incident with this store id.

@@ -14,6 +14,15 @@ final class IncidentWriter {
     /// What the writer did so far; entries of the feed that repeat an id count as updates.
     struct Counts { var inserted = 0, updated = 0, unchanged = 0 }
     private(set) var counts = Counts()
+    /// Stored incidents this writer changed (or reopened), in order, each once: the change feed's
+    /// `updated` events.
+    private(set) var updatedIDs: [Int64] = []
+    private var updatedSet: Set<Int64> = []
+    /// The ids given to new incidents (consecutive runs, one per flush).
+    private(set) var insertedRanges: [Range<Int64>] = []
+    /// With `tracksSeen`, every stored incident the feed named (changed or not): what a snapshot keeps.
+    private(set) var seenIDs: Set<Int64> = []
+    private let tracksSeen: Bool
 
     private typealias Field = IncidentRowLayout.Field
     private let now: Double
@@ -23,22 +32,26 @@ final class IncidentWriter {
     private let findStatement: Statement
     private let updateStatement: Statement
     private let resetGeocodeStatus: Statement
+    private let reopenStatement: Statement
     private var pending = PendingInserts()
     /// Pending incidents are stored once this many wait (about 100 bytes each for short entries);
     /// bigger feeds are stored and indexed in several runs, each in curve order.
     private let flushThreshold: Int
 
-    init(db: Database, now: Date, flushThreshold: Int = 2_000_000) throws {
+    init(db: Database, now: Date, flushThreshold: Int = 2_000_000, tracksSeen: Bool = false) throws {
+        self.tracksSeen = tracksSeen
         // Whole seconds: SQLite stores an integral REAL in 4 bytes instead of 8 (8 bytes a row for both columns).
         self.now = now.timeIntervalSince1970.rounded(.down)
         self.flushThreshold = max(1, flushThreshold)
         index = try BlockIndexWriter(db: db)
         sources = SourceRegistry(db: db)
         let columns = IncidentRowLayout.fieldColumns.joined(separator: ", ")
-        // Column 0 the hash, 1 the store id, then the fields (`storedField`).
-        findStatement = try db.makeStatement(sql: "SELECT content_hash, id, \(columns) FROM incidents WHERE source_id = ? AND external_id = ?")
+        // Column 0 the hash, 1 the store id, 2 when it ended, then the fields (`storedField`).
+        findStatement = try db.makeStatement(sql: "SELECT content_hash, id, ended, \(columns) FROM incidents WHERE source_id = ? AND external_id = ?")
         let assignments = IncidentRowLayout.fieldColumns.map { "\($0) = ?" }.joined(separator: ", ")
-        updateStatement = try db.makeStatement(sql: "UPDATE incidents SET \(assignments), content_hash = ?, last_changed = ? WHERE id = ?")
+        // A feed that lists an incident again reopens it if it had ended.
+        updateStatement = try db.makeStatement(sql: "UPDATE incidents SET \(assignments), content_hash = ?, last_changed = ?, ended = NULL WHERE id = ?")
+        reopenStatement = try db.makeStatement(sql: "UPDATE incidents SET ended = NULL, last_changed = ? WHERE id = ?")
         resetGeocodeStatus = try db.makeStatement(sql: "UPDATE incidents SET geocode_status = NULL, geocode_error = NULL WHERE id = ?")
         inserter = try CurveOrderedInserter(db: db, index: index, now: self.now) { [findStatement] source, id in
             try Row.fetchOne(findStatement, arguments: [source, id])
@@ -46,7 +59,7 @@ final class IncidentWriter {
     }
 
     /// Where field `f` is in a `findStatement` row.
-    private static func storedField(_ f: Field) -> Int { 2 + f.rawValue }
+    private static func storedField(_ f: Field) -> Int { 3 + f.rawValue }
 
     /// Stores the incidents still pending; call before the transaction commits.
     func finish() throws {
@@ -81,15 +94,31 @@ final class IncidentWriter {
     /// Updates a stored incident (`existing`: a `findStatement` row) to the field values `list`.
     private func update(_ existing: Row, with list: inout [DatabaseValue]) throws {
         let rowID: Int64 = existing[1]
+        if tracksSeen { seenIDs.insert(rowID) }
         Self.carryPosition(into: &list) { existing[Self.storedField($0)] as DatabaseValue }
         let hash = Self.hash(list)
-        if existing[0] as Int64 == hash { counts.unchanged += 1; return }
+        let hadEnded = !(existing[2] as DatabaseValue).isNull
+        if existing[0] as Int64 == hash {
+            if hadEnded {
+                try reopenStatement.execute(arguments: [now, rowID])
+                noteUpdated(rowID)
+            } else {
+                counts.unchanged += 1
+            }
+            return
+        }
         try updateStatement.execute(arguments: StatementArguments(list + [hash.databaseValue, now.databaseValue, rowID.databaseValue]))
         let position = IncidentRowLayout.position(list)
         try index.positionChanged(id: rowID, to: position)
         // New words without a position: worth asking the geocoder again.
         if position == nil { try resetGeocodeStatus.execute(arguments: [rowID]) }
+        noteUpdated(rowID)
+    }
+
+    private func noteUpdated(_ id: Int64) {
         counts.updated += 1
+        // Changed twice by one feed (a repeated id): one event.
+        if updatedSet.insert(id).inserted { updatedIDs.append(id) }
     }
 
     /// Stores the pending incidents (`CurveOrderedInserter`). A row an earlier flush of this
@@ -97,6 +126,7 @@ final class IncidentWriter {
     private func flush() throws {
         guard pending.count > 0 else { return }
         let repeated = try inserter.store(pending)
+        if !inserter.lastStoredIDs.isEmpty { insertedRanges.append(inserter.lastStoredIDs) }
         for (existing, values) in repeated {
             counts.inserted -= 1
             var list = Array(values[PendingInserts.firstField ..< PendingInserts.firstField + Field.allCases.count])

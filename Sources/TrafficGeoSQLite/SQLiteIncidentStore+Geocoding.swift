@@ -59,6 +59,7 @@ extension SQLiteIncidentStore {
                                                          precision: found.precision, confidence: found.confidence)
                 let writer = try IncidentWriter(db: db, now: Date())
                 try writer.replacePosition(storeID: storeID, with: incident)
+                try ChangeLog.append(db, kind: .updated, ids: [storeID], at: Date().timeIntervalSince1970.rounded(.down))
                 try db.execute(sql: """
                     UPDATE incidents SET geocode_status = 'found', geocode_error = NULL, geocode_attempts = geocode_attempts + 1 WHERE id = ?
                     """, arguments: [storeID])

@@ -158,14 +158,14 @@ public final class SQLiteIncidentStore: IncidentStore {
     ///
     /// The incidents an older version filed under `formerNames` join `source` first, so that
     /// re-reading the feed updates them instead of adding copies (`SourceNames`).
-    public func ingest(source: String, format: FeedFormat?, adopting formerNames: FormerSourceNames, now: Date,
+    public func ingest(source: String, format: FeedFormat?, adopting formerNames: FormerSourceNames, snapshot: SnapshotScope?, now: Date,
                        read: ((FeedEvent) throws -> Void) throws -> Void) throws -> IngestSummary {
         var summary = IngestSummary(source: source, format: format)
         var learner: JunctionLearningRun?
         do {
             try pool.write { db in
                 try SourceNames.adopt(db, formerNames, into: source)
-                let writer = try IncidentWriter(db: db, now: now)
+                let writer = try IncidentWriter(db: db, now: now, tracksSeen: snapshot != nil)
                 do {
                     try read { event in
                         summary.read += 1
@@ -199,6 +199,23 @@ public final class SQLiteIncidentStore: IncidentStore {
                 summary.new = writer.counts.inserted
                 summary.updated = writer.counts.updated
                 summary.unchanged = writer.counts.unchanged
+                var ended: [Int64] = []
+                if let snapshot {
+                    if summary.feedError == nil {
+                        ended = try SnapshotEnding.end(db, source: source, scope: snapshot, writer: writer,
+                                                       skippedIDs: Set(summary.skipped.compactMap(\.entryID)), now: now)
+                    }
+                    summary.ended = ended.count
+                }
+                // The change feed, in the same transaction as the changes.
+                let at = now.timeIntervalSince1970
+                var recorded: [ClosedRange<Int64>] = []
+                for range in writer.insertedRanges {
+                    if let r = try ChangeLog.append(db, kind: .new, range: range, at: at) { recorded.append(r) }
+                }
+                if let r = try ChangeLog.append(db, kind: .updated, ids: writer.updatedIDs, at: at) { recorded.append(r) }
+                if let r = try ChangeLog.append(db, kind: .ended, ids: ended, at: at) { recorded.append(r) }
+                if let first = recorded.first, let last = recorded.last { summary.changes = first.lowerBound...last.upperBound }
             }
         } catch let error as FeedError {
             throw error
@@ -241,13 +258,104 @@ public final class SQLiteIncidentStore: IncidentStore {
     /// Deletes incidents whose `expires` lies before `date`; returns how many.
     @discardableResult
     public func pruneExpired(before date: Date) throws -> Int {
+        try delete(where: "expires IS NOT NULL AND expires < ?", date)
+    }
+
+    /// Deletes incidents that ended before `date`; returns how many.
+    @discardableResult
+    public func pruneEnded(before date: Date) throws -> Int {
+        try delete(where: "ended IS NOT NULL AND ended < ?", date)
+    }
+
+    /// Deletes the incidents matching `condition` (our own SQL, one date argument), recording
+    /// `removed` events.
+    private func delete(where condition: String, _ date: Date) throws -> Int {
         try write { db in
-            try db.execute(sql: "DELETE FROM incidents WHERE expires IS NOT NULL AND expires < ?",
-                           arguments: [date.timeIntervalSince1970])
-            let pruned = db.changesCount
-            if pruned > 0 { try BlockIndexWriter(db: db).dropEmptyBlocks() }
-            return pruned
+            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM incidents WHERE \(condition) ORDER BY id", arguments: [date.timeIntervalSince1970])
+            guard !ids.isEmpty else { return 0 }
+            try db.execute(sql: "DELETE FROM incidents WHERE \(condition)", arguments: [date.timeIntervalSince1970])
+            try BlockIndexWriter(db: db).dropEmptyBlocks()
+            try ChangeLog.append(db, kind: .removed, ids: ids, at: Date().timeIntervalSince1970.rounded(.down))
+            return ids.count
         }
+    }
+
+    /// Forgets change-feed events recorded before `date`; returns how many.
+    @discardableResult
+    public func pruneChanges(before date: Date) throws -> Int {
+        try write { db in try ChangeLog.prune(db, before: date) }
+    }
+
+    // MARK: - Change feed
+
+    public func changes(after sequence: Int64, limit: Int) throws -> [Change] {
+        try read { db in try ChangeLog.events(db, after: sequence, limit: limit) }
+    }
+
+    public func changeFeedBounds() throws -> ChangeFeedBounds {
+        try read { db in try ChangeLog.bounds(db) }
+    }
+
+    public func firstChange(atOrAfter date: Date) throws -> Int64? {
+        try read { db in try ChangeLog.first(db, atOrAfter: date) }
+    }
+
+    public func incidents(ids: [Int64]) throws -> [Int64: StoredIncident] {
+        try read { db in
+            var found: [Int64: StoredIncident] = [:]
+            found.reserveCapacity(ids.count)
+            // In chunks: SQLite allows 32766 parameters to a statement.
+            var start = 0
+            while start < ids.count {
+                let chunk = ids[start ..< min(ids.count, start + 500)]
+                let marks = chunk.map { _ in "?" }.joined(separator: ",")
+                let statement = try db.cachedStatement(sql: "SELECT \(IncidentRowLayout.selection) FROM incidents i WHERE i.id IN (\(marks))")
+                for row in try Row.fetchAll(statement, arguments: StatementArguments(Array(chunk))) {
+                    let stored = IncidentRowLayout.decode(row)
+                    found[stored.storeID] = stored
+                }
+                start += chunk.count
+            }
+            return found
+        }
+    }
+
+    // MARK: - Feed health
+
+    public func recordFetch(_ report: FetchReport) throws {
+        try write { db in
+            try db.execute(sql: "INSERT OR IGNORE INTO sources (name) VALUES (?)", arguments: [report.source])
+            let at = report.at.timeIntervalSince1970
+            let failed = !report.errors.isEmpty
+            try db.execute(sql: """
+                UPDATE sources SET
+                    last_attempt = ?,
+                    last_success = CASE WHEN ? THEN ? ELSE last_success END,
+                    last_entries = CASE WHEN ? THEN ? ELSE last_entries END,
+                    last_error = CASE WHEN ? THEN ? ELSE last_error END,
+                    last_error_at = CASE WHEN ? THEN ? ELSE last_error_at END,
+                    failure_streak = CASE WHEN ? THEN failure_streak + 1 ELSE 0 END,
+                    empty_streak = CASE WHEN ? THEN empty_streak + 1 WHEN ? THEN empty_streak ELSE 0 END
+                WHERE name = ?
+                """, arguments: [at, report.readSomething, at, report.readSomething, report.entries,
+                                 failed, report.errors.joined(separator: "; "), failed, at,
+                                 failed, report.readSomething && report.entries == 0, !report.readSomething, report.source])
+        }
+    }
+
+    public func feedHealth() throws -> [FeedHealth] {
+        try read { db in try Self.feedHealth(db) }
+    }
+
+    private static func feedHealth(_ db: Database) throws -> [FeedHealth] {
+            try Row.fetchAll(db, sql: """
+                SELECT name, last_attempt, last_success, last_error, last_error_at, empty_streak, failure_streak, last_entries
+                FROM sources WHERE last_attempt IS NOT NULL ORDER BY name
+                """).map { row in
+                func date(_ k: Int) -> Date? { (row[k] as Double?).map(Date.init(timeIntervalSince1970:)) }
+                return FeedHealth(source: row[0], lastAttempt: date(1), lastSuccess: date(2), lastError: row[3], lastErrorAt: date(4),
+                                  emptyStreak: row[5], failureStreak: row[6], lastEntries: row[7])
+            }
     }
 
     /// Counts for `trafficgeo stats`.
@@ -258,7 +366,8 @@ public final class SQLiteIncidentStore: IncidentStore {
             if let row = try Row.fetchOne(db, sql: """
                 SELECT count(*) AS total, count(latitude) AS located,
                        sum(expires IS NOT NULL AND expires < ?) AS expired,
-                       sum((updated IS NULL OR updated <= ?) AND (expires IS NULL OR ? < expires)) AS active,
+                       count(ended) AS ended,
+                       sum((updated IS NULL OR updated <= ?) AND (expires IS NULL OR ? < expires) AND ended IS NULL) AS active,
                        min(updated) AS oldest, max(updated) AS newest
                 FROM incidents
                 """, arguments: [t, t, t]) {
@@ -266,6 +375,7 @@ public final class SQLiteIncidentStore: IncidentStore {
                 stats.located = row["located"]
                 stats.expired = row["expired"] ?? 0
                 stats.active = row["active"] ?? 0
+                stats.ended = row["ended"] ?? 0
                 stats.oldestUpdate = (row["oldest"] as Double?).map(Date.init(timeIntervalSince1970:))
                 stats.newestUpdate = (row["newest"] as Double?).map(Date.init(timeIntervalSince1970:))
             }
@@ -278,6 +388,8 @@ public final class SQLiteIncidentStore: IncidentStore {
             stats.geocodeCacheEntries = try Int.fetchOne(db, sql: "SELECT count(*) FROM geocode_cache") ?? 0
             stats.knownJunctions = try Int.fetchOne(db, sql: "SELECT count(*) FROM junctions") ?? 0
             stats.junctionRoads = try Int.fetchOne(db, sql: "SELECT count(DISTINCT road) FROM junctions WHERE road <> ''") ?? 0
+            stats.changeFeed = try ChangeLog.bounds(db)
+            stats.feedHealth = try Self.feedHealth(db)
             stats.fileBytes = Self.fileSize(path) + Self.fileSize(path + "-wal")
             return stats
         }

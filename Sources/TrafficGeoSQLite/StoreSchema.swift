@@ -197,6 +197,32 @@ enum StoreSchema {
             // next ingest adopts them (SourceNames).
             try SourceNames.migrateToFeedIdentities(db)
         }
+        migrator.registerMigration("v7: ended incidents, change feed, feed health") { db in
+            // The change feed (ChangeLog): one row per run of events on consecutive store ids,
+            // so that a million new incidents of one ingest are one row; event k of a row has
+            // sequence number seq + k and concerns incident first_id + k. The last sequence
+            // number given out is kept in store_info, so that numbers are never reused after
+            // old events are pruned.
+            try db.execute(sql: """
+                ALTER TABLE incidents ADD COLUMN ended REAL;    -- a snapshot of its source stopped listing it
+                CREATE TABLE changes (
+                    seq INTEGER PRIMARY KEY,
+                    count INTEGER NOT NULL,
+                    at REAL NOT NULL,
+                    kind INTEGER NOT NULL,      -- 0 new, 1 updated, 2 ended, 3 removed (ChangeKind.storeCode)
+                    first_id INTEGER NOT NULL
+                );
+                CREATE INDEX changes_at ON changes(at);
+                INSERT INTO store_info (key, value) VALUES ('\(ChangeLog.sequenceKey)', '0');
+                ALTER TABLE sources ADD COLUMN last_attempt REAL;
+                ALTER TABLE sources ADD COLUMN last_success REAL;
+                ALTER TABLE sources ADD COLUMN last_error TEXT;
+                ALTER TABLE sources ADD COLUMN last_error_at REAL;
+                ALTER TABLE sources ADD COLUMN empty_streak INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE sources ADD COLUMN failure_streak INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE sources ADD COLUMN last_entries INTEGER;
+                """)
+        }
         return migrator
     }
 }

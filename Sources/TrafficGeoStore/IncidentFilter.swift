@@ -7,7 +7,8 @@ import TrafficGeoSupport
 /// query language with bound parameters only, never string-spliced user input
 /// (`IncidentFilter+SQL` for SQLite).
 public struct IncidentFilter: Sendable, Equatable {
-    /// Active at this instant: updated ≤ t < expires (a missing bound does not exclude).
+    /// Active at this instant: updated ≤ t < expires and not ended by t (a missing bound does
+    /// not exclude).
     public var activeAt: Date?
     /// Updated at or after.
     public var since: Date?

@@ -18,8 +18,18 @@ public protocol IncidentStore: AnyObject, GeocodeCaching {
     /// by source and feed id). A `FeedError.malformed` thrown by `read` keeps the entries emitted
     /// before it (the summary says so); any other error leaves the store as it was. Incidents an
     /// older version filed under `formerNames` join `source` first.
-    func ingest(source: String, format: FeedFormat?, adopting formerNames: FormerSourceNames, now: Date,
+    ///
+    /// With a `snapshot`, what `read` emits is all the source (or the parts named) holds now: its
+    /// incidents not emitted end (a feed that broke off, or entries skipped, end nothing they
+    /// might name). Every new, changed and ended incident is recorded in the change feed, in the
+    /// same transaction.
+    func ingest(source: String, format: FeedFormat?, adopting formerNames: FormerSourceNames, snapshot: SnapshotScope?, now: Date,
                 read: ((FeedEvent) throws -> Void) throws -> Void) throws -> IngestSummary
+
+    /// Records how a fetch of a source went (feed health in `statistics`).
+    func recordFetch(_ report: FetchReport) throws
+    /// The fetch history of every source that has one, by source name.
+    func feedHealth() throws -> [FeedHealth]
 
     // MARK: Geocoding (the answer cache: `GeocodeCaching`)
 
@@ -56,10 +66,25 @@ public protocol IncidentStore: AnyObject, GeocodeCaching {
     /// batches. The search must not escape `body`.
     func withNeighbourSearch<T>(_ body: (any NeighbourSearch) throws -> T) throws -> T
 
+    // MARK: Change feed
+
+    /// Up to `limit` events after sequence number `sequence`, oldest first.
+    func changes(after sequence: Int64, limit: Int) throws -> [Change]
+    /// The events the feed holds.
+    func changeFeedBounds() throws -> ChangeFeedBounds
+    /// The first event recorded at or after `date`, if any.
+    func firstChange(atOrAfter date: Date) throws -> Int64?
+    /// The incidents with these store ids (missing ones, deleted since, are left out).
+    func incidents(ids: [Int64]) throws -> [Int64: StoredIncident]
+
     // MARK: Maintenance
 
     /// Deletes incidents whose `expires` lies before `date`; returns how many.
     func pruneExpired(before date: Date) throws -> Int
+    /// Deletes incidents that ended before `date`; returns how many.
+    func pruneEnded(before date: Date) throws -> Int
+    /// Forgets change-feed events recorded before `date` (sequence numbers are not reused).
+    func pruneChanges(before date: Date) throws -> Int
     /// Counts for `trafficgeo stats`.
     func statistics(now: Date) throws -> StoreStatistics
     /// Problems with the stored data or its index; empty when sound.
@@ -86,9 +111,10 @@ extension NeighbourSearch {
 
 // The usual arguments.
 extension IncidentStore {
-    public func ingest(source: String, format: FeedFormat? = nil, adopting formerNames: FormerSourceNames = .none, now: Date = Date(),
+    public func ingest(source: String, format: FeedFormat? = nil, adopting formerNames: FormerSourceNames = .none,
+                       snapshot: SnapshotScope? = nil, now: Date = Date(),
                        read: ((FeedEvent) throws -> Void) throws -> Void) throws -> IngestSummary {
-        try ingest(source: source, format: format, adopting: formerNames, now: now, read: read)
+        try ingest(source: source, format: format, adopting: formerNames, snapshot: snapshot, now: now, read: read)
     }
 
     public func pendingGeocodes(source: String? = nil, retryNotFound: Bool = false, limit: Int = -1) throws -> [StoredIncident] {

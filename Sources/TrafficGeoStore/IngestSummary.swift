@@ -10,6 +10,10 @@ public struct IngestSummary: Sendable, Equatable {
     public var new = 0
     public var updated = 0
     public var unchanged = 0
+    /// Incidents of the source that a snapshot no longer listed (`SnapshotScope`).
+    public var ended = 0
+    /// The change-feed events this ingest recorded (none when nothing changed).
+    public var changes: ClosedRange<Int64>?
     public var skipped: [SkippedEntry] = []
     /// Kept incidents that have no position yet (they wait for a geocoder).
     public var withoutPosition = 0

@@ -8,6 +8,12 @@ public struct StoreStatistics: Sendable {
     public var located = 0
     public var active = 0
     public var expired = 0
+    /// Incidents a snapshot of their source no longer listed.
+    public var ended = 0
+    /// The change feed's events still kept.
+    public var changeFeed = ChangeFeedBounds(first: 1, latest: 0)
+    /// How each source's fetches went (`IncidentStore.feedHealth`).
+    public var feedHealth: [FeedHealth] = []
     /// Spatial index entries: blocks of consecutive incidents, and single incidents.
     public var indexBlocks = 0
     public var indexSingles = 0

@@ -15,6 +15,16 @@ struct IngestCommand: AsyncParsableCommand {
             csv) is detected from the content. Each feed is stored in one transaction: an interrupted \
             ingest leaves the database as it was. Re-reading a feed updates its incidents in place.
 
+            autobahn: reads the Autobahn GmbH API (every road; autobahn:A1,A3 some): each road's \
+            warning, roadworks and closure lists, at most 4 requests at once, with retries and \
+            conditional requests. It is a snapshot: incidents the API no longer lists end (they keep \
+            their history; `--active-at now` leaves them out; `prune --ended` deletes them). A road \
+            that fails is reported (exit 3) and its incidents are left as they were. --snapshot reads \
+            any other feed the same way.
+
+            Every new, changed and ended incident is recorded in the change feed (`trafficgeo \
+            changes`, `trafficgeo watch`), kept for --keep-changes.
+
             A feed's incidents are filed under the feed's own identity: an Atom feed's <id> (else \
             its self link), an RSS channel's <link>, "autobahn" for the Autobahn API; other feeds \
             under their file name (without the folder), a URL as given, stdin as "stdin". So the \
@@ -31,8 +41,10 @@ struct IngestCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Argument(help: ArgumentHelp("Feeds to read: files, - for stdin, or http(s) URLs.", valueName: "source"))
+    @Argument(help: ArgumentHelp("Feeds to read: files, - for stdin, http(s) URLs, or autobahn: / autobahn:A1,A3.", valueName: "source"))
     var sources: [String]
+
+    @OptionGroup(title: "Live sources") var live: LiveSourceOptions
 
     @Option(help: "The feed format, when detection from the content is not wanted.")
     var format: FeedFormat?
@@ -65,6 +77,7 @@ struct IngestCommand: AsyncParsableCommand {
         try await TrafficGeoExit.run {
             let store = try global.openStore()
             var ingestor = FeedIngestor(store: store, format: format, sourceName: sourceName)
+            live.configure(&ingestor)
             ingestor.maxFeedBytes = maxFeedBytes
             ingestor.maxEntries = maxEntries
             ingestor.progress = Self.progressReporter(verbose: global.verbose, quiet: global.quiet)
@@ -100,6 +113,7 @@ struct IngestCommand: AsyncParsableCommand {
                     failures.append(error)
                 }
             }
+            try live.pruneChanges(store)
             if failures.count == sources.count, let first = failures.first {
                 throw TrafficGeoExit.code(for: first)
             }
@@ -125,6 +139,7 @@ struct IngestCommand: AsyncParsableCommand {
         let filedAs = s.source == FeedIdentity.sourceName(forLocation: location) ? "" : ", source \(s.source)"
         var text = "\(location) (\(s.format?.rawValue ?? "?")\(filedAs)): \(s.read) read, \(s.new) new, \(s.updated) updated, "
             + "\(s.unchanged) unchanged, \(s.skipped.count) skipped, \(s.withoutPosition) without position"
+        if s.ended > 0 { text += ", \(s.ended) ended" }
         if s.positionsIgnored > 0 { text += " (\(s.positionsIgnored) whose feed position was impossible)" }
         if s.junctionObservations > 0 { text += ", \(s.junctionObservations) junction positions learned" }
         if !s.positionConflicts.isEmpty {

@@ -122,9 +122,9 @@ struct BatchQueryOptions: ParsableArguments {
         d.inSeconds * 1000
     }
 }
-/// Filters, sorting and output shared by every query command.
-struct QueryOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents active at TIME (updated ≤ TIME < expires): 'now' or an ISO 8601 time.", valueName: "time"))
+/// The conditions every query, `changes` and `watch` accept.
+struct FilterOptions: ParsableArguments {
+    @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents active at TIME (updated ≤ TIME < expires, not ended): 'now' or an ISO 8601 time.", valueName: "time"))
     var activeAt: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents updated at or after TIME ('now', ISO 8601, or -2h / -3d ago).", valueName: "time"))
@@ -147,18 +147,6 @@ struct QueryOptions: ParsableArguments {
 
     @Option(help: ArgumentHelp("Only geocoded incidents of these precisions (comma-separated: \(GeocodePrecision.allCases.map(\.rawValue).joined(separator: ", "))); positions a feed gave always pass.", valueName: "list"))
     var precision: String?
-
-    @Option(help: "Order of results; ties keep a stable order.")
-    var sort: QuerySort?
-
-    @Option(name: .shortAndLong, help: "Output format (default: from -o's extension — .geojson, .json, .csv, .geojsons, .txt — else annotations on a terminal, json otherwise; export: geojson).")
-    var format: OutputFormat?
-
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (atomically) instead of stdout.", valueName: "file"))
-    var output: String?
-
-    @Option(help: ArgumentHelp("GeoJSON geometry: point (every incident, one type as GIS tools want), segment (LineStrings; incidents without a segment are left out), mixed (LineString where known, else Point; for map viewers).", valueName: "kind"))
-    var geometry: GeometryChoice = .point
 
     func validate() throws {
         for (name, value) in [("--active-at", activeAt), ("--since", since), ("--until", until)] {
@@ -210,6 +198,25 @@ struct QueryOptions: ParsableArguments {
         filter.precisions = (try? precision.map(precisions)) ?? []
         return filter
     }
+}
+
+/// Filters, sorting and output shared by every query command.
+struct QueryOptions: ParsableArguments {
+    @OptionGroup var filters: FilterOptions
+
+    @Option(help: "Order of results; ties keep a stable order.")
+    var sort: QuerySort?
+
+    @Option(name: .shortAndLong, help: "Output format (default: from -o's extension — .geojson, .json, .csv, .geojsons, .txt — else annotations on a terminal, json otherwise; export: geojson).")
+    var format: OutputFormat?
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (atomically) instead of stdout.", valueName: "file"))
+    var output: String?
+
+    @Option(help: ArgumentHelp("GeoJSON geometry: point (every incident, one type as GIS tools want), segment (LineStrings; incidents without a segment are left out), mixed (LineString where known, else Point; for map viewers).", valueName: "kind"))
+    var geometry: GeometryChoice = .point
+
+    var filter: IncidentFilter { filters.filter }
 
     /// `--format`, else what `-o`'s extension names (out.geojson is GeoJSON), else cards on a
     /// terminal and JSON otherwise.
@@ -299,5 +306,26 @@ enum DistanceArgument {
         }
         guard metres > 0 else { throw ValidationError("\(option) must be positive.") }
         return metres
+    }
+}
+
+/// Lengths of time on the command line: `90s`, `2m`, `12h`, `7d`, `2w`; a bare number is seconds.
+enum DurationArgument {
+    static func parse(_ text: String) -> Double? {
+        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400), ("w", 7 * 86400)]
+        for (suffix, factor) in units where t.hasSuffix(suffix) {
+            if suffix == "s", t.hasSuffix("ms") { continue }
+            guard let value = Double(t.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)), value.isFinite, value >= 0 else { return nil }
+            return value * factor
+        }
+        return Double(t).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+    }
+
+    static func validated(_ text: String, option: String) throws -> Double {
+        guard let seconds = parse(text) else {
+            throw ValidationError("\(option) '\(text)' is not a length of time: use a number with s, m, h, d or w, such as 2m or 7d.")
+        }
+        return seconds
     }
 }

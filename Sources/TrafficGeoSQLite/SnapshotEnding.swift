@@ -1,0 +1,33 @@
+import Foundation
+import GRDB
+import TrafficGeoModel
+import TrafficGeoStore
+
+/// Ends what a snapshot of a source no longer lists (`SnapshotScope`), inside the ingest's
+/// transaction: the incidents keep their rows and history, with an `ended` time.
+enum SnapshotEnding {
+    /// Ends the source's open incidents in `scope` that the ingest did not name; returns their ids.
+    /// `skippedIDs`: feed ids of entries the ingest could not read (they may still be there).
+    static func end(_ db: Database, source: String, scope: SnapshotScope, writer: IncidentWriter,
+                    skippedIDs: Set<String>, now: Date) throws -> [Int64] {
+        guard let sourceID = try Int64.fetchOne(db, sql: "SELECT id FROM sources WHERE name = ?", arguments: [source]) else { return [] }
+        if scope.parts?.isEmpty == true { return [] }
+        let rows = try Row.fetchAll(db, sql: """
+            SELECT id, external_id, json_extract(properties, '$.' || ?) FROM incidents
+            WHERE source_id = ? AND ended IS NULL ORDER BY id
+            """, arguments: [Incident.snapshotPartProperty, sourceID])
+        var ended: [Int64] = []
+        for row in rows {
+            let id: Int64 = row[0]
+            if writer.seenIDs.contains(id) || writer.insertedRanges.contains(where: { $0.contains(id) }) { continue }
+            if skippedIDs.contains(row[1]) { continue }
+            if let parts = scope.parts {
+                guard let part = row[2] as String?, parts.contains(part) else { continue }
+            }
+            ended.append(id)
+        }
+        let statement = try db.makeStatement(sql: "UPDATE incidents SET ended = ? WHERE id = ?")
+        for id in ended { try statement.execute(arguments: [now.timeIntervalSince1970.rounded(.down), id]) }
+        return ended
+    }
+}

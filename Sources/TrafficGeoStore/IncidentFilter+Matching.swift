@@ -1,0 +1,44 @@
+import Foundation
+import TrafficGeoModel
+import TrafficGeoSupport
+
+extension IncidentFilter {
+    /// Whether a stored incident passes the filter: the same conditions a store puts in its query
+    /// (`IncidentFilter+SQL` for SQLite), evaluated on an incident in memory, for standing
+    /// queries that look at the incidents a change names (`trafficgeo watch`).
+    public func matches(_ stored: StoredIncident) -> Bool {
+        let i = stored.incident
+        if let activeAt {
+            if let updated = i.updated, updated > activeAt { return false }
+            if let expires = i.expires, !(activeAt < expires) { return false }
+            if let ended = stored.ended, !(activeAt < ended) { return false }
+        }
+        if let since {
+            guard let updated = i.updated, updated >= since else { return false }
+        }
+        if let until {
+            guard let updated = i.updated, updated < until else { return false }
+        }
+        if !roads.isEmpty {
+            guard let road = i.road, roads.contains(road) else { return false }
+        }
+        if !categories.isEmpty {
+            guard let category = i.category, categories.contains(category) else { return false }
+        }
+        if let source, i.source != source { return false }
+        if let geocoded = i.positionSource, geocoded.kind == .geocoder {
+            if let minConfidence {
+                guard let confidence = geocoded.confidence, confidence >= minConfidence else { return false }
+            }
+            if !precisions.isEmpty {
+                guard let precision = geocoded.precision, precisions.contains(precision) else { return false }
+            }
+        }
+        if !words.isEmpty {
+            let text = i.title + " " + (i.summary ?? "") + " " + (i.road ?? "")
+            let folded = TextFolding.fold(text), plain = TextFolding.foldPlain(text)
+            for word in words where !folded.contains(word) && !plain.contains(word) { return false }
+        }
+        return true
+    }
+}

@@ -1,0 +1,98 @@
+import Foundation
+import TrafficGeoModel
+import TrafficGeoProjection
+import TrafficGeoStore
+
+/// Where a standing query looks: a circle, a box, or a corridor along a route.
+public enum WatchArea: Sendable, Equatable {
+    /// Within `radius` metres (WGS84 geodesic, boundary included) of `center`.
+    case circle(center: Coordinate, radius: Double)
+    /// Inside the box, edges included (`west > east` crosses the antimeridian).
+    case box(LonLatBox)
+    /// Within `buffer` metres of the polyline `route` (a road the user drives).
+    case corridor(route: [Coordinate], buffer: Double)
+
+    /// Whether `point` is inside, and how far from the centre or the route it is (nil for a box).
+    public func locate(_ point: Coordinate) -> (inside: Bool, distance: Double?) {
+        switch self {
+        case let .circle(center, radius):
+            // The chord is never longer than the geodesic: farther by chord is outside (the
+            // cheap test that decides nearly every incident of a country-wide ingest).
+            if GeocentricPoint(center).chord(to: GeocentricPoint(point)) > radius { return (false, nil) }
+            let d = Geodesic.distance(from: center, to: point)
+            return (d <= radius, d)
+        case let .box(box):
+            return (box.contains(point), nil)
+        case let .corridor(route, buffer):
+            guard let bounds = corridorBounds, bounds.contains(point) else { return (false, nil) }
+            let d = Self.distance(from: point, toRoute: route)
+            return (d <= buffer, d)
+        }
+    }
+
+    /// A box holding the whole corridor (the route's, widened by the buffer), for a quick test.
+    var corridorBounds: LonLatBox? {
+        guard case let .corridor(route, buffer) = self, !route.isEmpty else { return nil }
+        let south = route.map(\.latitude).min()!, north = route.map(\.latitude).max()!
+        let dLat = buffer / 111_000 * 1.01 + 0.001
+        let maxLat = min(89.9, max(abs(south), abs(north)) + dLat)
+        let dLon = min(180, dLat / cos(maxLat * .pi / 180))
+        // Routes are taken as not crossing the antimeridian (a driven road).
+        return LonLatBox(west: max(-180, route.map(\.longitude).min()! - dLon), south: max(-90, south - dLat),
+                         east: min(180, route.map(\.longitude).max()! + dLon), north: min(90, north + dLat))
+    }
+
+    /// The shortest distance from `point` to the polyline, in metres: each segment in a local
+    /// plane around the point (equirectangular, the Earth's mean radius), exact enough for
+    /// corridors of a few kilometres (under 0.5 % off for segments of 100 km).
+    static func distance(from point: Coordinate, toRoute route: [Coordinate]) -> Double {
+        let r = 6_371_008.8, rad = Double.pi / 180
+        let k = cos(point.latitude * rad)
+        func local(_ c: Coordinate) -> (Double, Double) {
+            var dLon = c.longitude - point.longitude
+            if dLon > 180 { dLon -= 360 }
+            if dLon < -180 { dLon += 360 }
+            return (dLon * rad * r * k, (c.latitude - point.latitude) * rad * r)
+        }
+        guard let first = route.first else { return .infinity }
+        var best = hypot(local(first).0, local(first).1)
+        for (a, b) in zip(route, route.dropFirst()) {
+            let (ax, ay) = local(a), (bx, by) = local(b)
+            let dx = bx - ax, dy = by - ay
+            let length2 = dx * dx + dy * dy
+            let t = length2 > 0 ? max(0, min(1, -(ax * dx + ay * dy) / length2)) : 0
+            best = min(best, hypot(ax + t * dx, ay + t * dy))
+        }
+        return best
+    }
+
+    /// Where the store can look for what is inside: a circle around the area (nil: a box query).
+    var searchCircle: (center: Coordinate, radius: Double)? {
+        switch self {
+        case let .circle(center, radius): return (center, radius)
+        case .box, .corridor: return nil
+        }
+    }
+
+    /// The box the store searches for a box or a corridor.
+    var searchBox: LonLatBox? {
+        switch self {
+        case .circle: return nil
+        case let .box(box): return box
+        case .corridor: return corridorBounds
+        }
+    }
+}
+
+/// A standing query: an area and filters, under a name that events carry.
+public struct StandingQuery: Sendable, Equatable {
+    public var name: String
+    public var area: WatchArea
+    public var filter: IncidentFilter
+
+    public init(name: String, area: WatchArea, filter: IncidentFilter) {
+        self.name = name
+        self.area = area
+        self.filter = filter
+    }
+}

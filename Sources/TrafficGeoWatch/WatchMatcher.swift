@@ -1,0 +1,177 @@
+import Foundation
+import TrafficGeoModel
+import TrafficGeoProjection
+import TrafficGeoStore
+import TrafficGeoSupport
+
+/// Runs standing queries against a store's change feed: each poll reads the events after the
+/// last one handled, looks at the incidents they name as they are now, and reports what entered,
+/// changed within or left each query's area.
+///
+/// Incidents are judged by their current state, so several changes of one incident between
+/// polls make one event. An incident counts as inside while it is live (not ended, not expired),
+/// has a position in the area and matches the query's filters.
+///
+/// At the first poll (no saved state), or when the feed no longer holds the events after the
+/// saved one (the watch was stopped for longer than the store keeps them), the state is rebuilt
+/// from the store's current incidents: what is inside now enters, what was remembered and is no
+/// longer inside leaves.
+public struct WatchMatcher: Sendable {
+    public let queries: [StandingQuery]
+    public private(set) var state: WatchState
+    /// Events read from the store at a time.
+    public var batchSize = 50_000
+
+    public init(queries: [StandingQuery], state: WatchState?) {
+        self.queries = queries
+        let fingerprint = Self.fingerprint(queries)
+        if var state, state.queries == fingerprint {
+            // Drop what belongs to queries no longer asked.
+            state.inside = state.inside.filter { name, _ in queries.contains { $0.name == name } }
+            self.state = state
+        } else {
+            var fresh = WatchState()
+            fresh.queries = fingerprint
+            self.state = fresh
+        }
+    }
+
+    /// What the standing queries are, as text: a saved state of other queries is not resumed.
+    static func fingerprint(_ queries: [StandingQuery]) -> String {
+        queries.map { "\($0.name)|\($0.area)|\($0.filter)" }.joined(separator: "\n")
+    }
+
+    /// Reads the change feed up to its end and returns the events, oldest first. `deliver` is
+    /// called with each batch's events before the state moves past them (save the state after
+    /// it returns: a crash in between repeats that batch rather than losing it).
+    public mutating func poll(_ store: any IncidentStore, now: Date = Date(),
+                              deliver: ([WatchEvent], WatchState) throws -> Void) throws {
+        let bounds = try store.changeFeedBounds()
+        if state.lastSequence == nil || state.lastSequence! + 1 < bounds.first || state.lastSequence! > bounds.latest {
+            // Start, a gap, or another store: compare with the current state instead.
+            var events = try resync(store, now: now)
+            state.lastSequence = bounds.latest
+            events += expire(now: now)
+            try deliver(events, state)
+        }
+        while true {
+            let changes = try store.changes(after: state.lastSequence ?? 0, limit: batchSize)
+            guard let last = changes.last else { break }
+            var events = try match(changes, store: store, now: now)
+            state.lastSequence = last.sequence
+            events += expire(now: now)
+            try deliver(events, state)
+        }
+        let expired = expire(now: now)
+        if !expired.isEmpty { try deliver(expired, state) }
+    }
+
+    /// The events for one batch of changes.
+    mutating func match(_ changes: [Change], store: any IncidentStore, now: Date) throws -> [WatchEvent] {
+        // The last change of each incident decides; a change event needs an edit among them.
+        var order: [Int64] = []
+        var last: [Int64: Change] = [:]
+        var edited: Set<Int64> = []
+        for change in changes {
+            if last[change.storeID] == nil { order.append(change.storeID) }
+            last[change.storeID] = change
+            if change.kind == .new || change.kind == .updated { edited.insert(change.storeID) }
+        }
+        order.sort { last[$0]!.sequence < last[$1]!.sequence }
+        let current = try store.incidents(ids: order)
+        var events: [WatchEvent] = []
+        for id in order {
+            let change = last[id]!
+            let stored = current[id]
+            for query in queries {
+                let member = state.inside[query.name]?[id]
+                let placed = stored.flatMap { evaluate($0, query, now: now) }
+                switch (member, placed) {
+                case let (nil, (true, distance, position)?):
+                    state.inside[query.name, default: [:]][id] = WatchState.Member(stored!.incident, at: position)
+                    events.append(event(.enter, query, change, stored!.incident, id, distance, reason: nil))
+                case let (_?, (true, distance, position)?):
+                    state.inside[query.name]![id] = WatchState.Member(stored!.incident, at: position)
+                    if edited.contains(id) { events.append(event(.change, query, change, stored!.incident, id, distance, reason: nil)) }
+                case let (member?, placed):
+                    state.inside[query.name]![id] = nil
+                    let reason = stored.map { leaveReason($0, query, placed: placed, now: now) } ?? "removed"
+                    events.append(event(.leave, query, change, stored?.incident ?? member.incident, id, placed?.1, reason: reason))
+                case (nil, _):
+                    break
+                }
+            }
+        }
+        return events
+    }
+
+    /// Whether a stored incident is inside the query's area and passes its filters: (inside,
+    /// distance, position), nil without a position.
+    private func evaluate(_ stored: StoredIncident, _ query: StandingQuery, now: Date) -> (Bool, Double?, Coordinate)? {
+        guard let position = stored.incident.position else { return nil }
+        let (inside, distance) = query.area.locate(position)
+        return (inside && stored.isLive(at: now) && query.filter.matches(stored), distance, position)
+    }
+
+    private func leaveReason(_ stored: StoredIncident, _ query: StandingQuery, placed: (Bool, Double?, Coordinate)?, now: Date) -> String {
+        if let ended = stored.ended, ended <= now { return "ended" }
+        if let expires = stored.incident.expires, expires <= now { return "expired" }
+        guard let position = stored.incident.position else { return "no position" }
+        return query.area.locate(position).inside ? "filtered" : "moved"
+    }
+
+    private func event(_ kind: WatchEvent.Kind, _ query: StandingQuery, _ change: Change?, _ incident: Incident, _ id: Int64,
+                       _ distance: Double?, reason: String?) -> WatchEvent {
+        WatchEvent(kind: kind, watch: query.name, sequence: change?.sequence, at: change?.at ?? Date(), reason: reason,
+                   incident: incident, storeID: id, distance: distance)
+    }
+
+    /// Members whose expiry time has passed leave (time ends them, not an ingest).
+    mutating func expire(now: Date) -> [WatchEvent] {
+        var events: [WatchEvent] = []
+        for query in queries {
+            guard let members = state.inside[query.name] else { continue }
+            for (id, member) in members.sorted(by: { $0.key < $1.key }) {
+                guard let expires = member.expires, expires <= now else { continue }
+                state.inside[query.name]![id] = nil
+                let distance = query.area.locate(Coordinate(latitude: member.latitude, longitude: member.longitude)).distance
+                events.append(WatchEvent(kind: .leave, watch: query.name, sequence: nil, at: expires, reason: "expired",
+                                         incident: member.incident, storeID: id, distance: distance))
+            }
+        }
+        return events
+    }
+
+    /// Compares each query's members with what the store holds inside its area now.
+    mutating func resync(_ store: any IncidentStore, now: Date) throws -> [WatchEvent] {
+        var events: [WatchEvent] = []
+        for query in queries {
+            var found: [Int64: (StoredIncident, Double?)] = [:]
+            let handle: (QueryResult) throws -> Void = { result in
+                guard let placed = self.evaluate(result.stored, query, now: now), placed.0 else { return }
+                found[result.stored.storeID] = (result.stored, placed.1)
+            }
+            if let circle = query.area.searchCircle {
+                try store.within(radius: circle.radius, of: circle.center, filter: query.filter, handle: handle)
+            } else if let box = query.area.searchBox {
+                try store.inBoundingBox(box, filter: query.filter, handle: handle)
+            }
+            let before = state.inside[query.name] ?? [:]
+            var after: [Int64: WatchState.Member] = [:]
+            for (id, (stored, distance)) in found.sorted(by: { $0.key < $1.key }) {
+                after[id] = WatchState.Member(stored.incident, at: stored.incident.position!)
+                if before[id] == nil {
+                    events.append(event(.enter, query, nil, stored.incident, id, distance, reason: nil))
+                }
+            }
+            for (id, member) in before.sorted(by: { $0.key < $1.key }) where after[id] == nil {
+                let stored = try store.incident(id: id)
+                let placed = stored.flatMap { evaluate($0, query, now: now) }
+                let reason = stored.map { leaveReason($0, query, placed: placed, now: now) } ?? "removed"
+                events.append(event(.leave, query, nil, stored?.incident ?? member.incident, id, placed?.1, reason: reason))
+            }
+            state.inside[query.name] = after
+        }
+        return events.map { var e = $0; e.at = now; return e }
+    }
+}

@@ -1,0 +1,44 @@
+import ArgumentParser
+import Foundation
+import TrafficGeo
+import TrafficGeoFeeds
+import TrafficGeoStore
+
+/// How live sources are read (`ingest`, `watch --source`): snapshots, the Autobahn API, and how
+/// long the change feed keeps its events.
+struct LiveSourceOptions: ParsableArguments {
+    @Flag(help: "Each feed is its source's whole current state: its incidents the feed no longer lists end (autobahn: always is).")
+    var snapshot = false
+
+    @Option(name: .customLong("autobahn-url"), help: ArgumentHelp("Where the Autobahn API is (for autobahn: sources).", valueName: "url"))
+    var autobahnURL = AutobahnAPI.defaultBaseURL
+
+    @Option(name: .customLong("autobahn-timeout"), help: ArgumentHelp("Give up on one Autobahn API request after this long (retried twice).", valueName: "duration"))
+    var autobahnTimeout = "20s"
+
+    @Option(name: .customLong("keep-changes"), help: ArgumentHelp("Keep change-feed events this long (a watch stopped for longer starts over from the current state).", valueName: "duration"))
+    var keepChanges = "7d"
+
+    func validate() throws {
+        let url = autobahnURL.lowercased()
+        guard url.hasPrefix("http://") || url.hasPrefix("https://"), URL(string: autobahnURL) != nil else {
+            throw ValidationError("--autobahn-url '\(autobahnURL)' is not an http(s) URL.")
+        }
+        guard try DurationArgument.validated(autobahnTimeout, option: "--autobahn-timeout") > 0 else {
+            throw ValidationError("--autobahn-timeout must be positive.")
+        }
+        _ = try DurationArgument.validated(keepChanges, option: "--keep-changes")
+    }
+
+    func configure(_ ingestor: inout FeedIngestor) {
+        ingestor.snapshot = snapshot
+        var api = AutobahnAPI(baseURL: autobahnURL)
+        api.timeout = DurationArgument.parse(autobahnTimeout) ?? api.timeout
+        ingestor.autobahn = api
+    }
+
+    /// Forgets change-feed events older than --keep-changes.
+    func pruneChanges(_ store: any IncidentStore, now: Date = Date()) throws {
+        _ = try store.pruneChanges(before: now.addingTimeInterval(-(DurationArgument.parse(keepChanges) ?? 7 * 86400)))
+    }
+}
