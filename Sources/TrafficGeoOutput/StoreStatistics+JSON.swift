@@ -19,6 +19,14 @@ extension StoreStatistics {
             "sources": counts(bySource), "categories": counts(byCategory),
             "roads_top10": counts(byRoad), "position_sources": counts(byPositionSource),
         ]
+        object["ended"] = ended
+        object["change_feed"] = ["first": changeFeed.first, "latest": changeFeed.latest]
+        object["feed_health"] = feedHealth.map { h -> [String: Any] in
+            func date(_ d: Date?) -> Any { d.map(TimestampParser.format) ?? NSNull() }
+            return ["source": h.source, "last_attempt": date(h.lastAttempt), "last_success": date(h.lastSuccess),
+                    "last_error": h.lastError ?? NSNull(), "last_error_at": date(h.lastErrorAt),
+                    "empty_streak": h.emptyStreak, "failure_streak": h.failureStreak, "last_entries": h.lastEntries ?? NSNull()]
+        }
         if let check { object["check"] = ["ok": check.isEmpty, "problems": check] }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])
         return String(decoding: data, as: UTF8.self)

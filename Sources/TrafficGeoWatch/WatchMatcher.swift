@@ -45,14 +45,14 @@ public struct WatchMatcher: Sendable {
     /// called with each batch's events before the state moves past them (save the state after
     /// it returns: a crash in between repeats that batch rather than losing it).
     public mutating func poll(_ store: any IncidentStore, now: Date = Date(),
-                              deliver: ([WatchEvent], WatchState) throws -> Void) throws {
+                              deliver: ([WatchEvent], WatchState) async throws -> Void) async throws {
         let bounds = try store.changeFeedBounds()
         if state.lastSequence == nil || state.lastSequence! + 1 < bounds.first || state.lastSequence! > bounds.latest {
             // Start, a gap, or another store: compare with the current state instead.
             var events = try resync(store, now: now)
             state.lastSequence = bounds.latest
             events += expire(now: now)
-            try deliver(events, state)
+            try await deliver(events, state)
         }
         while true {
             let changes = try store.changes(after: state.lastSequence ?? 0, limit: batchSize)
@@ -60,10 +60,10 @@ public struct WatchMatcher: Sendable {
             var events = try match(changes, store: store, now: now)
             state.lastSequence = last.sequence
             events += expire(now: now)
-            try deliver(events, state)
+            try await deliver(events, state)
         }
         let expired = expire(now: now)
-        if !expired.isEmpty { try deliver(expired, state) }
+        if !expired.isEmpty { try await deliver(expired, state) }
     }
 
     /// The events for one batch of changes.

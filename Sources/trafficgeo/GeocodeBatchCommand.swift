@@ -163,7 +163,7 @@ final class StopSignal: Sendable {
 
     var isSet: Bool { requested.withLockedValue { $0 } }
 
-    static func install() -> StopSignal {
+    static func install(message: String = "the rows not answered yet are asked next run") -> StopSignal {
         let stop = StopSignal()
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
@@ -171,7 +171,7 @@ final class StopSignal: Sendable {
             source.setEventHandler {
                 let second = stop.requested.withLockedValue { requested in defer { requested = true }; return requested }
                 if second { Terminal.printError("trafficgeo: stopped"); exit(130) }
-                Terminal.printError("\ntrafficgeo: stopping; the rows not answered yet are asked next run (Ctrl-C again to quit now)")
+                Terminal.printError("\ntrafficgeo: stopping; \(message) (Ctrl-C again to quit now)")
             }
             source.resume()
             stop.sources.append(source)

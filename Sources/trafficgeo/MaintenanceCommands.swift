@@ -31,14 +31,26 @@ struct StatsCommand: AsyncParsableCommand {
             print("database:        \(s.path) (\(ByteCountFormatter.string(fromByteCount: s.fileBytes, countStyle: .file)))")
             print("index CRS:       \(s.indexCRS) (geocentric R*Tree of blocks)")
             print("incidents:       \(s.total) (\(s.located) located, \(s.total - s.located) without position)")
-            print("active now:      \(s.active), expired: \(s.expired)")
+            print("active now:      \(s.active), expired: \(s.expired), ended: \(s.ended)")
             print("spatial index:   \(s.indexBlocks) blocks, \(s.indexSingles) single incidents")
             print("updated:         \(date(s.oldestUpdate)) … \(date(s.newestUpdate))")
             print("geocode cache:   \(s.geocodeCacheEntries) answers")
             print("junctions:       \(s.knownJunctions) known on \(s.junctionRoads) roads (trafficgeo junctions list)")
+            print("change feed:     " + (s.changeFeed.latest == 0 ? "empty" : "seq \(s.changeFeed.first) … \(s.changeFeed.latest) kept (trafficgeo changes)"))
             for (title, counts) in [("sources", s.bySource), ("categories", s.byCategory), ("roads (top 10)", s.byRoad), ("positions from", s.byPositionSource)] where !counts.isEmpty {
                 print("\(title):")
                 for (key, n) in counts { print("  \(String(n).padding(toLength: 8, withPad: " ", startingAt: 0)) \(key)") }
+            }
+            if !s.feedHealth.isEmpty {
+                print("feed health:")
+                for h in s.feedHealth {
+                    var line = "  \(h.source): last success \(date(h.lastSuccess))"
+                    if let n = h.lastEntries { line += " (\(n) entries)" }
+                    if h.failureStreak > 0 { line += ", \(h.failureStreak) failed in a row" }
+                    if h.emptyStreak > 0 { line += ", \(h.emptyStreak) empty in a row" }
+                    if let error = h.lastError { line += "\n    last error \(date(h.lastErrorAt)): \(error.count > 300 ? String(error.prefix(300)) + " …" : error)" }
+                    print(line)
+                }
             }
             if check {
                 let problems = try store.checkIntegrity()
@@ -61,11 +73,14 @@ struct PruneCommand: AsyncParsableCommand {
     @Flag(help: "Delete incidents whose expiry time has passed.")
     var expired = false
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Count as expired what expired before TIME (default now; ISO 8601 or -2d).", valueName: "time"))
+    @Flag(help: "Delete incidents that ended (a snapshot of their source stopped listing them).")
+    var ended = false
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("Count as over what expired or ended before TIME (default now; ISO 8601, or -7d: ended more than a week ago).", valueName: "time"))
     var before: String?
 
     func validate() throws {
-        guard expired else { throw ValidationError("Say what to prune: --expired.") }
+        guard expired || ended else { throw ValidationError("Say what to prune: --expired, --ended, or both.") }
         if let before, TimeArgument.parse(before) == nil { throw ValidationError("--before '\(before)' is not a time.") }
     }
 
@@ -73,8 +88,15 @@ struct PruneCommand: AsyncParsableCommand {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
             let store = try global.openStore()
-            let count = try store.pruneExpired(before: before.flatMap { TimeArgument.parse($0) } ?? Date())
-            if !global.quiet { print("pruned \(count) expired incidents") }
+            let date = before.flatMap { TimeArgument.parse($0) } ?? Date()
+            if expired {
+                let count = try store.pruneExpired(before: date)
+                if !global.quiet { print("pruned \(count) expired incidents") }
+            }
+            if ended {
+                let count = try store.pruneEnded(before: date)
+                if !global.quiet { print("pruned \(count) ended incidents") }
+            }
         }
     }
 }

@@ -26,7 +26,8 @@ struct TrafficGeoCommand: AsyncParsableCommand {
         version: TrafficGeoVersion.string,
         subcommands: [
             IngestCommand.self, NearCommand.self, WithinCommand.self, BoundingBoxCommand.self, ExportCommand.self,
-            GeocodeCommand.self, ReverseCommand.self, JunctionsCommand.self, StatsCommand.self, PruneCommand.self, ParseCommand.self,
+            ChangesCommand.self, WatchCommand.self, GeocodeCommand.self, ReverseCommand.self, JunctionsCommand.self, StatsCommand.self,
+            PruneCommand.self, ParseCommand.self,
         ]
     )
 }

@@ -13,6 +13,8 @@ final class LoopbackHTTPServer: @unchecked Sendable {
         var rawQuery: String
         var headers: [String: String]
         var arrival: ContinuousClock.Instant
+        var method = "GET"
+        var body = ""
     }
 
     indirect enum Reply: Sendable {
@@ -94,6 +96,7 @@ final class LoopbackHTTPServer: @unchecked Sendable {
         let box: HandlerBox
         let record: @Sendable (Request) -> Int
         var head: HTTPRequestHead?
+        var body: [UInt8] = []
 
         init(box: HandlerBox, record: @escaping @Sendable (Request) -> Int) {
             self.box = box
@@ -102,8 +105,10 @@ final class LoopbackHTTPServer: @unchecked Sendable {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             switch unwrapInboundIn(data) {
-            case let .head(h): head = h
-            case .body: break
+            case let .head(h):
+                head = h
+                body = []
+            case var .body(buffer): body += buffer.readBytes(length: buffer.readableBytes) ?? []
             case .end:
                 guard let head else { return }
                 let components = URLComponents(string: "http://x" + head.uri)
@@ -112,7 +117,8 @@ final class LoopbackHTTPServer: @unchecked Sendable {
                 var headers: [String: String] = [:]
                 for (name, value) in head.headers { headers[name.lowercased()] = value }
                 let request = Request(path: components?.path ?? head.uri, query: query, rawQuery: components?.percentEncodedQuery ?? "",
-                                      headers: headers, arrival: .now)
+                                      headers: headers, arrival: .now, method: head.method.rawValue,
+                                      body: String(decoding: body, as: UTF8.self))
                 let n = record(request)
                 perform(box.handler(request, n), context: context, keepAlive: head.isKeepAlive)
             }

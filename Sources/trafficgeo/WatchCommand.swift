@@ -1,0 +1,209 @@
+import ArgumentParser
+import Foundation
+import Logging
+import TrafficGeo
+import TrafficGeoModel
+import TrafficGeoProjection
+import TrafficGeoStore
+import TrafficGeoSupport
+import TrafficGeoWatch
+
+struct WatchCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "watch",
+        abstract: "Report incidents that enter, change within or leave an area, as they happen.",
+        discussion: """
+            A standing query: a circle (--lat --lon --radius), a box (--bbox), or a corridor along \
+            a route you drive (--route route.geojson --buffer 2km), with every query filter. Many \
+            at once from --watches FILE (docs/live.md). With --source, the watch reads those \
+            sources every --every (autobahn: for the Autobahn API); without, it follows the \
+            change feed of ingests run by another process.
+
+            At its first start a watch reports what is inside now (enter events). It saves where \
+            it is in the change feed after each batch (--state), so a restarted watch goes on \
+            from there: nothing repeated, nothing missed. Ctrl-C stops it cleanly.
+
+            Events go to stdout (a line each on a terminal, NDJSON otherwise), and to --exec \
+            (a command run per event, the JSON on stdin), --webhook (POSTed JSON, retried) and \
+            --ntfy (an ntfy topic URL). Exit status: 0 stopped, 1 database error, 64 usage.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @OptionGroup(title: "Area") var location: LocationOptions
+
+    @Option(help: ArgumentHelp("With --lat/--lon: how far around (25km, 500m, 3mi).", valueName: "distance"))
+    var radius = "25km"
+
+    @Option(parsing: .unconditional, help: ArgumentHelp("A box instead: west,south,east,north in degrees (west > east crosses the antimeridian).", valueName: "w,s,e,n"))
+    var bbox: String?
+
+    @Option(help: ArgumentHelp("A corridor instead: a GeoJSON LineString (file) you drive along.", valueName: "file"))
+    var route: String?
+
+    @Option(help: ArgumentHelp("With --route: how far from the route (2km).", valueName: "distance"))
+    var buffer = "2km"
+
+    @Option(help: "The watch's name in its events.")
+    var name = "watch"
+
+    @Option(help: ArgumentHelp("Many standing queries from a JSON file (docs/live.md) instead of the area options.", valueName: "file"))
+    var watches: String?
+
+    @OptionGroup(title: "Filters") var filters: FilterOptions
+
+    @Option(help: ArgumentHelp("Read this source every --every (repeatable): a feed URL or file, or autobahn: / autobahn:A1,A3.", valueName: "source"))
+    var source: [String] = []
+
+    @OptionGroup(title: "Live sources") var live: LiveSourceOptions
+
+    @Option(help: ArgumentHelp("How often to read the sources (default 2m) or look at the change feed (default 5s).", valueName: "duration"))
+    var every: String?
+
+    @Flag(help: "One round (read the sources, report, save the state), then exit.")
+    var once = false
+
+    @Option(help: ArgumentHelp("Where the watch keeps its place (default: under $XDG_STATE_HOME/trafficgeo, named for the database and the queries).", valueName: "file"))
+    var state: String?
+
+    @Option(help: ArgumentHelp("Run this shell command per event, the event's JSON on its stdin.", valueName: "command"))
+    var exec: String?
+
+    @Option(help: ArgumentHelp("POST each event's JSON to this URL (retried).", valueName: "url"))
+    var webhook: [String] = []
+
+    @Option(help: ArgumentHelp("Publish each event to this ntfy topic URL (https://ntfy.sh/mytopic).", valueName: "url"))
+    var ntfy: String?
+
+    enum Format: String, ExpressibleByArgument, CaseIterable { case lines, ndjson }
+
+    @Option(name: .shortAndLong, help: "stdout: lines (for people; the default on a terminal) or ndjson (the default otherwise).")
+    var format: Format?
+
+    @Flag(help: "Print nothing on stdout (the other destinations still get every event).")
+    var noStdout = false
+
+    func validate() throws {
+        let areas = [location.isGiven, bbox != nil, route != nil, watches != nil].filter { $0 }.count
+        guard areas == 1 else {
+            throw ValidationError(areas == 0 ? "Say where to watch: --lat/--lon (with --radius), --bbox, --route, or --watches FILE."
+                                             : "Give one of --lat/--lon, --bbox, --route and --watches.")
+        }
+        _ = try DistanceArgument.validated(radius, option: "--radius")
+        _ = try DistanceArgument.validated(buffer, option: "--buffer")
+        if let bbox { _ = try Self.box(bbox) }
+        if let every {
+            guard try DurationArgument.validated(every, option: "--every") >= 0.1 else { throw ValidationError("--every must be at least 100ms.") }
+        }
+        for url in webhook + (ntfy.map { [$0] } ?? []) {
+            let lower = url.lowercased()
+            guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { throw ValidationError("'\(url)' is not an http(s) URL.") }
+        }
+        if let ntfy, NtfyDelivery(url: ntfy) == nil { throw ValidationError("--ntfy '\(ntfy)' names no topic: use https://ntfy.sh/TOPIC.") }
+    }
+
+    static func box(_ text: String) throws -> LonLatBox {
+        let v = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        guard v.count == 4, let w = v[0], let s = v[1], let e = v[2], let n = v[3],
+              abs(w) <= 180, abs(e) <= 180, abs(s) <= 90, abs(n) <= 90, s <= n else {
+            throw ValidationError("--bbox '\(text)' is not west,south,east,north in degrees (south ≤ north).")
+        }
+        return LonLatBox(west: w, south: s, east: e, north: n)
+    }
+
+    func standingQueries() throws -> [StandingQuery] {
+        if let watches { return try WatchDefinitions.read(path: watches) }
+        let area: WatchArea
+        if location.isGiven {
+            area = .circle(center: location.resolvedCoordinate(quiet: global.quiet), radius: DistanceArgument.parse(radius)!)
+        } else if let bbox {
+            area = .box(try Self.box(bbox))
+        } else {
+            area = .corridor(route: try RouteFile.read(path: route!), buffer: DistanceArgument.parse(buffer)!)
+        }
+        return [StandingQuery(name: name, area: area, filter: filters.filter)]
+    }
+
+    /// The default state file: one per database and set of queries.
+    func statePath(queries: [StandingQuery]) -> String {
+        if let state { return state }
+        var hash = StableHash()
+        hash.combine(global.databasePath)
+        for q in queries { hash.combine("\(q.name)|\(q.area)|\(q.filter)") }
+        let environment = ProcessInfo.processInfo.environment
+        let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
+            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/state")
+        return (stateHome as NSString).appendingPathComponent("trafficgeo/watch-\(String(UInt64(bitPattern: hash.int64), radix: 16)).json")
+    }
+
+    func run() async throws {
+        global.bootstrapLogging()
+        try await TrafficGeoExit.run {
+            let queries: [StandingQuery]
+            do { queries = try standingQueries() } catch let problem as WatchDefinitions.Problem {
+                Terminal.printError("trafficgeo: error: \(problem)")
+                throw ExitCode.validationFailure
+            }
+            // Following another process's ingests needs its database; reading sources makes one.
+            let store = try global.openStore(readOnly: source.isEmpty)
+            let stateURL = URL(fileURLWithPath: statePath(queries: queries))
+            let saved: WatchState?
+            do { saved = try WatchState.load(from: stateURL) } catch {
+                Terminal.printError("trafficgeo: warning: the watch state \(stateURL.path) is unreadable (\(error)); starting over")
+                saved = nil
+            }
+            var matcher = WatchMatcher(queries: queries, state: saved)
+            if !global.quiet {
+                let resumed = saved != nil && matcher.state.lastSequence != nil
+                Terminal.printError("trafficgeo: watching \(queries.count == 1 ? "'\(queries[0].name)'" : "\(queries.count) areas") "
+                                    + (resumed ? "from seq \(matcher.state.lastSequence!)" : "from now") + "; state in \(stateURL.path)")
+            }
+            let logger = Logger(label: "trafficgeo.watch")
+            var deliveries: [any WatchDelivery] = []
+            if !noStdout {
+                deliveries.append(ConsoleDelivery(style: (format ?? (Terminal.stdoutIsTerminal ? .lines : .ndjson)) == .lines ? .lines : .ndjson))
+            }
+            if let exec { deliveries.append(ExecDelivery(command: exec, logger: logger)) }
+            deliveries += webhook.map { WebhookDelivery(url: $0, logger: logger) }
+            if let ntfy, let delivery = NtfyDelivery(url: ntfy, logger: logger) { deliveries.append(delivery) }
+
+            var ingestor = FeedIngestor(store: store)
+            live.configure(&ingestor)
+            let interval = every.flatMap(DurationArgument.parse) ?? (source.isEmpty ? 5 : 120)
+            let stop = once ? nil : StopSignal.install(message: "the watch's place is saved")
+            while true {
+                let started = ContinuousClock.now
+                for location in source {
+                    do {
+                        let summary = try await ingestor.ingest(location)
+                        if global.verbose { Terminal.printError(IngestCommand.describe(summary, location: location)) }
+                        if let problem = summary.feedError { Terminal.printError("trafficgeo: warning: \(location): \(problem)") }
+                    } catch {
+                        Terminal.printError("trafficgeo: warning: \(location): \(error) (tried again in \(DurationText.describe(interval)))")
+                    }
+                }
+                if !source.isEmpty { try live.pruneChanges(store) }
+                try await matcher.poll(store) { events, state in
+                    for event in events {
+                        for delivery in deliveries { await delivery.deliver(event) }
+                    }
+                    try state.save(to: stateURL)
+                }
+                if once || stop?.isSet == true { break }
+                // Sleep until the next round, waking for Ctrl-C.
+                let next = started + .milliseconds(Int64(interval * 1000))
+                while ContinuousClock.now < next, stop?.isSet != true {
+                    try await Task.sleep(for: min(.milliseconds(200), next - ContinuousClock.now))
+                }
+                if stop?.isSet == true { break }
+            }
+            if !global.quiet { Terminal.printError("trafficgeo: watch stopped at seq \(matcher.state.lastSequence ?? 0)") }
+        }
+    }
+}
+
+enum DurationText {
+    static func describe(_ seconds: Double) -> String {
+        seconds >= 3600 ? "\(Int(seconds / 3600))h" : seconds >= 60 ? "\(Int(seconds / 60))m" : String(format: "%gs", seconds)
+    }
+}
