@@ -22,7 +22,7 @@ struct ChangesCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Events after this sequence number, or recorded at or after this time ('-1h', ISO 8601). Default: all kept.", valueName: "seq|time"))
     var since: String?
 
-    @OptionGroup(title: "Filters (on the incident as it is now)") var filters: FilterOptions
+    @OptionGroup(title: "Filters (on the incident as it is now)") var filters: ContentFilterOptions
 
     enum Format: String, ExpressibleByArgument, CaseIterable { case ndjson, geojsonseq }
 

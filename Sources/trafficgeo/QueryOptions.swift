@@ -122,16 +122,35 @@ struct BatchQueryOptions: ParsableArguments {
         d.inSeconds * 1000
     }
 }
-/// The conditions every query, `changes` and `watch` accept.
+/// The conditions every query, `changes` and `watch` accept: the incident's update time, and
+/// the rest (`ContentFilterOptions`; `changes` has its own --since, a sequence number or time).
 struct FilterOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents active at TIME (updated ≤ TIME < expires, not ended): 'now' or an ISO 8601 time.", valueName: "time"))
-    var activeAt: String?
+    @OptionGroup var content: ContentFilterOptions
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents updated at or after TIME ('now', ISO 8601, or -2h / -3d ago).", valueName: "time"))
     var since: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents updated before TIME ('now', ISO 8601, or -2h / -3d ago).", valueName: "time"))
     var until: String?
+
+    func validate() throws {
+        for (name, value) in [("--since", since), ("--until", until)] {
+            if let value, TimeArgument.parse(value) == nil { throw ContentFilterOptions.notATime(name, value) }
+        }
+    }
+
+    var filter: IncidentFilter {
+        var filter = content.filter
+        filter.since = since.flatMap { TimeArgument.parse($0) }
+        filter.until = until.flatMap { TimeArgument.parse($0) }
+        return filter
+    }
+}
+
+/// Conditions on what an incident is: active, road, category, words, placement.
+struct ContentFilterOptions: ParsableArguments {
+    @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents active at TIME (updated ≤ TIME < expires, not ended): 'now' or an ISO 8601 time.", valueName: "time"))
+    var activeAt: String?
 
     @Option(help: ArgumentHelp("Only incidents on these roads (A4 = a4 = A 4 = BAB 4; a comma list, or the option repeated).", valueName: "road"))
     var road: [String] = []
@@ -149,17 +168,17 @@ struct FilterOptions: ParsableArguments {
     var precision: String?
 
     func validate() throws {
-        for (name, value) in [("--active-at", activeAt), ("--since", since), ("--until", until)] {
-            if let value, TimeArgument.parse(value) == nil {
-                throw ValidationError("\(name) '\(value)' is not a time: use 'now', 'today', 'yesterday', an ISO 8601 time such as 2025-05-19T04:06:00Z, or -2h / -3d / -1w.")
-            }
-        }
+        if let activeAt, TimeArgument.parse(activeAt) == nil { throw Self.notATime("--active-at", activeAt) }
         _ = try categories(category)
         if let minConfidence, !(0...1).contains(minConfidence) {
             throw ValidationError("--min-confidence \(minConfidence) is outside 0 … 1 (0.5 keeps incidents placed at least half surely).")
         }
         if let precision { _ = try precisions(precision) }
         _ = try roads(road)
+    }
+
+    static func notATime(_ name: String, _ value: String) -> ValidationError {
+        ValidationError("\(name) '\(value)' is not a time: use 'now', 'today', 'yesterday', an ISO 8601 time such as 2025-05-19T04:06:00Z, or -2h / -3d / -1w.")
     }
 
     /// Each `--road`, split at commas, normalised.
@@ -191,8 +210,7 @@ struct FilterOptions: ParsableArguments {
     }
 
     var filter: IncidentFilter {
-        var filter = IncidentFilter(activeAt: activeAt.flatMap { TimeArgument.parse($0) }, since: since.flatMap { TimeArgument.parse($0) },
-                                    until: until.flatMap { TimeArgument.parse($0) }, roads: (try? roads(road)) ?? [],
+        var filter = IncidentFilter(activeAt: activeAt.flatMap { TimeArgument.parse($0) }, roads: (try? roads(road)) ?? [],
                                     categories: (try? categories(category)) ?? [], search: search)
         filter.minConfidence = minConfidence
         filter.precisions = (try? precision.map(precisions)) ?? []
