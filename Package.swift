@@ -128,7 +128,7 @@ let package = Package(
         // Query benchmark (docs/benchmarks.md): swift run -c release trafficgeo-bench
         .executableTarget(
             name: "trafficgeo-bench",
-            dependencies: ["TrafficGeo", "TrafficGeoPROJ", "TrafficGeoOutput", "TrafficGeoTestSupport", "TrafficGeoModel", "TrafficGeoProjection", "TrafficGeoFeeds", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoQuery"],
+            dependencies: ["TrafficGeo", "TrafficGeoPROJ", "TrafficGeoOutput", "TrafficGeoTestSupport", "TrafficGeoModel", "TrafficGeoProjection", "TrafficGeoFeeds", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoQuery", "TrafficGeoWatch"],
             path: "Benchmarks/QueryBenchmark"
         ),
         .testTarget(

@@ -2,7 +2,9 @@
 //
 //   swift build -c release && .build/release/trafficgeo-bench [SUITE ...] [options]
 //
-// Suites (default: all): geodesic, projection, output, ingest, knn, radius, process.
+// Suites (default: all but watch): geodesic, projection, output, ingest, knn, radius, process;
+// watch (100 standing queries over a copy of the query store, matched after ingests that change
+// 10,000 incidents; only when named).
 //   --points N            incidents in the query store (1,000,000)
 //   --queries N           query points for knn/radius (1,000)
 //   --atom-entries N      entries of the Atom feed for `ingest` (100,000)
@@ -27,6 +29,7 @@ import TrafficGeoSQLite
 import TrafficGeoStore
 import TrafficGeoTestSupport
 import TrafficGeoPROJ
+import TrafficGeoWatch
 
 struct Options {
     var suites: [String] = []
@@ -39,7 +42,8 @@ struct Options {
     var saveBaseline: String?
     var compare: String?
 
-    static let allSuites = ["geodesic", "projection", "output", "ingest", "knn", "radius", "process"]
+    static let allSuites = ["geodesic", "projection", "output", "ingest", "knn", "radius", "process", "watch"]
+    static let defaultSuites = allSuites.filter { $0 != "watch" }
 
     init(_ args: [String]) {
         var i = 1
@@ -72,7 +76,7 @@ struct Options {
             }
             i += 1
         }
-        if suites.isEmpty { suites = Self.allSuites }
+        if suites.isEmpty { suites = Self.defaultSuites }
     }
 }
 
@@ -288,7 +292,8 @@ if options.suites.contains("ingest") {
                  1 / whole.median, oneCore.median, oneCore.low, oneCore.high, added.median, added.low, added.high))
 }
 
-if options.suites.contains("knn") || options.suites.contains("radius") || options.suites.contains("process") {
+/// The query store of `options.points` random incidents in and around Germany (built once).
+@MainActor func buildQueryStoreIfNeeded() throws {
     if options.rebuild || !FileManager.default.fileExists(atPath: options.db) {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: options.db + suffix) }
         let csv = options.db + ".csv"
@@ -310,6 +315,10 @@ if options.suites.contains("knn") || options.suites.contains("radius") || option
                      Double(result.new) / (clock.now - start).inSeconds))
         try? FileManager.default.removeItem(atPath: csv)
     }
+}
+
+if options.suites.contains("knn") || options.suites.contains("radius") || options.suites.contains("process") {
+    try buildQueryStoreIfNeeded()
     let store = try SQLiteIncidentStore(path: options.db, readOnly: true)
     let engine = QueryEngine(store: store)
     let queries = (0..<options.queries).map { _ in germany() }
@@ -353,6 +362,73 @@ if options.suites.contains("knn") || options.suites.contains("radius") || option
             print("(build the trafficgeo product in the same configuration to time the process: \(cli.path) is missing)")
         }
     }
+}
+
+if options.suites.contains("watch") {
+    // 100 standing queries (circles of 25 km, some with a road filter, boxes, route corridors)
+    // over a copy of the 1M store; each round an ingest changes 10,000 random incidents (half of
+    // them moved ~5 km) and the watches are matched against its change-feed events. The time
+    // from the ingest's commit to every watch's events is the figure (issue 17: ≤ 1 s).
+    try buildQueryStoreIfNeeded()
+    let copy = options.db + ".watch.sqlite"
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copy + suffix) }
+    do {
+        let original = try SQLiteIncidentStore(path: options.db)
+        try original.read { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+    }
+    try FileManager.default.copyItem(atPath: options.db, toPath: copy)
+    let store = try SQLiteIncidentStore(path: copy)
+    var queries: [StandingQuery] = []
+    for k in 0..<100 {
+        let c = germany()
+        var filter = IncidentFilter()
+        let area: WatchArea
+        switch k % 10 {
+        case 0..<5: area = .circle(center: c, radius: 25_000)
+        case 5, 6: area = .circle(center: c, radius: 25_000); filter.roads = ["A\(k % 99 + 1)"]
+        case 7, 8: area = .box(LonLatBox(west: c.longitude, south: c.latitude, east: c.longitude + 0.4, north: c.latitude + 0.25))
+        default:
+            let route = (0..<6).map { i in Coordinate(latitude: c.latitude + Double(i) * 0.05, longitude: c.longitude + Double(i) * 0.08) }
+            area = .corridor(route: route, buffer: 2_000)
+        }
+        queries.append(StandingQuery(name: "w\(k)", area: area, filter: filter))
+    }
+    var matcher = WatchMatcher(queries: queries, state: nil)
+    var t0 = clock.now
+    var initial = 0
+    try await matcher.poll(store) { events, _ in initial += events.count }
+    print(String(format: "watch: 100 standing queries started over %d incidents in %.2f s (%d inside)", options.points, (clock.now - t0).inSeconds, initial))
+    var matchTimes: [Double] = [], ingestTimes: [Double] = []
+    var eventCounts: [Int] = []
+    var change = SplitMix64(seed: 99)
+    for round in 0..<5 {
+        var changed = Set<Int>()
+        while changed.count < 10_000 { changed.insert(Int.random(in: 0..<options.points, using: &change)) }
+        let current = try store.incidents(ids: [])   // warm the statement cache
+        _ = current
+        var updates: [Incident] = []
+        try store.all(filter: IncidentFilter(), locatedOnly: true) { result in
+            guard let n = Int(result.incident.id.dropFirst()), changed.contains(n) else { return }
+            var incident = result.incident
+            incident.title = "A\(n % 99 + 1) : bench, round \(round)"
+            if n % 2 == 0, let p = incident.position {
+                incident.position = Coordinate(latitude: min(89, p.latitude + 0.045), longitude: p.longitude)
+            }
+            updates.append(incident)
+        }
+        t0 = clock.now
+        let summary = try store.ingest(source: "bench") { emit in for i in updates { try emit(.incident(i)) } }
+        ingestTimes.append((clock.now - t0).inSeconds)
+        precondition(summary.updated == 10_000, "the round changed \(summary.updated), not 10,000")
+        t0 = clock.now
+        var events = 0
+        try await matcher.poll(store) { batch, _ in events += batch.count }
+        matchTimes.append((clock.now - t0).inSeconds)
+        eventCounts.append(events)
+    }
+    _ = record("watch: 10,000 changes × 100 queries", times: matchTimes,
+               note: "events a round \(eventCounts.map(String.init).joined(separator: ", ")); the ingest itself \(format(spread(ingestTimes).median))")
+    for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copy + suffix) }
 }
 
 for i in results.indices { results[i].relative = results[i].median / reference.median }

@@ -8,16 +8,19 @@ extension IncidentFilter {
     /// queries that look at the incidents a change names (`trafficgeo watch`).
     public func matches(_ stored: StoredIncident) -> Bool {
         let i = stored.incident
-        if let activeAt {
-            if let updated = i.updated, updated > activeAt { return false }
-            if let expires = i.expires, !(activeAt < expires) { return false }
-            if let ended = stored.ended, !(activeAt < ended) { return false }
+        // Times compared as seconds since 1970, as the store keeps and compares them (a Date
+        // counts from 2001: the same instant may differ in its last bit).
+        let updated = i.updated?.timeIntervalSince1970
+        if let t = activeAt?.timeIntervalSince1970 {
+            if let updated, updated > t { return false }
+            if let expires = i.expires?.timeIntervalSince1970, !(t < expires) { return false }
+            if let ended = stored.ended?.timeIntervalSince1970, !(t < ended) { return false }
         }
-        if let since {
-            guard let updated = i.updated, updated >= since else { return false }
+        if let since = since?.timeIntervalSince1970 {
+            guard let updated, updated >= since else { return false }
         }
-        if let until {
-            guard let updated = i.updated, updated < until else { return false }
+        if let until = until?.timeIntervalSince1970 {
+            guard let updated, updated < until else { return false }
         }
         if !roads.isEmpty {
             guard let road = i.road, roads.contains(road) else { return false }

@@ -84,7 +84,8 @@ import Testing
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("s.sqlite").path)
-        let now = Date()
+        // Whole seconds, as feeds give times (a Date's last bit may differ from the stored REAL's).
+        let now = Date(timeIntervalSince1970: Date().timeIntervalSince1970.rounded())
         var incidents: [Incident] = []
         for k in 0..<40 {
             var i = Self.incident("f\(k)", title: k % 3 == 0 ? "A4 : Köln - Olpe Unfall" : "A1 : Bremen Baustelle", lat: 50 + Double(k) / 100,
