@@ -372,11 +372,11 @@ if options.suites.contains("watch") {
     try buildQueryStoreIfNeeded()
     let copy = options.db + ".watch.sqlite"
     for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: copy + suffix) }
-    do {
-        let original = try SQLiteIncidentStore(path: options.db)
-        try original.read { db in try db.execute(sql: "PRAGMA wal_checkpoint(TRUNCATE)") }
+    // The file and its write-ahead log (what a reader would see); the copy migrates on opening.
+    _ = try SQLiteIncidentStore(path: options.db, readOnly: true)
+    for suffix in ["", "-wal"] where FileManager.default.fileExists(atPath: options.db + suffix) {
+        try FileManager.default.copyItem(atPath: options.db + suffix, toPath: copy + suffix)
     }
-    try FileManager.default.copyItem(atPath: options.db, toPath: copy)
     let store = try SQLiteIncidentStore(path: copy)
     var queries: [StandingQuery] = []
     for k in 0..<100 {

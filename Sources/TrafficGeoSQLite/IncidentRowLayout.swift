@@ -104,10 +104,13 @@ enum IncidentRowLayout {
                 confidence: field(.geocodeConfidence))
         }
         incident.properties = (field(.properties) as String?).map(ColumnJSON.parseObject) ?? [:]
+        // (A local, not `.map(Date.init)` in the call: that crashed the 6.3 optimiser, CopyPropagation.)
+        var ended: Date?
+        if let seconds = Double.fromDatabaseValue(column(Selected.ended)) { ended = Date(timeIntervalSince1970: seconds) }
         return StoredIncident(storeID: Int64.fromDatabaseValue(column(Selected.storeID)) ?? 0, incident: incident,
                               firstSeen: Date(timeIntervalSince1970: Double.fromDatabaseValue(column(Selected.firstSeen)) ?? 0),
                               lastChanged: Date(timeIntervalSince1970: Double.fromDatabaseValue(column(Selected.lastChanged)) ?? 0),
-                              ended: Double.fromDatabaseValue(column(Selected.ended)).map(Date.init(timeIntervalSince1970:)))
+                              ended: ended)
     }
 
     /// The stored incident with this store id.

@@ -14,20 +14,7 @@ public enum WatchArea: Sendable, Equatable {
 
     /// Whether `point` is inside, and how far from the centre or the route it is (nil for a box).
     public func locate(_ point: Coordinate) -> (inside: Bool, distance: Double?) {
-        switch self {
-        case let .circle(center, radius):
-            // The chord is never longer than the geodesic: farther by chord is outside (the
-            // cheap test that decides nearly every incident of a country-wide ingest).
-            if GeocentricPoint(center).chord(to: GeocentricPoint(point)) > radius { return (false, nil) }
-            let d = Geodesic.distance(from: center, to: point)
-            return (d <= radius, d)
-        case let .box(box):
-            return (box.contains(point), nil)
-        case let .corridor(route, buffer):
-            guard let bounds = corridorBounds, bounds.contains(point) else { return (false, nil) }
-            let d = Self.distance(from: point, toRoute: route)
-            return (d <= buffer, d)
-        }
+        PreparedArea(self).locate(point, GeocentricPoint(point))
     }
 
     /// A box holding the whole corridor (the route's, widened by the buffer), for a quick test.
@@ -80,6 +67,39 @@ public enum WatchArea: Sendable, Equatable {
         case .circle: return nil
         case let .box(box): return box
         case .corridor: return corridorBounds
+        }
+    }
+}
+
+/// An area with what its tests reuse worked out once (the circle's centre as a geocentric
+/// point, the corridor's bounds): a country-wide ingest tests every changed incident against
+/// every standing query.
+struct PreparedArea {
+    let area: WatchArea
+    private let center: GeocentricPoint?
+    private let bounds: LonLatBox?
+
+    init(_ area: WatchArea) {
+        self.area = area
+        if case let .circle(c, _) = area { center = GeocentricPoint(c) } else { center = nil }
+        bounds = area.corridorBounds
+    }
+
+    /// `point` and its geocentric position `p`.
+    func locate(_ point: Coordinate, _ p: GeocentricPoint) -> (inside: Bool, distance: Double?) {
+        switch area {
+        case let .circle(c, radius):
+            // The chord is never longer than the geodesic: farther by chord is outside (the
+            // cheap test that decides nearly every incident of a country-wide ingest).
+            if center!.chord(to: p) > radius { return (false, nil) }
+            let d = Geodesic.distance(center!, p, from: c, to: point)
+            return (d <= radius, d)
+        case let .box(box):
+            return (box.contains(point), nil)
+        case let .corridor(route, buffer):
+            guard let bounds, bounds.contains(point) else { return (false, nil) }
+            let d = WatchArea.distance(from: point, toRoute: route)
+            return (d <= buffer, d)
         }
     }
 }

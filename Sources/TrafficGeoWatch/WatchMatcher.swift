@@ -19,11 +19,13 @@ import TrafficGeoSupport
 public struct WatchMatcher: Sendable {
     public let queries: [StandingQuery]
     public private(set) var state: WatchState
+    private let areas: [PreparedArea]
     /// Events read from the store at a time.
     public var batchSize = 50_000
 
     public init(queries: [StandingQuery], state: WatchState?) {
         self.queries = queries
+        areas = queries.map { PreparedArea($0.area) }
         let fingerprint = Self.fingerprint(queries)
         if var state, state.queries == fingerprint {
             // Drop what belongs to queries no longer asked.
@@ -83,9 +85,10 @@ public struct WatchMatcher: Sendable {
         for id in order {
             let change = last[id]!
             let stored = current[id]
-            for query in queries {
+            let geocentric = stored?.incident.position.map(GeocentricPoint.init)
+            for (q, query) in queries.enumerated() {
                 let member = state.inside[query.name]?[id]
-                let placed = stored.flatMap { evaluate($0, query, now: now) }
+                let placed = stored.flatMap { evaluate($0, q, geocentric, now: now) }
                 switch (member, placed) {
                 case let (nil, (true, distance, position)?):
                     state.inside[query.name, default: [:]][id] = WatchState.Member(stored!.incident, at: position)
@@ -107,10 +110,14 @@ public struct WatchMatcher: Sendable {
 
     /// Whether a stored incident is inside the query's area and passes its filters: (inside,
     /// distance, position), nil without a position.
-    private func evaluate(_ stored: StoredIncident, _ query: StandingQuery, now: Date) -> (Bool, Double?, Coordinate)? {
-        guard let position = stored.incident.position else { return nil }
-        let (inside, distance) = query.area.locate(position)
-        return (inside && stored.isLive(at: now) && query.filter.matches(stored), distance, position)
+    private func evaluate(_ stored: StoredIncident, _ q: Int, _ geocentric: GeocentricPoint?, now: Date) -> (Bool, Double?, Coordinate)? {
+        guard let position = stored.incident.position, let geocentric else { return nil }
+        let (inside, distance) = areas[q].locate(position, geocentric)
+        return (inside && stored.isLive(at: now) && queries[q].filter.matches(stored), distance, position)
+    }
+
+    private func evaluate(_ stored: StoredIncident, _ q: Int, now: Date) -> (Bool, Double?, Coordinate)? {
+        evaluate(stored, q, stored.incident.position.map(GeocentricPoint.init), now: now)
     }
 
     private func leaveReason(_ stored: StoredIncident, _ query: StandingQuery, placed: (Bool, Double?, Coordinate)?, now: Date) -> String {
@@ -145,10 +152,10 @@ public struct WatchMatcher: Sendable {
     /// Compares each query's members with what the store holds inside its area now.
     mutating func resync(_ store: any IncidentStore, now: Date) throws -> [WatchEvent] {
         var events: [WatchEvent] = []
-        for query in queries {
+        for (q, query) in queries.enumerated() {
             var found: [Int64: (StoredIncident, Double?)] = [:]
             let handle: (QueryResult) throws -> Void = { result in
-                guard let placed = self.evaluate(result.stored, query, now: now), placed.0 else { return }
+                guard let placed = self.evaluate(result.stored, q, now: now), placed.0 else { return }
                 found[result.stored.storeID] = (result.stored, placed.1)
             }
             if let circle = query.area.searchCircle {
@@ -166,7 +173,7 @@ public struct WatchMatcher: Sendable {
             }
             for (id, member) in before.sorted(by: { $0.key < $1.key }) where after[id] == nil {
                 let stored = try store.incident(id: id)
-                let placed = stored.flatMap { evaluate($0, query, now: now) }
+                let placed = stored.flatMap { evaluate($0, q, now: now) }
                 let reason = stored.map { leaveReason($0, query, placed: placed, now: now) } ?? "removed"
                 events.append(event(.leave, query, nil, stored?.incident ?? member.incident, id, placed?.1, reason: reason))
             }
