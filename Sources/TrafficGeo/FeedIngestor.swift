@@ -64,9 +64,7 @@ public struct FeedIngestor: Sendable {
         let formerNames = FeedIdentity.formerNames(forLocation: input.location)
         logger.debug("reading \(input.location) as \(format) into source '\(source)'")
         var count = 0
-        let summary: IngestSummary
-        do {
-            summary = try store.ingest(source: source, format: format, adopting: formerNames, snapshot: snapshot ? .wholeSource : nil) { emit in
+        func readFeed(_ emit: (FeedEvent) throws -> Void) throws {
             try ReadAhead.run(read: { handle in try reader.read(input, source: source, handle: handle) }) { event in
                 if count >= maxEntries {
                     throw FeedError.malformed(input.location, format: format,
@@ -85,7 +83,11 @@ public struct FeedIngestor: Sendable {
                 count += 1
                 if count % progressInterval == 0 { progress?(count) }
             }
-            }
+        }
+        let summary: IngestSummary
+        do {
+            summary = try store.ingest(source: source, format: format, adopting: formerNames, snapshot: snapshot ? .wholeSource : nil,
+                                       read: readFeed)
         } catch {
             record(.failure(source: source, error: "\(error)"))
             throw error

@@ -57,7 +57,16 @@ public struct AutobahnAPI: Sendable {
 
     /// The roads the API lists (`{"roads": ["A1", …]}`).
     public func roadList() async throws -> [String] {
-        let data = try await fetch(baseURL + "/")
+        let data: Data
+        do {
+            data = try await fetch(baseURL + "/")
+        } catch let status as Status {
+            throw FeedError.httpStatus(baseURL + "/", status: status.code)
+        } catch is CancellationError {
+            throw CancellationError()
+        } catch {
+            throw FeedError.download(baseURL + "/", reason: Self.describe(error))
+        }
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any], let roads = object["roads"] as? [Any] else {
             throw FeedError.malformed(baseURL + "/", format: .autobahn, reason: "the road list is not {\"roads\": [...]}", entriesRead: 0)
         }

@@ -155,6 +155,30 @@ import Testing
     }
 }
 
+@Suite struct AutobahnRoadListTests {
+    @Test(.timeLimit(.minutes(1))) func aRoadListThatFailsIsAFeedErrorAndRecordedInFeedHealth() async throws {
+        let server = try LoopbackHTTPServer { _, _ in .json("{\"error\": 1}", status: 503) }
+        defer { server.shutdown() }
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("s.sqlite").path)
+        var ingestor = FeedIngestor(store: store)
+        var api = AutobahnAPI(baseURL: "http://127.0.0.1:\(server.port)/o/autobahn/", cacheDirectory: nil)
+        api.attempts = 2
+        api.backoff = 0.01
+        ingestor.autobahn = api
+        await #expect(throws: FeedError.httpStatus("http://127.0.0.1:\(server.port)/o/autobahn/", status: 503)) {
+            try await ingestor.ingest("autobahn:")
+        }
+        #expect(server.requests.count == 2 && server.requests.allSatisfy { $0.headers["user-agent"]?.hasPrefix("trafficgeo/") == true })
+        let health = try #require(try store.feedHealth().first)
+        #expect(health.source == "autobahn" && health.failureStreak == 1 && health.lastSuccess == nil)
+        #expect(AutobahnAPI.roads(inLocation: "autobahn:a1, A 3") == .some(["A1", "A3"]))
+        #expect(AutobahnAPI.roads(inLocation: "autobahn:") == .some(nil))
+        #expect(AutobahnAPI.roads(inLocation: "feed.xml") == nil)
+    }
+}
+
 /// What `--active-at now` returns, by feed id.
 enum QueryEngineProbe {
     static func activeIDs(_ store: any IncidentStore) throws -> Set<String> {
