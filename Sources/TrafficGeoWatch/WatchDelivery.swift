@@ -16,17 +16,27 @@ public protocol WatchDelivery: Sendable {
 public struct ConsoleDelivery: WatchDelivery {
     public enum Style: Sendable { case lines, ndjson }
     public var style: Style
+    /// Called when stdout is gone (the reader of a pipe quit), with SIGPIPE ignored.
+    public var onClosed: @Sendable () -> Void
 
-    public init(style: Style) { self.style = style }
+    public init(style: Style, onClosed: @escaping @Sendable () -> Void = { exit(0) }) {
+        self.style = style
+        self.onClosed = onClosed
+    }
 
     public func deliver(_ event: WatchEvent) async {
         let text = (style == .lines ? event.line : event.jsonText) + "\n"
-        FileHandle.standardOutput.write(Data(text.utf8))
+        do {
+            try FileHandle.standardOutput.write(contentsOf: Data(text.utf8))
+        } catch {
+            onClosed()
+        }
     }
 }
 
 /// Runs a shell command per event, the event's JSON on its stdin (`--exec`); the event's kind
-/// and watch are also in `TRAFFICGEO_EVENT` and `TRAFFICGEO_WATCH`.
+/// and watch are also in `TRAFFICGEO_EVENT` and `TRAFFICGEO_WATCH`. The caller ignores SIGPIPE
+/// (`trafficgeo watch` does): a command that exits without reading its input must not end the watch.
 public struct ExecDelivery: WatchDelivery {
     public var command: String
     public var logger: Logger

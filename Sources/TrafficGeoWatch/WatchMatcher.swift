@@ -39,8 +39,15 @@ public struct WatchMatcher: Sendable {
     }
 
     /// What the standing queries are, as text: a saved state of other queries is not resumed.
-    static func fingerprint(_ queries: [StandingQuery]) -> String {
-        queries.map { "\($0.name)|\($0.area)|\($0.filter)" }.joined(separator: "\n")
+    /// Time filters count by whether they are set, not by their instant: `--since -1h` or
+    /// `--active-at now` name another instant at each start, and are still the same watch.
+    public static func fingerprint(_ queries: [StandingQuery]) -> String {
+        queries.map { q in
+            var filter = q.filter
+            let times = [filter.activeAt, filter.since, filter.until].map { $0 == nil ? "-" : "t" }.joined()
+            (filter.activeAt, filter.since, filter.until) = (nil, nil, nil)
+            return "\(q.name)|\(q.area)|\(filter)|\(times)"
+        }.joined(separator: "\n")
     }
 
     /// Reads the change feed up to its end and returns the events, oldest first. `deliver` is

@@ -129,7 +129,7 @@ struct WatchCommand: AsyncParsableCommand {
         if let state { return state }
         var hash = StableHash()
         hash.combine(global.databasePath)
-        for q in queries { hash.combine("\(q.name)|\(q.area)|\(q.filter)") }
+        hash.combine(WatchMatcher.fingerprint(queries))
         let environment = ProcessInfo.processInfo.environment
         let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/state")
@@ -138,6 +138,9 @@ struct WatchCommand: AsyncParsableCommand {
 
     func run() async throws {
         global.bootstrapLogging()
+        // A closed pipe is an error to handle (an --exec command that did not read its input,
+        // stdout's reader gone), not a signal that ends the watch mid-delivery.
+        signal(SIGPIPE, SIG_IGN)
         try await TrafficGeoExit.run {
             let queries: [StandingQuery]
             do { queries = try standingQueries() } catch let problem as WatchDefinitions.Problem {
