@@ -49,8 +49,8 @@ final class IncidentWriter {
         // Column 0 the hash, 1 the store id, 2 when it ended, then the fields (`storedField`).
         findStatement = try db.makeStatement(sql: "SELECT content_hash, id, ended, \(columns) FROM incidents WHERE source_id = ? AND external_id = ?")
         let assignments = IncidentRowLayout.fieldColumns.map { "\($0) = ?" }.joined(separator: ", ")
+        updateStatement = try db.makeStatement(sql: "UPDATE incidents SET \(assignments), content_hash = ?, last_changed = ? WHERE id = ?")
         // A feed that lists an incident again reopens it if it had ended.
-        updateStatement = try db.makeStatement(sql: "UPDATE incidents SET \(assignments), content_hash = ?, last_changed = ?, ended = NULL WHERE id = ?")
         reopenStatement = try db.makeStatement(sql: "UPDATE incidents SET ended = NULL, last_changed = ? WHERE id = ?")
         resetGeocodeStatus = try db.makeStatement(sql: "UPDATE incidents SET geocode_status = NULL, geocode_error = NULL WHERE id = ?")
         inserter = try CurveOrderedInserter(db: db, index: index, now: self.now) { [findStatement] source, id in
@@ -108,6 +108,7 @@ final class IncidentWriter {
             return
         }
         try updateStatement.execute(arguments: StatementArguments(list + [hash.databaseValue, now.databaseValue, rowID.databaseValue]))
+        if hadEnded { try reopenStatement.execute(arguments: [now, rowID]) }
         let position = IncidentRowLayout.position(list)
         try index.positionChanged(id: rowID, to: position)
         // New words without a position: worth asking the geocoder again.

@@ -35,7 +35,8 @@ extension SQLiteIncidentStore {
     /// `retryNotFound` also returns those a geocoder definitely did not find before.
     public func pendingGeocodes(source: String?, retryNotFound: Bool, limit: Int) throws -> [StoredIncident] {
         try read { db in
-            var sql = "SELECT \(IncidentRowLayout.selection) FROM incidents i WHERE i.latitude IS NULL"
+            // Ended incidents are not worth a geocoder's time (a feed that lists one again reopens it).
+            var sql = "SELECT \(IncidentRowLayout.selection) FROM incidents i WHERE i.latitude IS NULL AND i.ended IS NULL"
             var arguments = StatementArguments()
             sql += retryNotFound ? "" : " AND (i.geocode_status IS NULL OR i.geocode_status = 'failed')"
             if let source { sql += " AND i.source_id = (SELECT id FROM sources WHERE name = ?)"; arguments += [source] }

@@ -33,7 +33,7 @@ public protocol IncidentStore: AnyObject, GeocodeCaching {
 
     // MARK: Geocoding (the answer cache: `GeocodeCaching`)
 
-    /// Incidents without a position that have not been given up on, oldest first.
+    /// Incidents without a position that have not been given up on (nor ended), oldest first.
     /// `retryNotFound` also returns those a geocoder definitely did not find before.
     func pendingGeocodes(source: String?, retryNotFound: Bool, limit: Int) throws -> [StoredIncident]
     /// Records a geocoding outcome: a position (indexed), or why there is none.

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TrafficGeoFeeds
+@testable import TrafficGeoGeocoding
 @testable import TrafficGeoModel
 @testable import TrafficGeoSQLite
 @testable import TrafficGeoStore
@@ -78,6 +79,25 @@ import Testing
         let summary = try Self.ingest(store, [], snapshot: SnapshotScope(parts: ["A1/warning"]))
         #expect(summary.ended == 1)
         #expect(try store.allIncidents().filter { $0.ended != nil }.map(\.incident.id) == ["a"])
+    }
+
+    @Test func endedIncidentsAreNotGeocodedAndAGeocodeDoesNotReopenThem() throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("s.sqlite").path)
+        let unplaced = Incident(source: "feed", id: "u", title: "A4 : Koeln - Olpe")
+        _ = try Self.ingest(store, [unplaced, Self.incident("p")], snapshot: .wholeSource)
+        #expect(try store.pendingGeocodes().map(\.incident.id) == ["u"])
+        _ = try Self.ingest(store, [Self.incident("p")], snapshot: .wholeSource)
+        #expect(try store.pendingGeocodes().isEmpty, "an ended incident is not worth a geocoder's time")
+        let ended = try #require(try store.allIncidents().first { $0.incident.id == "u" })
+        try store.recordGeocode(storeID: ended.storeID, result: .success(LocatedPosition(position: Coordinate(latitude: 51, longitude: 7.8), precision: .town, confidence: 0.5, provider: "test", queries: ["Olpe"])),
+                                geocoder: "test")
+        #expect(try store.incident(id: ended.storeID)?.ended != nil, "placing it does not reopen it")
+        // Listed again: reopened, an update.
+        let again = try Self.ingest(store, [unplaced, Self.incident("p")], snapshot: .wholeSource)
+        #expect(again.updated == 1 && again.ended == 0)
+        #expect(try store.incident(id: ended.storeID)?.ended == nil)
     }
 
     @Test func filtersMatchInMemoryAsTheyDoInSQL() throws {
