@@ -105,7 +105,12 @@ struct IngestCommand: AsyncParsableCommand {
                         if run.stoppedBecause != nil { partial = true }
                     }
                     if let feedError = summary.feedError {
-                        Terminal.printError("trafficgeo: error: \(feedError) (entries before it were stored)")
+                        // A document of the Autobahn API that failed leaves its incidents as they were;
+                        // a feed that broke off keeps what came before the break.
+                        let kept = summary.format == .autobahn && AutobahnAPI.roads(inLocation: source) != nil
+                            ? "the other documents were stored; the failed ones' incidents are kept as they were"
+                            : "entries before it were stored"
+                        Terminal.printError("trafficgeo: error: \(feedError) (\(kept))")
                         partial = true
                     }
                 } catch let error as FeedError {
