@@ -165,8 +165,7 @@ public struct AutobahnAPI: Sendable {
                 throw CancellationError()
             } catch {
                 guard attempt < attempts else { throw error }
-                let delay = backoff * Double(1 << (attempt - 1)) * Double.random(in: 0.5...1.5)
-                try await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+                try await Task.sleep(for: .milliseconds(Int(Backoff.delay(first: backoff, attempt: attempt) * 1000)))
             }
         }
     }

@@ -121,8 +121,7 @@ public final class GeocoderHTTPClient: Sendable {
 
     /// Exponential backoff with ±50 % jitter, so that many clients do not retry in step.
     func backoff(_ attempt: Int) -> Double {
-        let raw = min(policy.maxBackoff, policy.baseBackoff * pow(2, Double(attempt - 1)))
-        return raw * Double.random(in: 0.5...1.5)
+        Backoff.delay(first: policy.baseBackoff, attempt: attempt, max: policy.maxBackoff)
     }
 
     /// A 429 answer, with its Retry-After in seconds when it had a readable one.

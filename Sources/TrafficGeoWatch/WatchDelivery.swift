@@ -110,8 +110,7 @@ struct JSONPoster: Sendable {
                 logger.warning("\(what) to \(Redaction.redact(url)) failed: \(problem)\(retry ? " (after \(attempt) tries)" : "")")
                 return false
             }
-            let delay = backoff * Double(1 << (attempt - 1)) * Double.random(in: 0.5...1.5)
-            try? await Task.sleep(for: .milliseconds(Int(delay * 1000)))
+            try? await Task.sleep(for: .milliseconds(Int(Backoff.delay(first: backoff, attempt: attempt) * 1000)))
         }
     }
 }

@@ -169,12 +169,12 @@ struct ContentFilterOptions: ParsableArguments {
 
     func validate() throws {
         if let activeAt, TimeArgument.parse(activeAt) == nil { throw Self.notATime("--active-at", activeAt) }
-        _ = try categories(category)
+        _ = try Self.categories(category)
         if let minConfidence, !(0...1).contains(minConfidence) {
             throw ValidationError("--min-confidence \(minConfidence) is outside 0 … 1 (0.5 keeps incidents placed at least half surely).")
         }
-        if let precision { _ = try precisions(precision) }
-        _ = try roads(road)
+        if let precision { _ = try Self.precisions(precision) }
+        _ = try Self.roads(road)
     }
 
     static func notATime(_ name: String, _ value: String) -> ValidationError {
@@ -182,7 +182,7 @@ struct ContentFilterOptions: ParsableArguments {
     }
 
     /// Each `--road`, split at commas, normalised.
-    private func roads(_ options: [String]) throws -> [String] {
+    static func roads(_ options: [String]) throws -> [String] {
         try options.flatMap { $0.split(separator: ",") }.map { item in
             guard let road = RoadReference.normalize(String(item)) else {
                 throw ValidationError("--road '\(item)' is not a road reference such as A4, B54 or L123.")
@@ -191,7 +191,7 @@ struct ContentFilterOptions: ParsableArguments {
         }
     }
 
-    private func categories(_ options: [String]) throws -> [IncidentCategory] {
+    static func categories(_ options: [String]) throws -> [IncidentCategory] {
         try options.flatMap { $0.split(separator: ",") }.map { item in
             guard let c = IncidentCategory(loose: String(item)) else {
                 throw ValidationError("--category '\(item)' is not one of: \(IncidentCategory.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -200,7 +200,7 @@ struct ContentFilterOptions: ParsableArguments {
         }
     }
 
-    private func precisions(_ list: String) throws -> [GeocodePrecision] {
+    static func precisions(_ list: String) throws -> [GeocodePrecision] {
         try list.split(separator: ",").map { item in
             guard let p = GeocodePrecision(rawValue: item.trimmingCharacters(in: .whitespaces).lowercased()) else {
                 throw ValidationError("--precision '\(item)' is not one of: \(GeocodePrecision.allCases.map(\.rawValue).joined(separator: ", ")).")
@@ -210,10 +210,10 @@ struct ContentFilterOptions: ParsableArguments {
     }
 
     var filter: IncidentFilter {
-        var filter = IncidentFilter(activeAt: activeAt.flatMap { TimeArgument.parse($0) }, roads: (try? roads(road)) ?? [],
-                                    categories: (try? categories(category)) ?? [], search: search)
+        var filter = IncidentFilter(activeAt: activeAt.flatMap { TimeArgument.parse($0) }, roads: (try? Self.roads(road)) ?? [],
+                                    categories: (try? Self.categories(category)) ?? [], search: search)
         filter.minConfidence = minConfidence
-        filter.precisions = (try? precision.map(precisions)) ?? []
+        filter.precisions = (try? precision.map(Self.precisions)) ?? []
         return filter
     }
 }

@@ -77,17 +77,13 @@ enum WatchDefinitions {
                                     since: (o["since"] as? String).flatMap { TimeArgument.parse($0) },
                                     until: (o["until"] as? String).flatMap { TimeArgument.parse($0) },
                                     search: o["search"] as? String, source: o["source"] as? String)
-        filter.roads = try list("road").map { item in
-            guard let road = RoadReference.normalize(item) else { throw fail("road '\(item)' is not a road reference such as A4") }
-            return road
-        }
-        filter.categories = try list("category").map { item in
-            guard let category = IncidentCategory(loose: item) else { throw fail("category '\(item)' is not one of \(IncidentCategory.allCases.map(\.rawValue).joined(separator: ", "))") }
-            return category
-        }
-        filter.precisions = try list("precision").map { item in
-            guard let p = GeocodePrecision(rawValue: item.lowercased()) else { throw fail("precision '\(item)' is unknown") }
-            return p
+        do {
+            // The same checks and words as the command-line options (--road, --category, --precision).
+            filter.roads = try ContentFilterOptions.roads(list("road"))
+            filter.categories = try ContentFilterOptions.categories(list("category"))
+            filter.precisions = try ContentFilterOptions.precisions(list("precision").joined(separator: ","))
+        } catch let error as ValidationError {
+            throw fail(error.message)
         }
         if let c = number("min_confidence") {
             guard (0...1).contains(c) else { throw fail("min_confidence \(c) is outside 0 … 1") }
