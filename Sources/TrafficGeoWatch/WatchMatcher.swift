@@ -58,19 +58,19 @@ public struct WatchMatcher: Sendable {
         let bounds = try store.changeFeedBounds()
         if state.lastSequence == nil || state.lastSequence! + 1 < bounds.first || state.lastSequence! > bounds.latest {
             // Start, a gap, or another store: compare with the current state instead.
-            var events = try resync(store, now: now)
+            let events = try resync(store, now: now)
             state.lastSequence = bounds.latest
-            events += expire(now: now)
             try await deliver(events, state)
         }
         while true {
             let changes = try store.changes(after: state.lastSequence ?? 0, limit: batchSize)
             guard let last = changes.last else { break }
-            var events = try match(changes, store: store, now: now)
+            let events = try match(changes, store: store, now: now)
             state.lastSequence = last.sequence
-            events += expire(now: now)
             try await deliver(events, state)
         }
+        // What the batches did not touch may have expired meanwhile (the batches judged what
+        // they touched as live or not already).
         let expired = expire(now: now)
         if !expired.isEmpty { try await deliver(expired, state) }
     }
@@ -143,12 +143,14 @@ public struct WatchMatcher: Sendable {
     /// Members whose expiry time has passed leave (time ends them, not an ingest).
     mutating func expire(now: Date) -> [WatchEvent] {
         var events: [WatchEvent] = []
-        for query in queries {
-            guard let members = state.inside[query.name] else { continue }
-            for (id, member) in members.sorted(by: { $0.key < $1.key }) {
-                guard let expires = member.expires, expires <= now else { continue }
+        for (q, query) in queries.enumerated() {
+            // Only the expired ones sorted (for a stable order): a query may hold many thousands.
+            let expired = (state.inside[query.name] ?? [:]).filter { $0.value.expires.map { $0 <= now } ?? false }
+            for (id, member) in expired.sorted(by: { $0.key < $1.key }) {
+                let expires = member.expires!
                 state.inside[query.name]![id] = nil
-                let distance = query.area.locate(Coordinate(latitude: member.latitude, longitude: member.longitude)).distance
+                let position = Coordinate(latitude: member.latitude, longitude: member.longitude)
+                let distance = areas[q].locate(position, GeocentricPoint(position)).distance
                 events.append(WatchEvent(kind: .leave, watch: query.name, sequence: nil, at: expires, reason: "expired",
                                          incident: member.incident, storeID: id, distance: distance))
             }

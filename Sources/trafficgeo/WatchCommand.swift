@@ -103,11 +103,17 @@ struct WatchCommand: AsyncParsableCommand {
     }
 
     static func box(_ text: String) throws -> LonLatBox {
-        let v = text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }
-        guard v.count == 4, let w = v[0], let s = v[1], let e = v[2], let n = v[3],
-              abs(w) <= 180, abs(e) <= 180, abs(s) <= 90, abs(n) <= 90, s <= n else {
+        guard let box = box(text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }) else {
             throw ValidationError("--bbox '\(text)' is not west,south,east,north in degrees (south ≤ north).")
         }
+        return box
+    }
+
+    /// West, south, east, north in degrees (`--bbox`, a watches file's `bbox`); nil unless four
+    /// numbers in range with south ≤ north.
+    static func box(_ v: [Double?]) -> LonLatBox? {
+        guard v.count == 4, let w = v[0], let s = v[1], let e = v[2], let n = v[3],
+              abs(w) <= 180, abs(e) <= 180, abs(s) <= 90, abs(n) <= 90, s <= n else { return nil }
         return LonLatBox(west: w, south: s, east: e, north: n)
     }
 

@@ -56,12 +56,11 @@ enum WatchDefinitions {
         if let lat = number("lat"), let lon = number("lon") {
             guard (-90...90).contains(lat), (-180...180).contains(lon) else { throw fail("lat/lon \(lat), \(lon) is not a position") }
             area = .circle(center: Coordinate(latitude: lat, longitude: lon), radius: try distance("radius", default: 25_000))
-        } else if let box = o["bbox"] as? [Any] {
-            let v = box.compactMap { ($0 as? NSNumber)?.doubleValue }
-            guard v.count == 4, abs(v[0]) <= 180, abs(v[2]) <= 180, abs(v[1]) <= 90, abs(v[3]) <= 90, v[1] <= v[3] else {
-                throw fail("bbox must be [west, south, east, north] in degrees")
+        } else if let values = o["bbox"] as? [Any] {
+            guard let box = WatchCommand.box(values.map { ($0 as? NSNumber)?.doubleValue }) else {
+                throw fail("bbox must be [west, south, east, north] in degrees (south ≤ north)")
             }
-            area = .box(LonLatBox(west: v[0], south: v[1], east: v[2], north: v[3]))
+            area = .box(box)
         } else if let route = o["route"] {
             let line: [Coordinate]
             if let file = route as? String {

@@ -5,6 +5,7 @@ import Testing
 @testable import TrafficGeoModel
 @testable import TrafficGeoSQLite
 @testable import TrafficGeoStore
+@testable import TrafficGeoWatch
 
 /// The change feed and snapshot ending at the store level.
 @Suite struct ChangeFeedTests {
@@ -134,5 +135,25 @@ import Testing
             let inMemory = Set(all.filter { filter.matches($0) }.map(\.incident.id))
             #expect(bySQL == inMemory, "\(filter)")
         }
+    }
+}
+
+@Suite struct WatchExpiryTests {
+    @Test func membersLeaveWhenTheirExpiryPassesWithoutAnyIngest() async throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("s.sqlite").path)
+        let now = Date()
+        _ = try ChangeFeedTests.ingest(store, [ChangeFeedTests.incident("soon", expires: now.addingTimeInterval(3600)),
+                                              ChangeFeedTests.incident("later", lat: 50.91)])
+        var matcher = WatchMatcher(queries: [StandingQuery(name: "q", area: .circle(center: Coordinate(latitude: 50.9, longitude: 7.9), radius: 5000),
+                                                           filter: IncidentFilter())], state: nil)
+        var events: [WatchEvent] = []
+        try await matcher.poll(store, now: now) { batch, _ in events += batch }
+        #expect(events.map { "\($0.kind.rawValue) \($0.incident.id)" }.sorted() == ["enter later", "enter soon"])
+        events = []
+        try await matcher.poll(store, now: now.addingTimeInterval(7200)) { batch, _ in events += batch }
+        #expect(events.map { "\($0.kind.rawValue) \($0.incident.id) \($0.reason ?? "")" } == ["leave soon expired"])
+        #expect(matcher.state.inside["q"]?.count == 1)
     }
 }
