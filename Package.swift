@@ -3,11 +3,11 @@ import PackageDescription
 
 let package = Package(
     name: "trafficgeo",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v14)],
     products: [
         .library(name: "TrafficGeo", targets: [
             "TrafficGeo", "TrafficGeoSupport", "TrafficGeoModel", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds",
-            "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoQuery", "TrafficGeoOutput", "TrafficGeoWatch",
+            "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoQuery", "TrafficGeoOutput", "TrafficGeoWatch", "TrafficGeoServe",
         ]),
         // For Fuzz/ only (a separate package): the fuzz targets.
         .library(name: "TrafficGeoFuzzTargets", targets: ["TrafficGeoFuzzTargets"]),
@@ -22,6 +22,11 @@ let package = Package(
         // NIOLockedValueBox (the one lock type) and the error types network errors are explained
         // from; the tests run real HTTP servers on loopback with it.
         .package(url: "https://github.com/apple/swift-nio", from: "2.60.0"),
+        // `trafficgeo serve`: the HTTP server (on the same SwiftNIO).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        // Named for their types, which Hummingbird's API uses (HTTP fields, graceful shutdown).
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
         // PROJ's C API (proj.h) and its geodesic routines (geodesic.h), from the system (apt libproj-dev).
@@ -108,6 +113,19 @@ let package = Package(
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "NIOCore", package: "swift-nio")]
         ),
+        // `trafficgeo serve`: OGC API – Features, Server-Sent Events from the change feed and the map page.
+        .target(
+            name: "TrafficGeoServe",
+            dependencies: ["TrafficGeoStore", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoRoadTitles",
+                           "TrafficGeoQuery", "TrafficGeoOutput", "TrafficGeoWatch",
+                           .product(name: "Hummingbird", package: "hummingbird"),
+                           .product(name: "HTTPTypes", package: "swift-http-types"),
+                           .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                           .product(name: "Logging", package: "swift-log"),
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+        ),
         // Fuzz targets (Fuzz/, scripts/fuzz) and the tests that replay their corpora; not library API.
         .target(name: "TrafficGeoFuzzTargets", dependencies: ["TrafficGeoFeeds", "TrafficGeoRoadTitles", "TrafficGeoGeocoding", "TrafficGeoModel"]),
         // Helpers shared by the tests and the benchmark; not library API.
@@ -120,9 +138,11 @@ let package = Package(
             name: "trafficgeo",
             dependencies: [
                 "TrafficGeo", "TrafficGeoSupport", "TrafficGeoModel", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds",
-                "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoQuery", "TrafficGeoOutput", "TrafficGeoWatch",
+                "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoQuery", "TrafficGeoOutput", "TrafficGeoWatch", "TrafficGeoServe",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                // IOError: a port in use is explained, not dumped.
+                .product(name: "NIOCore", package: "swift-nio"),
             ]
         ),
         // Query benchmark (docs/benchmarks.md): swift run -c release trafficgeo-bench
@@ -134,7 +154,7 @@ let package = Package(
         .testTarget(
             name: "TrafficGeoTests",
             dependencies: [
-                "TrafficGeo", "TrafficGeoPROJ", "TrafficGeoOutput", "TrafficGeoFuzzTargets", "TrafficGeoTestSupport", "TrafficGeoWatch",
+                "TrafficGeo", "TrafficGeoPROJ", "TrafficGeoOutput", "TrafficGeoFuzzTargets", "TrafficGeoTestSupport", "TrafficGeoWatch", "TrafficGeoServe",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

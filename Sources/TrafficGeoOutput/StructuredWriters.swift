@@ -25,7 +25,7 @@ final class JSONArrayWriter: ResultWriter {
 /// preceded by RS and followed by LF). Coordinates are [longitude, latitude] with 6 decimals, no
 /// `crs` member, an `id` on every feature; properties carry the annotation fields plus the
 /// simplestyle-spec keys that geojson.io-style viewers use to colour pins.
-final class GeoJSONWriter: ResultWriter {
+package final class GeoJSONWriter: ResultWriter {
     private let sink: TextSink
     private let sequence: Bool
     private let geometry: GeometryChoice
@@ -37,11 +37,11 @@ final class GeoJSONWriter: ResultWriter {
         self.geometry = geometry
     }
 
-    func begin() throws {
+    package func begin() throws {
         if !sequence { sink.write("{\"type\":\"FeatureCollection\",\"features\":[") }
     }
 
-    func write(_ result: QueryResult) throws {
+    package func write(_ result: QueryResult) throws {
         let feature = Self.feature(result, geometry: geometry)
         if sequence {
             sink.write("\u{1E}" + feature + "\n")
@@ -51,17 +51,21 @@ final class GeoJSONWriter: ResultWriter {
         count += 1
     }
 
-    func end() throws {
+    package func end() throws {
         if !sequence { sink.write(count == 0 ? "]}\n" : "\n]}\n") }
     }
 
-    static func feature(_ result: QueryResult, geometry choice: GeometryChoice = .point) -> String {
+    /// One Feature. `rawID` replaces the id (JSON text: `serve` uses the store id, which fits in
+    /// a URL path); `distanceNames` are the keys of distance and bearing; `extra` adds properties.
+    package static func feature(_ result: QueryResult, geometry choice: GeometryChoice = .point, rawID: String? = nil,
+                                distanceNames: (metres: String, bearing: String) = ("distanceMeters", "bearingDegrees"),
+                                extra: ((inout JSONObjectText) -> Void)? = nil) -> String {
         let incident = result.incident
         let annotation = Annotation(result)
         var o = JSONObjectText()
         o.add("type", "Feature")
         // A feature's id must be unique in the collection: source and feed id together are.
-        o.add("id", "\(incident.source)#\(incident.id)")
+        if let rawID { o.add(raw: "id", rawID) } else { o.add("id", "\(incident.source)#\(incident.id)") }
         o.add(raw: "geometry", geometry(incident, choice))
         var p = JSONObjectText()
         p.add("id", incident.id)
@@ -75,8 +79,8 @@ final class GeoJSONWriter: ResultWriter {
             p.add("stroke", annotation.pinColor.hex)
             p.add("stroke-width", 4)
         }
-        p.add("distanceMeters", annotation.distanceMeters, digits: 1)
-        p.add("bearingDegrees", annotation.bearingDegrees, digits: 1)
+        p.add(distanceNames.metres, annotation.distanceMeters, digits: 1)
+        p.add(distanceNames.bearing, annotation.bearingDegrees, digits: 1)
         p.add("road", annotation.road)
         p.add("category", annotation.category)
         p.add("updated", annotation.updated)
@@ -86,6 +90,7 @@ final class GeoJSONWriter: ResultWriter {
         p.add("positionSource", annotation.positionSource)
         p.add("precision", annotation.precision)
         p.add("confidence", annotation.confidence, digits: 2)
+        extra?(&p)
         o.add(raw: "properties", p.closed())
         return o.closed()
     }

@@ -1,7 +1,7 @@
 /// FNV-1a, 64 bit: a stable hash for change detection and synthetic ids (Swift's `Hasher` is
 /// seeded per process, so it cannot be stored).
 package struct StableHash {
-    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+    package private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
 
     package init() {}
 

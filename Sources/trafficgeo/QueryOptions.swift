@@ -178,7 +178,7 @@ struct ContentFilterOptions: ParsableArguments {
     }
 
     static func notATime(_ name: String, _ value: String) -> ValidationError {
-        ValidationError("\(name) '\(value)' is not a time: use 'now', 'today', 'yesterday', an ISO 8601 time such as 2025-05-19T04:06:00Z, or -2h / -3d / -1w.")
+        ValidationError("\(name) '\(value)' is not a time: \(TimeExpression.accepted).")
     }
 
     /// Each `--road`, split at commas, normalised.
@@ -279,48 +279,18 @@ extension OutputFormat: ExpressibleByArgument {
     public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
 }
 
-/// Times on the command line: `now`, `today`, `yesterday` (UTC midnight), ISO 8601, or relative to
-/// now (`-2h`, `-30m`, `-3d`, `-1w`, `+1h`).
+/// Times on the command line: `TimeExpression` (the same as `serve`'s query parameters).
 enum TimeArgument {
-    static func parse(_ text: String, now: Date = Date()) -> Date? {
-        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
-        if t == "now" { return now }
-        // Calendar days in UTC, as every time trafficgeo prints.
-        var utc = Calendar(identifier: .gregorian)
-        utc.timeZone = TimeZone(identifier: "UTC")!
-        if t == "today" { return utc.startOfDay(for: now) }
-        if t == "yesterday" { return utc.startOfDay(for: now).addingTimeInterval(-86400) }
-        if let first = t.first, first == "-" || first == "+", let unit = t.last, let amount = Double(t.dropFirst().dropLast()) {
-            let seconds: Double
-            switch unit {
-            case "s": seconds = amount
-            case "m": seconds = amount * 60
-            case "h": seconds = amount * 3600
-            case "d": seconds = amount * 86400
-            case "w": seconds = amount * 7 * 86400
-            default: return nil
-            }
-            return now.addingTimeInterval(first == "-" ? -seconds : seconds)
-        }
-        return TimestampParser.parse(text)
-    }
+    static func parse(_ text: String, now: Date = Date()) -> Date? { TimeExpression.parse(text, now: now) }
 }
 
-/// Distances on the command line: `25km`, `500m`, `3mi`, `10 km`; a bare number is metres.
+/// Distances on the command line: `DistanceExpression` (`25km`, `500m`, `3mi`; a bare number is metres).
 enum DistanceArgument {
-    static func parse(_ text: String) -> Double? {
-        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
-        let units: [(String, Double)] = [("km", 1000), ("mi", 1609.344), ("m", 1)]
-        for (suffix, factor) in units where t.hasSuffix(suffix) {
-            guard let value = Double(t.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)) else { return nil }
-            return value * factor
-        }
-        return Double(t)
-    }
+    static func parse(_ text: String) -> Double? { DistanceExpression.parse(text) }
 
     static func validated(_ text: String, option: String) throws -> Double {
         guard let metres = parse(text), metres.isFinite else {
-            throw ValidationError("\(option) '\(text)' is not a distance: use a number with m, km or mi, such as 25km.")
+            throw ValidationError("\(option) '\(text)' is not a distance: \(DistanceExpression.accepted).")
         }
         guard metres > 0 else { throw ValidationError("\(option) must be positive.") }
         return metres

@@ -18,6 +18,7 @@ struct TrafficGeoCommand: AsyncParsableCommand {
               trafficgeo near Köln --limit 5 --format table
               trafficgeo within --lat 51.5 --lon -0.12 --radius 600km -o from-london.geojson
               trafficgeo export --active-at now -o incidents.geojson
+              trafficgeo serve --port 8080
 
             Messages go to stderr, data to stdout. Exit status: 0 done, 2 nothing found, 3 partly \
             done, 64 usage, 65 bad input data, 66 no input file, 69 a server unreachable, \
@@ -26,7 +27,7 @@ struct TrafficGeoCommand: AsyncParsableCommand {
         version: TrafficGeoVersion.string,
         subcommands: [
             IngestCommand.self, NearCommand.self, WithinCommand.self, BoundingBoxCommand.self, ExportCommand.self,
-            ChangesCommand.self, WatchCommand.self, GeocodeCommand.self, ReverseCommand.self, JunctionsCommand.self, StatsCommand.self,
+            ChangesCommand.self, WatchCommand.self, ServeCommand.self, GeocodeCommand.self, ReverseCommand.self, JunctionsCommand.self, StatsCommand.self,
             PruneCommand.self, ParseCommand.self,
         ]
     )

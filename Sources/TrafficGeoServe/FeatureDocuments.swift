@@ -1,0 +1,134 @@
+import Foundation
+import TrafficGeoModel
+import TrafficGeoOutput
+import TrafficGeoQuery
+import TrafficGeoStore
+import TrafficGeoSupport
+
+/// A link of OGC API – Features (and of its HTML pages).
+struct Link: Sendable {
+    var href: String
+    var rel: String
+    var type: String
+    var title: String
+
+    var json: String {
+        var o = JSONObjectText()
+        o.add("href", href)
+        o.add("rel", rel)
+        o.add("type", type)
+        o.add("title", title)
+        return o.closed()
+    }
+
+    static func array(_ links: [Link]) -> String { "[" + links.map(\.json).joined(separator: ",") + "]" }
+}
+
+enum MediaType {
+    static let json = "application/json"
+    static let geoJSON = "application/geo+json"
+    static let html = "text/html; charset=utf-8"
+    static let openAPI = "application/vnd.oai.openapi+json;version=3.0"
+    static let problem = "application/problem+json"
+    static let eventStream = "text/event-stream"
+}
+
+/// The JSON documents of OGC API – Features Part 1 for the one collection, `incidents`.
+enum FeatureDocuments {
+    static let collectionID = "incidents"
+    static let conformanceClasses = [
+        "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/core",
+        "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
+        "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
+        "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/html",
+    ]
+    static let crs84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
+
+    static func landing(base: String) -> String {
+        var o = JSONObjectText()
+        o.add("title", "trafficgeo")
+        o.add("description", "Road-traffic incidents: OGC API – Features, nearest and within-radius searches, and live updates.")
+        o.add(raw: "links", Link.array([
+            Link(href: base + "/?f=json", rel: "self", type: MediaType.json, title: "This document"),
+            Link(href: base + "/?f=html", rel: "alternate", type: "text/html", title: "The map"),
+            Link(href: base + "/api", rel: "service-desc", type: MediaType.openAPI, title: "The API definition (OpenAPI 3.0)"),
+            Link(href: base + "/api?f=html", rel: "service-doc", type: "text/html", title: "The API documentation"),
+            Link(href: base + "/conformance", rel: "conformance", type: MediaType.json, title: "Conformance classes"),
+            Link(href: base + "/collections", rel: "data", type: MediaType.json, title: "Collections"),
+        ]))
+        return o.closed()
+    }
+
+    static func conformance() -> String {
+        "{\"conformsTo\":[" + conformanceClasses.map { JSONObjectText.string($0) }.joined(separator: ",") + "]}"
+    }
+
+    static func collection(base: String, extent: LonLatBoxExtent?) -> String {
+        var o = JSONObjectText()
+        o.add("id", collectionID)
+        o.add("title", "Road-traffic incidents")
+        o.add("description", "Incidents read from feeds and placed on the map; each with title, subtitle, category and pin colour.")
+        o.add("itemType", "feature")
+        o.add(raw: "crs", "[" + JSONObjectText.string(crs84) + "]")
+        if let extent {
+            let box = [extent.west, extent.south, extent.east, extent.north].map { JSONObjectText.number($0, digits: 6) }.joined(separator: ",")
+            o.add(raw: "extent", "{\"spatial\":{\"bbox\":[[\(box)]],\"crs\":\(JSONObjectText.string(crs84))}}")
+        }
+        let items = base + "/collections/\(collectionID)/items"
+        o.add(raw: "links", Link.array([
+            Link(href: base + "/collections/\(collectionID)", rel: "self", type: MediaType.json, title: "This collection"),
+            Link(href: items, rel: "items", type: MediaType.geoJSON, title: "The incidents (GeoJSON)"),
+            Link(href: items + "?f=html", rel: "items", type: "text/html", title: "The incidents on a map"),
+            Link(href: base + "/collections/\(collectionID)/events", rel: "related", type: MediaType.eventStream, title: "Live changes (Server-Sent Events)"),
+        ]))
+        return o.closed()
+    }
+
+    static func collections(base: String, extent: LonLatBoxExtent?) -> String {
+        var o = JSONObjectText()
+        o.add(raw: "links", Link.array([
+            Link(href: base + "/collections", rel: "self", type: MediaType.json, title: "The collections"),
+        ]))
+        o.add(raw: "collections", "[" + collection(base: base, extent: extent) + "]")
+        return o.closed()
+    }
+
+    /// One incident as a Feature: the store id as the feature id (it fits a URL path), the
+    /// annotation properties, distance and bearing when a point was given, when it ended.
+    static func feature(_ result: QueryResult) -> String {
+        GeoJSONWriter.feature(result, rawID: String(result.stored.storeID), distanceNames: ("distance_m", "bearing_deg")) { p in
+            p.add("first_seen", TimestampParser.format(result.stored.firstSeen))
+            p.add("ended", result.stored.ended.map(TimestampParser.format))
+        }
+    }
+
+    /// The page as a FeatureCollection; `stable` leaves out the timeStamp (the ETag is taken
+    /// from it, so an unchanged answer keeps its tag).
+    static func featureCollection(_ page: ItemsPage, links: [Link], timeStamp: Date) -> (stable: String, full: String) {
+        var text = "{\"type\":\"FeatureCollection\",\"features\":["
+        for (i, r) in page.results.enumerated() {
+            if i > 0 { text += ",\n" }
+            text += feature(r)
+        }
+        text += "],\"numberMatched\":\(page.numberMatched),\"numberReturned\":\(page.results.count)"
+        text += ",\"links\":" + Link.array(links)
+        return (text + "}", text + ",\"timeStamp\":" + JSONObjectText.string(TimestampParser.format(timeStamp)) + "}")
+    }
+
+    static func item(_ result: QueryResult, base: String) -> String {
+        var f = feature(result)
+        let href = base + "/collections/\(collectionID)/items/\(result.stored.storeID)"
+        let links = Link.array([
+            Link(href: href, rel: "self", type: MediaType.geoJSON, title: "This incident"),
+            Link(href: href + "?f=html", rel: "alternate", type: "text/html", title: "This incident as HTML"),
+            Link(href: base + "/collections/\(collectionID)", rel: "collection", type: MediaType.json, title: "The collection"),
+        ])
+        f.removeLast()
+        return f + ",\"links\":" + links + "}"
+    }
+}
+
+/// The box that holds every positioned incident (the collection's extent).
+struct LonLatBoxExtent: Sendable {
+    var west, south, east, north: Double
+}

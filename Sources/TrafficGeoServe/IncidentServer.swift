@@ -1,0 +1,294 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import Logging
+import NIOCore
+import ServiceLifecycle
+import TrafficGeoQuery
+import TrafficGeoStore
+import TrafficGeoSupport
+
+/// `trafficgeo serve`: the store, read-only, over HTTP — OGC API – Features Part 1 (Core,
+/// GeoJSON, HTML, OpenAPI 3.0) for the collection `incidents`, trafficgeo's own nearest and
+/// within parameters on its items, Server-Sent Events from the change feed, and the map page.
+/// On Hummingbird 2; SIGTERM and Ctrl-C shut it down gracefully (event streams end, requests
+/// in flight are answered).
+///
+///     let server = IncidentServer(store: try StoreOpening.open(path, readOnly: true))
+///     try await server.run { port in print("listening on \(port)") }
+public struct IncidentServer: Sendable {
+    public let store: any IncidentStore
+    public let configuration: ServeConfiguration
+    public let logger: Logger
+
+    public init(store: any IncidentStore, configuration: ServeConfiguration = ServeConfiguration(), logger: Logger = Logger(label: "trafficgeo.serve")) {
+        self.store = store
+        self.configuration = configuration
+        self.logger = logger
+    }
+
+    /// Serves until SIGTERM or SIGINT (or, with `handlingSignals: false`, until the task is
+    /// cancelled); `onListening` gets the port (the chosen one when configured with 0).
+    public func run(handlingSignals: Bool = true, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+        let runner = QueryRunner(threads: configuration.queryThreads, timeout: configuration.requestTimeout)
+        let api = IncidentAPI(store: store, configuration: configuration, runner: runner, logger: logger)
+        let responder = CallbackResponder<BasicRequestContext> { request, context in await api.respond(to: request) }
+        let app = Application(
+            responder: responder,
+            server: .http1(configuration: .init(idleTimeout: .seconds(configuration.idleTimeout.components.seconds))),
+            configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "trafficgeo"),
+            onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
+            logger: logger
+        )
+        defer { Task { await runner.shutdown() } }
+        if handlingSignals {
+            try await app.runService()
+        } else {
+            try await app.run()
+        }
+    }
+}
+
+/// Answers one request: routing, content negotiation, problems, ETags and the access log.
+struct IncidentAPI: Sendable {
+    let store: any IncidentStore
+    let configuration: ServeConfiguration
+    let runner: QueryRunner
+    let logger: Logger
+    let engine: QueryEngine
+
+    init(store: any IncidentStore, configuration: ServeConfiguration, runner: QueryRunner, logger: Logger) {
+        self.store = store
+        self.configuration = configuration
+        self.runner = runner
+        self.logger = logger
+        engine = QueryEngine(store: store)
+    }
+
+    func respond(to request: Request) async -> Response {
+        let started = ContinuousClock.now
+        var response: Response
+        do {
+            response = try await route(request)
+        } catch let problem as Problem {
+            response = Self.problem(problem, instance: request.uri.path)
+        } catch {
+            logger.error("\(request.method) \(request.uri.string): \(error)")
+            response = Self.problem(Problem(status: .internalServerError, title: "The store could not answer",
+                                            detail: "\(error)"), instance: request.uri.path)
+        }
+        if request.method == .head { response = response.createHeadResponse() }
+        let ms = (ContinuousClock.now - started).inSeconds * 1000
+        // The access log: one line per request, as web servers write it.
+        logger.info("\(request.method) \(request.uri.string) \(response.status.code) \(String(format: "%.1f", ms)) ms")
+        return response
+    }
+
+    // MARK: - Routing
+
+    private func route(_ request: Request) async throws -> Response {
+        guard request.uri.string.utf8.count <= configuration.maxURILength else {
+            throw Problem(status: .uriTooLong, title: "Request target too long",
+                          detail: "The request target is longer than \(configuration.maxURILength) bytes; ask with fewer or shorter parameters.")
+        }
+        var path = request.uri.path
+        if path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        guard request.method == .get || request.method == .head else {
+            var p = Problem(status: .methodNotAllowed, title: "Method not allowed",
+                            detail: "\(request.method) is not supported: this server is read-only; use GET.")
+            p.headers[.allow] = "GET, HEAD"
+            throw p
+        }
+        let parameters = try QueryParameters(request.uri.query)
+        let accept = request.headers[.accept]
+        let base = baseURL(request)
+        let items = "/collections/\(FeatureDocuments.collectionID)/items"
+
+        switch path {
+        case "/":
+            try parameters.allowOnly(ItemsQuery.standardParameters.union(ItemsQuery.ownParameters))
+            if try ResponseFormat.negotiate(parameters, accept: accept) == .html {
+                return try mapPage(parameters, request: request)
+            }
+            try parameters.allowOnly(["f"])
+            return tagged(FeatureDocuments.landing(base: base), type: MediaType.json, request)
+        case "/conformance":
+            return try document(request, parameters, title: "Conformance", json: FeatureDocuments.conformance(), base: base, links: [])
+        case "/api":
+            try parameters.allowOnly(["f"])
+            let json = OpenAPIDocument.json(base: base)
+            if try ResponseFormat.negotiate(parameters, accept: accept) == .html {
+                return tagged(HTMLPages.document(title: "API definition (OpenAPI 3.0)",
+                                                           links: [Link(href: base + "/api?f=json", rel: "service-desc", type: MediaType.openAPI, title: "The definition as JSON")],
+                                                           json: json), type: MediaType.html, request)
+            }
+            return tagged(json, type: MediaType.openAPI, request)
+        case "/collections":
+            return try document(request, parameters, title: "Collections", json: FeatureDocuments.collections(base: base, extent: Self.world), base: base,
+                                links: [Link(href: base + "/collections/incidents", rel: "item", type: "text/html", title: "Road-traffic incidents")])
+        case "/collections/\(FeatureDocuments.collectionID)":
+            return try document(request, parameters, title: "Road-traffic incidents", json: FeatureDocuments.collection(base: base, extent: Self.world), base: base,
+                                links: [Link(href: base + items + "?f=html", rel: "items", type: "text/html", title: "The incidents on a map"),
+                                        Link(href: base + items + "?f=json", rel: "items", type: MediaType.geoJSON, title: "The incidents as GeoJSON")])
+        case items:
+            return try await itemsResponse(request, parameters, base: base)
+        case "/collections/\(FeatureDocuments.collectionID)/events":
+            return try events(request, parameters)
+        default:
+            if path.hasPrefix(items + "/") {
+                return try await item(String(path.dropFirst(items.count + 1)), request, parameters, base: base)
+            }
+            if path.hasPrefix("/map/leaflet/") {
+                return try leafletFile(String(path.dropFirst("/map/leaflet/".count)), request)
+            }
+            throw Problem.notFound("There is nothing at \(path). The API starts at / (links to everything), the incidents are at \(items).")
+        }
+    }
+
+    /// Links point where the client reached the server: `--public-url`, else the Host header
+    /// when it is a plain host[:port], else the address listened on.
+    private func baseURL(_ request: Request) -> String {
+        if let url = configuration.publicURL { return url.hasSuffix("/") ? String(url.dropLast()) : url }
+        if let host = request.head.authority,
+           !host.isEmpty, host.allSatisfy({ $0.isLetter || $0.isNumber || ".-:[]".contains($0) }), host.count < 256 {
+            return "http://" + host
+        }
+        return "http://\(configuration.host):\(configuration.port)"
+    }
+
+    private static let world = LonLatBoxExtent(west: -180, south: -90, east: 180, north: 90)
+
+    // MARK: - Resources
+
+    private func document(_ request: Request, _ parameters: QueryParameters, title: String, json: String, base: String, links: [Link]) throws -> Response {
+        try parameters.allowOnly(["f"])
+        if try ResponseFormat.negotiate(parameters, accept: request.headers[.accept]) == .html {
+            let all = links + [Link(href: base + request.uri.path + "?f=json", rel: "alternate", type: MediaType.json, title: "This document as JSON")]
+            return tagged(HTMLPages.document(title: title, links: all, json: json), type: MediaType.html, request)
+        }
+        return tagged(json, type: MediaType.json, request)
+    }
+
+    private func mapPage(_ parameters: QueryParameters, request: Request) throws -> Response {
+        let query = try ItemsQuery(parameters)
+        return tagged(MapPage.html(configuration: configuration, parameters: parameters, query: query), type: MediaType.html, request)
+    }
+
+    private func itemsResponse(_ request: Request, _ parameters: QueryParameters, base: String) async throws -> Response {
+        let query = try ItemsQuery(parameters)
+        if try ResponseFormat.negotiate(parameters, accept: request.headers[.accept]) == .html {
+            return try mapPage(parameters, request: request)
+        }
+        let engine = self.engine
+        let page = try await runner.run { try ItemsSearch.page(query, engine: engine) }
+        let href = base + request.uri.path + "?"
+        var links = [
+            Link(href: href + parameters.encoded(changing: ["f": "json"]), rel: "self", type: MediaType.geoJSON, title: "This page"),
+            Link(href: href + parameters.encoded(changing: ["f": "html"]), rel: "alternate", type: "text/html", title: "This page on a map"),
+        ]
+        if query.offset + page.results.count < page.numberMatched, !page.results.isEmpty {
+            links.append(Link(href: href + parameters.encoded(changing: ["f": "json", "offset": String(query.offset + query.limit), "limit": String(query.limit)]),
+                              rel: "next", type: MediaType.geoJSON, title: "The next page"))
+        }
+        if query.offset > 0 {
+            links.append(Link(href: href + parameters.encoded(changing: ["f": "json", "offset": String(max(0, query.offset - query.limit)), "limit": String(query.limit)]),
+                              rel: "prev", type: MediaType.geoJSON, title: "The previous page"))
+        }
+        links.append(Link(href: base + "/collections/\(FeatureDocuments.collectionID)", rel: "collection", type: MediaType.json, title: "The collection"))
+        let json = FeatureDocuments.featureCollection(page, links: links, timeStamp: Date())
+        return tagged(json.full, type: MediaType.geoJSON, request, tagFrom: json.stable)
+    }
+
+    private func item(_ idText: String, _ request: Request, _ parameters: QueryParameters, base: String) async throws -> Response {
+        try parameters.allowOnly(["f"])
+        let format = try ResponseFormat.negotiate(parameters, accept: request.headers[.accept])
+        let decoded = idText.removingPercentEncoding ?? idText
+        guard let id = Int64(decoded), id > 0 else {
+            throw Problem.notFound("'\(decoded)' is not an incident id here: ids are the whole numbers in each feature's id.")
+        }
+        let store = self.store
+        guard let stored = try await runner.run({ try store.incident(id: id) }) else {
+            throw Problem.notFound("There is no incident \(id) (it may have been pruned).")
+        }
+        let json = FeatureDocuments.item(QueryResult(stored: stored), base: base)
+        if format == .html {
+            return tagged(HTMLPages.document(title: stored.incident.title, links: [
+                Link(href: base + request.uri.path + "?f=json", rel: "alternate", type: MediaType.geoJSON, title: "This incident as GeoJSON"),
+                Link(href: base + "/?lat=\(stored.incident.position?.latitude ?? 0)&lon=\(stored.incident.position?.longitude ?? 0)", rel: "related", type: "text/html", title: "On the map"),
+            ], json: json), type: MediaType.html, request)
+        }
+        return tagged(json, type: MediaType.geoJSON, request)
+    }
+
+    private func events(_ request: Request, _ parameters: QueryParameters) throws -> Response {
+        let query = try ItemsQuery(parameters, allowed: ItemsQuery.eventParameters)
+        var lastEventID: Int64?
+        if let text = request.headers[HTTPField.Name("Last-Event-ID")!] {
+            guard let n = Int64(text.trimmingCharacters(in: .whitespaces)), n >= 0 else {
+                throw Problem(status: .badRequest, title: "Invalid Last-Event-ID", detail: "Last-Event-ID '\(text)' must be the id of an event this server sent (a whole number).")
+            }
+            lastEventID = n
+        }
+        let stream = EventStream(query: query, lastEventID: lastEventID, store: store, runner: runner, configuration: configuration, logger: logger)
+        var headers = HTTPFields()
+        headers[.contentType] = MediaType.eventStream
+        headers[.cacheControl] = "no-store"
+        headers[HTTPField.Name("X-Accel-Buffering")!] = "no"
+        return Response(status: .ok, headers: headers, body: stream.body())
+    }
+
+    /// Leaflet's files, from the directory Debian installs them in; nothing outside it.
+    private func leafletFile(_ name: String, _ request: Request) throws -> Response {
+        let allowed = name.split(separator: "/").allSatisfy { part in
+            !part.isEmpty && !part.hasPrefix(".") && part.allSatisfy { $0.isLetter || $0.isNumber || "._-".contains($0) }
+        }
+        let path = configuration.leafletDirectory + "/" + name
+        guard allowed, name.split(separator: "/").count <= 2, let data = FileManager.default.contents(atPath: path) else {
+            throw Problem.notFound("\(name) is not one of Leaflet's files in \(configuration.leafletDirectory) (on Debian: apt install libjs-leaflet).")
+        }
+        let type: String
+        switch (name as NSString).pathExtension {
+        case "js": type = "text/javascript; charset=utf-8"
+        case "css": type = "text/css; charset=utf-8"
+        case "png": type = "image/png"
+        case "svg": type = "image/svg+xml"
+        case "map": type = MediaType.json
+        default: type = "application/octet-stream"
+        }
+        var response = Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(bytes: data)))
+        response.headers[.cacheControl] = "public, max-age=86400"
+        return response
+    }
+
+    // MARK: - Responses
+
+    static func body(_ text: String, type: String) -> Response {
+        Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    /// A 200 with an ETag from the body, or 304 when the client has that body already: a map
+    /// that polls pays for the query, not for receiving the same answer again.
+    func tagged(_ text: String, type: String, _ request: Request, tagFrom stable: String? = nil) -> Response {
+        var hash = StableHash()
+        hash.combine(stable ?? text)
+        hash.combine(type)
+        let etag = "\"" + String(hash.value, radix: 16) + "\""
+        var headers: HTTPFields = [.eTag: etag, .cacheControl: "no-cache"]
+        if let wanted = request.headers[.ifNoneMatch],
+           wanted.split(separator: ",").contains(where: { tag in
+               let t = tag.trimmingCharacters(in: .whitespaces)
+               return t == "*" || t == etag || t == "W/" + etag
+           }) {
+            return Response(status: .notModified, headers: headers)
+        }
+        headers[.contentType] = type
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+    }
+
+    static func problem(_ problem: Problem, instance: String) -> Response {
+        var headers = problem.headers
+        headers[.contentType] = MediaType.problem
+        headers[.cacheControl] = "no-store"
+        return Response(status: problem.status, headers: headers, body: .init(byteBuffer: ByteBuffer(string: problem.json(instance: instance))))
+    }
+}

@@ -1,0 +1,74 @@
+import Foundation
+import TrafficGeoModel
+import TrafficGeoProjection
+import TrafficGeoQuery
+import TrafficGeoStore
+
+/// One page of an items answer and how many incidents match in all.
+struct ItemsPage: Sendable {
+    var results: [QueryResult]
+    var numberMatched: Int
+}
+
+/// Runs an `ItemsQuery` on the query engine: nearest (`nearest=k`), within (`radius`), a box,
+/// or the whole collection; then the order and the page. Store order (by store id) is stable, so
+/// walking the pages with `offset` visits every incident once.
+enum ItemsSearch {
+    static func page(_ q: ItemsQuery, engine: QueryEngine) throws -> ItemsPage {
+        let keep = q.offset + q.limit
+        if let reference = q.reference, let k = q.nearest {
+            let found = try engine.nearest(to: reference, limit: k, maxDistance: q.radius, filter: q.filter)
+            let ordered = q.sort.map { QueryEngine.sort(found, by: $0) } ?? found
+            return ItemsPage(results: slice(ordered, q), numberMatched: ordered.count)
+        }
+        if let reference = q.reference, let radius = q.radius {
+            var found: [QueryResult] = []
+            try engine.within(radius: radius, of: reference, filter: q.filter) { r in
+                if let box = q.bbox, let p = r.incident.position, !box.contains(p) { return }
+                found.append(r)
+            }
+            let ordered = QueryEngine.sort(found, by: q.sort ?? .distance)
+            return ItemsPage(results: slice(ordered, q), numberMatched: ordered.count)
+        }
+        // Distances from lat/lon over the whole collection: the nearest `keep` by the index,
+        // counted in one pass.
+        if let reference = q.reference, q.bbox == nil, (q.sort ?? .distance) == .distance {
+            var count = 0
+            try engine.all(filter: q.filter, locatedOnly: true) { _ in count += 1 }
+            let found = keep > 0 ? try engine.nearest(to: reference, limit: min(keep, count), filter: q.filter) : []
+            return ItemsPage(results: slice(found, q), numberMatched: count)
+        }
+        // A box or everything: stream in store order, keeping only what the page needs (the
+        // first `keep`, or with an order the best `keep`, trimmed as it goes).
+        var count = 0
+        var kept: [QueryResult] = []
+        let order: QuerySort? = q.sort ?? (q.reference != nil ? .distance : nil)
+        func take(_ r: QueryResult) {
+            count += 1
+            var r = r
+            if let reference = q.reference, let p = r.incident.position {
+                let inverse = Geodesic.inverse(from: reference, to: p)
+                r.distance = inverse.distance
+                r.bearing = inverse.bearing
+            }
+            if let order {
+                kept.append(r)
+                if kept.count >= 2 * keep + 1024 { kept = Array(QueryEngine.sort(kept, by: order).prefix(keep)) }
+            } else if count <= keep {
+                kept.append(r)
+            }
+        }
+        if let box = q.bbox {
+            try engine.inBoundingBox(west: box.west, south: box.south, east: box.east, north: box.north, filter: q.filter, handle: take)
+        } else {
+            try engine.all(filter: q.filter, locatedOnly: false, handle: take)
+        }
+        if let order { kept = QueryEngine.sort(kept, by: order) }
+        return ItemsPage(results: slice(kept, q), numberMatched: count)
+    }
+
+    private static func slice(_ results: [QueryResult], _ q: ItemsQuery) -> [QueryResult] {
+        guard q.offset < results.count else { return [] }
+        return Array(results[q.offset..<min(results.count, q.offset + q.limit)])
+    }
+}

@@ -1,0 +1,49 @@
+import Foundation
+
+/// Times as people type them, the same on the command line and in `serve`'s query parameters:
+/// `now`, `today`, `yesterday` (UTC midnight), ISO 8601, or relative to now (`-2h`, `-30m`,
+/// `-3d`, `-1w`, `+1h`).
+public enum TimeExpression {
+    public static func parse(_ text: String, now: Date = Date()) -> Date? {
+        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        if t == "now" { return now }
+        // Calendar days in UTC, as every time trafficgeo prints.
+        var utc = Calendar(identifier: .gregorian)
+        utc.timeZone = TimeZone(identifier: "UTC")!
+        if t == "today" { return utc.startOfDay(for: now) }
+        if t == "yesterday" { return utc.startOfDay(for: now).addingTimeInterval(-86400) }
+        if let first = t.first, first == "-" || first == "+", let unit = t.last, let amount = Double(t.dropFirst().dropLast()),
+           amount.isFinite {
+            let seconds: Double
+            switch unit {
+            case "s": seconds = amount
+            case "m": seconds = amount * 60
+            case "h": seconds = amount * 3600
+            case "d": seconds = amount * 86400
+            case "w": seconds = amount * 7 * 86400
+            default: return nil
+            }
+            return now.addingTimeInterval(first == "-" ? -seconds : seconds)
+        }
+        return TimestampParser.parse(text)
+    }
+
+    /// What to tell someone whose time was not understood.
+    public static let accepted = "use 'now', 'today', 'yesterday', an ISO 8601 time such as 2025-05-19T04:06:00Z, or -2h / -3d / -1w"
+}
+
+/// Distances as people type them: `25km`, `500m`, `3mi`, `10 km`; a bare number is metres.
+public enum DistanceExpression {
+    public static func parse(_ text: String) -> Double? {
+        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
+        let units: [(String, Double)] = [("km", 1000), ("mi", 1609.344), ("m", 1)]
+        for (suffix, factor) in units where t.hasSuffix(suffix) {
+            guard let value = Double(t.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)) else { return nil }
+            return value * factor
+        }
+        return Double(t)
+    }
+
+    /// What to tell someone whose distance was not understood.
+    public static let accepted = "use a number with m, km or mi, such as 25km"
+}

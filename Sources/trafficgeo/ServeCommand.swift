@@ -1,0 +1,100 @@
+import ArgumentParser
+import Foundation
+import Logging
+import NIOCore
+import TrafficGeo
+import TrafficGeoServe
+
+struct ServeCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "serve",
+        abstract: "Serve the incidents over HTTP: OGC API – Features, live events and a map page.",
+        discussion: """
+            Read-only over the store; `trafficgeo ingest` may write to it meanwhile (readers \
+            never wait for it). Open http://127.0.0.1:8080/ in a browser for the map; GIS tools \
+            (QGIS, GDAL: ogrinfo OAPIF:http://127.0.0.1:8080) read the collection `incidents`.
+
+            Endpoints: / (the map; JSON with f=json), /conformance, /api (OpenAPI 3.0), \
+            /collections, /collections/incidents, /collections/incidents/items (bbox, datetime, \
+            limit, offset; lat, lon with radius or nearest, road, category, q, active-at, \
+            min-confidence, precision, sortby), /collections/incidents/items/ID, and \
+            /collections/incidents/events (Server-Sent Events from the change feed).
+
+            Every request is logged on stderr (--quiet: errors only). Ctrl-C or SIGTERM stops \
+            gracefully. docs/serve.md has the details.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("The address to listen on (0.0.0.0: every interface; think before you do).", valueName: "address"))
+    var host = "127.0.0.1"
+
+    @Option(help: ArgumentHelp("The port to listen on (0: any free one, reported on stderr).", valueName: "port"))
+    var port = 8080
+
+    @Option(name: .customLong("public-url"), help: ArgumentHelp("The URL clients reach the server at, for links (behind a proxy). Default: what the request's Host header says.", valueName: "url"))
+    var publicURL: String?
+
+    @Option(help: ArgumentHelp("The map's background tiles, a URL template with {z}/{x}/{y} (default: OpenStreetMap's tile server).", valueName: "url"))
+    var tiles: String?
+
+    @Option(name: .customLong("tiles-attribution"), help: ArgumentHelp("The attribution the tiles require (HTML).", valueName: "html"))
+    var tilesAttribution: String?
+
+    @Option(name: .customLong("leaflet-dir"), help: ArgumentHelp("Where Leaflet's files are (Debian's libjs-leaflet).", valueName: "dir"))
+    var leafletDirectory = "/usr/share/javascript/leaflet"
+
+    @Option(help: ArgumentHelp("Answer 503 when a query takes longer (10s, 500ms).", valueName: "duration"))
+    var timeout = "10s"
+
+    func validate() throws {
+        guard (0...65535).contains(port) else { throw ValidationError("--port \(port) is not a port: use 1 … 65535 (0: any free one).") }
+        guard let seconds = DurationArgument.parse(timeout), seconds > 0 else {
+            throw ValidationError("--timeout '\(timeout)' is not a positive length of time, such as 10s.")
+        }
+        if let publicURL, URL(string: publicURL)?.scheme.map({ ["http", "https"].contains($0) }) != true {
+            throw ValidationError("--public-url '\(publicURL)' must be an http:// or https:// URL.")
+        }
+        if let tiles, !(tiles.contains("{z}") && tiles.contains("{x}") && tiles.contains("{y}")) {
+            throw ValidationError("--tiles '\(tiles)' must be a URL template with {z}, {x} and {y}, such as https://tile.openstreetmap.org/{z}/{x}/{y}.png.")
+        }
+    }
+
+    func run() async throws {
+        global.bootstrapLogging()
+        try await TrafficGeoExit.run {
+            let store = try global.openStore(readOnly: true)
+            var configuration = ServeConfiguration()
+            configuration.host = host
+            configuration.port = port
+            configuration.publicURL = publicURL
+            if let tiles { configuration.tileURL = tiles }
+            if let tilesAttribution { configuration.tileAttribution = tilesAttribution }
+            configuration.leafletDirectory = leafletDirectory
+            configuration.requestTimeout = .milliseconds(Int((DurationArgument.parse(timeout) ?? 10) * 1000))
+            if !FileManager.default.fileExists(atPath: leafletDirectory + "/leaflet.js") {
+                Terminal.printError("trafficgeo: warning: no leaflet.js in \(leafletDirectory): the map page shows only the list (on Debian: apt install libjs-leaflet, or --leaflet-dir)")
+            }
+            let server = IncidentServer(store: store, configuration: configuration, logger: Logger(label: "trafficgeo.serve"))
+            let quiet = global.quiet
+            let location = store.location
+            do {
+                try await server.run { port in
+                    if !quiet {
+                        let shown = host.contains(":") ? "[\(host)]" : host
+                        Terminal.printError("trafficgeo: serving \(location) at http://\(shown):\(port)/ (Ctrl-C stops)")
+                    }
+                }
+            } catch let error as IOError where error.errnoCode == EADDRINUSE {
+                throw ServeError("port \(port) on \(host) is in use (another server?): choose another with --port")
+            } catch let error as IOError where error.errnoCode == EACCES {
+                throw ServeError("not allowed to listen on port \(port): ports below 1024 need root; choose another with --port")
+            }
+        }
+    }
+}
+
+struct ServeError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
