@@ -156,6 +156,9 @@ let package = Package(
             dependencies: [
                 "TrafficGeo", "TrafficGeoPROJ", "TrafficGeoOutput", "TrafficGeoFuzzTargets", "TrafficGeoTestSupport", "TrafficGeoWatch", "TrafficGeoServe",
                 .product(name: "GRDB", package: "GRDB.swift"),
+                // The serve tests ask the server as any HTTP client would.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""Loads trafficgeo's map page in headless Chromium (Debian's `chromium`) through the DevTools
+protocol, waits until the page has drawn its pins and list, and reports what it shows as JSON:
+the items URL the page asked, the ids in its list, the number of pins drawn; with --screenshot,
+a PNG of the page. The map's event stream stays open, so Chromium's own --screenshot (which
+waits for the network to go quiet) cannot be used.
+
+    scripts/browser-check.py http://127.0.0.1:8080/?bbox=6.5,50.7,7.4,51.1 --screenshot map.png
+
+Needs: chromium, and the websocket-client package (pip install websocket-client).
+Exit status: 0 the page became ready; 1 it did not (the page's status line is reported).
+"""
+import argparse, base64, json, os, shutil, subprocess, sys, tempfile, time, urllib.request
+
+import websocket  # websocket-client
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("url")
+    ap.add_argument("--screenshot", help="write a PNG of the page here")
+    ap.add_argument("--width", type=int, default=1200)
+    ap.add_argument("--height", type=int, default=800)
+    ap.add_argument("--timeout", type=float, default=30)
+    ap.add_argument("--click", help="click the map at x,y (pixels) after it is ready, and wait for the list to follow")
+    args = ap.parse_args()
+
+    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
+    if not browser:
+        sys.exit("browser-check: no chromium on PATH (apt install chromium)")
+    profile = tempfile.mkdtemp(prefix="trafficgeo-chromium-")
+    proc = subprocess.Popen([browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
+                             "--no-first-run", "--disable-extensions", "--disable-background-networking",
+                             f"--window-size={args.width},{args.height}", "--remote-debugging-port=0",
+                             f"--user-data-dir={profile}", "about:blank"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        port_file = os.path.join(profile, "DevToolsActivePort")
+        deadline = time.time() + args.timeout
+        while not os.path.exists(port_file) or not open(port_file).read().strip():
+            if time.time() > deadline or proc.poll() is not None:
+                sys.exit("browser-check: chromium did not start its DevTools endpoint")
+            time.sleep(0.1)
+        port = int(open(port_file).read().split()[0])
+        targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list"))
+        page = next(t for t in targets if t.get("type") == "page")
+        ws = websocket.create_connection(page["webSocketDebuggerUrl"], timeout=args.timeout)
+        counter = [0]
+
+        def call(method, **params):
+            counter[0] += 1
+            ws.send(json.dumps({"id": counter[0], "method": method, "params": params}))
+            while True:
+                msg = json.loads(ws.recv())
+                if msg.get("id") == counter[0]:
+                    if "error" in msg:
+                        raise RuntimeError(f"{method}: {msg['error']}")
+                    return msg.get("result", {})
+
+        def evaluate(expression):
+            r = call("Runtime.evaluate", expression=expression, returnByValue=True)
+            return r.get("result", {}).get("value")
+
+        call("Page.enable")
+        call("Page.navigate", url=args.url)
+        state = None
+        while time.time() < deadline:
+            state = evaluate("document.body && document.body.dataset.state")
+            if state == "ready":
+                break
+            time.sleep(0.2)
+        if args.click and state == "ready":
+            before = evaluate("document.getElementById('list').dataset.itemsUrl")
+            x, y = (float(v) for v in args.click.split(","))
+            for kind in ("mousePressed", "mouseReleased"):
+                call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+            while time.time() < deadline and evaluate("document.getElementById('list').dataset.itemsUrl") == before:
+                time.sleep(0.2)
+        time.sleep(0.5)  # the last frame of the markers
+        report = evaluate("""(function () {
+            var list = document.getElementById('list');
+            return {
+              state: document.body.dataset.state || null,
+              status: document.getElementById('status').textContent,
+              itemsUrl: list.dataset.itemsUrl || null,
+              ids: Array.prototype.map.call(list.querySelectorAll('li'), function (li) { return Number(li.dataset.id); }),
+              pins: document.querySelectorAll('.leaflet-overlay-pane path.leaflet-interactive').length,
+              pinColors: Array.prototype.map.call(list.querySelectorAll('li'), function (li) { return li.dataset.pin; }),
+              leaflet: !!window.L
+            };
+        })()""")
+        if args.screenshot:
+            shot = call("Page.captureScreenshot", format="png")
+            with open(args.screenshot, "wb") as f:
+                f.write(base64.b64decode(shot["data"]))
+        print(json.dumps(report))
+        ws.close()
+        sys.exit(0 if state == "ready" else 1)
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        shutil.rmtree(profile, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
