@@ -2,8 +2,10 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import ServiceLifecycle
+import UnixSignals
 import TrafficGeoQuery
 import TrafficGeoStore
 import TrafficGeoSupport
@@ -27,9 +29,9 @@ public struct IncidentServer: Sendable {
         self.logger = logger
     }
 
-    /// Serves until SIGTERM or SIGINT (or, with `handlingSignals: false`, until the task is
-    /// cancelled); `onListening` gets the port (the chosen one when configured with 0).
-    public func run(handlingSignals: Bool = true, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+    /// Serves until SIGTERM or SIGINT (with `handlingSignals`) or until `stop` is triggered, then
+    /// shuts down gracefully; `onListening` gets the port (the chosen one when configured with 0).
+    public func run(handlingSignals: Bool = true, stop: ServeStop? = nil, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let runner = QueryRunner(threads: configuration.queryThreads, timeout: configuration.requestTimeout)
         let api = IncidentAPI(store: store, configuration: configuration, runner: runner, logger: logger)
         let responder = CallbackResponder<BasicRequestContext> { request, context in await api.respond(to: request) }
@@ -40,12 +42,29 @@ public struct IncidentServer: Sendable {
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger
         )
+        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [],
+                                                      cancellationSignals: [], logger: logger))
+        await stop?.register(group)
         defer { Task { await runner.shutdown() } }
-        if handlingSignals {
-            try await app.runService()
-        } else {
-            try await app.run()
-        }
+        try await group.run()
+    }
+}
+
+/// Stops a running `IncidentServer` gracefully from code (tests, an embedding program): streams
+/// end, requests in flight are answered. Cancelling the task that runs the server is abrupt.
+public final class ServeStop: Sendable {
+    private let state = NIOLockedValueBox<(group: ServiceGroup?, requested: Bool)>((nil, false))
+
+    public init() {}
+
+    public func stop() async {
+        let group = state.withLockedValue { s -> ServiceGroup? in s.requested = true; return s.group }
+        await group?.triggerGracefulShutdown()
+    }
+
+    func register(_ group: ServiceGroup) async {
+        let requested = state.withLockedValue { s -> Bool in s.group = group; return s.requested }
+        if requested { await group.triggerGracefulShutdown() }
     }
 }
 

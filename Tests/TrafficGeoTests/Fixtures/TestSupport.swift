@@ -82,6 +82,14 @@ enum TestSupport {
         process.waitUntilExit()
     }
 
+    /// `run` on a thread of its own, for async tests that serve in-process: waiting for a child
+    /// on one of Swift's cooperative threads (one per core) can starve the server it talks to.
+    static func runOnThread(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try run(executable, arguments) }) }.start()
+        }
+    }
+
     /// Runs a program to completion; returns (status, stdout, stderr).
     @discardableResult
     static func run(_ executable: String, _ arguments: [String], stdin: String? = nil,

@@ -16,6 +16,7 @@ final class ServeFixture: Sendable {
     let writer: SQLiteIncidentStore
     let port: Int
     private let server: Task<Void, any Error>
+    private let stopper = ServeStop()
 
     /// Köln: 40 incidents on a grid, on A1/A3/A4 (a third each), with categories; three at the
     /// antimeridian and one at 0° for the bbox across 180°; one without a position; one ended.
@@ -59,7 +60,8 @@ final class ServeFixture: Sendable {
         var logger = Logger(label: "trafficgeo.serve.test")
         logger.logLevel = .critical
         let server = IncidentServer(store: reader, configuration: configuration, logger: logger)
-        self.server = Task { try await server.run(handlingSignals: false) { port in continuation.yield(port) } }
+        let stopper = self.stopper
+        self.server = Task { try await server.run(handlingSignals: false, stop: stopper) { port in continuation.yield(port) } }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw ServeFixtureError.didNotStart }
         self.port = port
@@ -67,8 +69,9 @@ final class ServeFixture: Sendable {
 
     enum ServeFixtureError: Error { case didNotStart }
 
+    /// Stops the server gracefully, as SIGTERM does.
     func stop() async {
-        server.cancel()
+        await stopper.stop()
         _ = await server.result
         try? FileManager.default.removeItem(at: folder)
     }

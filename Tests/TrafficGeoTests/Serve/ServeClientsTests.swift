@@ -1,0 +1,68 @@
+import Foundation
+import Testing
+@testable import TrafficGeoServe
+
+/// Real clients of `serve`: a browser showing the map page, and GDAL reading the collection.
+@Suite("serve: a browser and GDAL as clients")
+struct ServeClientsTests {
+    static var browserCheck: Bool {
+        TestSupport.which("chromium") != nil && TestSupport.which("python3") != nil
+            && (try? TestSupport.run(TestSupport.which("python3")!, ["-c", "import websocket"]).status) == 0
+            && FileManager.default.fileExists(atPath: "/usr/share/javascript/leaflet/leaflet.js")
+    }
+
+    /// The page in headless Chromium: it becomes ready, its pins are drawn, and its list holds
+    /// exactly the incidents the API returns for the view it shows, nearest first; a click on
+    /// the map moves the query point and the list follows. The screenshot is kept where
+    /// $TRAFFICGEO_SCREENSHOT says (docs/serve-map.png was made that way).
+    @Test(.enabled(if: browserCheck, "needs chromium, libjs-leaflet and python3's websocket-client (scripts/setup installs them)"))
+    func theMapPageShowsThePinsAndTheListTheAPIReturns() async throws {
+        let f = try await ServeFixture()
+        do {
+            let shot = ProcessInfo.processInfo.environment["TRAFFICGEO_SCREENSHOT"] ?? f.folder.appendingPathComponent("map.png").path
+            let script = TestSupport.repositoryRoot.appendingPathComponent("scripts/browser-check.py").path
+            let run = try await TestSupport.runOnThread(TestSupport.which("python3")!, [script, f.base + "/?bbox=6.8,50.82,7.2,51.06", "--screenshot", shot])
+            #expect(run.status == 0, Comment(rawValue: run.stdout + run.stderr))
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], Comment(rawValue: run.stderr))
+            #expect(report["leaflet"] as? Bool == true)
+            let ids = report["ids"] as? [Int] ?? []
+            let itemsURL = try #require(report["itemsUrl"] as? String)
+            let api = try await f.get(itemsURL)
+            #expect(!ids.isEmpty && ids == api.ids, "the page's list is the API's answer for its view, in its order")
+            #expect(report["pins"] as? Int == api.features.filter { $0["geometry"] is [String: Any] }.count, "a pin for each")
+            #expect(Set(report["pinColors"] as? [String] ?? []).isSuperset(of: ["red", "purple"]))
+            let png = try Data(contentsOf: URL(fileURLWithPath: shot))
+            #expect(png.count > 5000 && png.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
+
+            // A click left of the centre: the list is sorted by distance from there.
+            let clicked = try await TestSupport.runOnThread(TestSupport.which("python3")!, [script, f.base + "/?bbox=6.8,50.82,7.2,51.06", "--click", "100,400"])
+            let after = try #require(try JSONSerialization.jsonObject(with: Data(clicked.stdout.utf8)) as? [String: Any])
+            let afterURL = try #require(after["itemsUrl"] as? String)
+            #expect(afterURL != itemsURL)
+            let answer = try await f.get(afterURL)
+            #expect(after["ids"] as? [Int] == answer.ids)
+        } catch { await f.stop(); throw error }
+        await f.stop()
+    }
+
+    /// GDAL's OGC API – Features driver lists the collection and reads every feature.
+    @Test(.enabled(if: TestSupport.which("ogrinfo") != nil, "needs GDAL's ogrinfo (apt install gdal-bin)"))
+    func gdalReadsTheCollection() async throws {
+        let f = try await ServeFixture()
+        do {
+            let ogrinfo = TestSupport.which("ogrinfo")!
+            let list = try await TestSupport.runOnThread(ogrinfo, ["-ro", "OAPIF:" + f.base])
+            #expect(list.status == 0, Comment(rawValue: list.stderr))
+            #expect(list.stdout.contains("incidents"), Comment(rawValue: list.stdout))
+            let summary = try await TestSupport.runOnThread(ogrinfo, ["-ro", "-so", "-al", "OAPIF:" + f.base + "/collections/incidents"])
+            #expect(summary.stdout.contains("Feature Count: 46"), Comment(rawValue: summary.stdout + summary.stderr))
+            let features = try await TestSupport.runOnThread(ogrinfo, ["-ro", "-al", "-q", "OAPIF:" + f.base + "/collections/incidents"])
+            let points = features.stdout.components(separatedBy: "POINT (").count - 1
+            #expect(points == 45, "every positioned incident, paged through")
+            #expect(features.stdout.contains("Köln - Olpe"))
+            let boxed = try await TestSupport.runOnThread(ogrinfo, ["-ro", "-al", "-q", "-spat", "179", "-20", "181", "-10", "OAPIF:" + f.base + "/collections/incidents"])
+            #expect(boxed.status == 0)
+        } catch { await f.stop(); throw error }
+        await f.stop()
+    }
+}
