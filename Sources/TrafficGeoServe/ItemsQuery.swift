@@ -115,7 +115,8 @@ struct ItemsQuery: Sendable, Equatable {
     /// active-at, road, category, q, min-confidence, precision.
     static func filter(_ p: QueryParameters, now: Date) throws(Problem) -> IncidentFilter {
         var filter = IncidentFilter()
-        if let text = try p.single("datetime") {
+        // An empty value is no condition (an HTML form sends its empty fields).
+        if let text = try p.single("datetime"), !text.isEmpty {
             let parts = text.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
             func instant(_ s: String) throws(Problem) -> Date? {
                 if s.isEmpty || s == ".." { return nil }
@@ -141,7 +142,7 @@ struct ItemsQuery: Sendable, Equatable {
                 throw Problem.badParameter("datetime", "datetime='\(text)' is not an RFC 3339 time or interval (2025-05-19T04:06:00Z, or start/end with .. for an open end).")
             }
         }
-        if let text = try p.single("active-at") {
+        if let text = try p.single("active-at"), !text.isEmpty {
             guard filter.activeAt == nil else {
                 throw Problem.badParameter("active-at", "active-at and a datetime instant both say when incidents are active: give one.")
             }
@@ -162,7 +163,7 @@ struct ItemsQuery: Sendable, Equatable {
             }
             return c
         }
-        if let q = try p.single("q") {
+        if let q = try p.single("q"), !q.isEmpty {
             filter.words = TextFolding.fold(q).split(separator: " ").map(String.init)
         }
         if let text = try p.single("min-confidence") {

@@ -180,7 +180,7 @@ struct ServeAPITests {
             #expect(instant.count == 45)
             #expect(try await titles("active-at=%2B2h").count == 5, "in two hours only those without expiry remain")
             // datetime interval: updated within it.
-            let recent = try await titles("datetime=" + TimestampParser.format(Date().addingTimeInterval(-630)) + "/..")
+            let recent = try await titles("datetime=" + TimestampParser.format(f.now.addingTimeInterval(-630)) + "/..")
             #expect(recent.count == 17, "k0…k10 and the six updated now (the ended one too: it was updated)")
             #expect(try await titles("datetime=../2000-01-01T00:00:00Z").isEmpty)
             #expect(try await titles("min-confidence=0.9").count == 46, "positions a feed gave always pass")

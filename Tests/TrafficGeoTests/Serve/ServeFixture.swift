@@ -15,6 +15,8 @@ final class ServeFixture: Sendable {
     let path: String
     let writer: SQLiteIncidentStore
     let port: Int
+    /// When the incidents were ingested; their times count from it.
+    let now: Date
     private let server: Task<Void, any Error>
     private let stopper = ServeStop()
 
@@ -46,6 +48,7 @@ final class ServeFixture: Sendable {
         path = folder.appendingPathComponent("serve.sqlite").path
         writer = try SQLiteIncidentStore(path: path)
         let now = Date()
+        self.now = now
         let all = Self.incidents(now: now)
         _ = try writer.ingest(source: "desk", snapshot: .wholeSource, now: now) { emit in for i in all { try emit(.incident(i)) } }
         // "gone" is no longer listed: it ends.

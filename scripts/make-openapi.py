@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Writes Sources/TrafficGeoServe/OpenAPIDocument.swift: the OpenAPI 3.0 definition `trafficgeo
+serve` answers /api with. Edit the definition here, run `python3 scripts/make-openapi.py`, commit
+both. The parameters must say what ItemsQuery reads (ServeAPITests checks the names; schemathesis
+in scripts/api-check checks the server against the whole document)."""
+import json, os
+def param(name, schema, desc, style=None, explode=None):
+    p={"name":name,"in":"query","required":False,"description":desc,"schema":schema}
+    if style: p["style"]=style
+    if explode is not None: p["explode"]=explode
+    return p
+problem={"$ref":"#/components/responses/Problem"}
+common={"400":problem,"500":problem}
+P={
+ "f": param("f",{"type":"string","enum":["json","html"]},"The response format: json (GeoJSON for features) or html (a page). Without it, a browser's Accept header picks HTML, anything else JSON."),
+ "bbox": param("bbox",{"type":"array","minItems":4,"maxItems":6,"items":{"type":"number"}},"Only incidents inside this box: west,south,east,north in CRS84 degrees (edges included). west > east crosses the antimeridian. A 6-number box's heights are ignored.","form",False),
+ "datetime": param("datetime",{"type":"string"},"An RFC 3339 instant: incidents active then (updated ≤ t < expires, not ended). An interval start/end (.. for an open end): incidents updated within it."),
+ "limit": param("limit",{"type":"integer","minimum":1,"maximum":10000,"default":10},"How many features a page holds (1 … 10000)."),
+ "offset": param("offset",{"type":"integer","minimum":0,"default":0},"How many matching features to skip (the next and prev links set it)."),
+ "lat": param("lat",{"type":"number","minimum":-90,"maximum":90},"Latitude of the point distances are measured from (with lon). Features then carry distance_m and bearing_deg and are sorted by distance."),
+ "lon": param("lon",{"type":"number","minimum":-180,"maximum":180},"Longitude of the point distances are measured from (with lat)."),
+ "radius": param("radius",{"type":"string","pattern":"^(0*[1-9][0-9]*(\\.[0-9]+)?|0*\\.[0-9]*[1-9][0-9]*|0+\\.[0-9]*[1-9][0-9]*)(m|km|mi)?$"},"Only incidents within this distance of lat/lon (WGS84 geodesic, boundary included): metres, or with a unit: 500m, 25km, 3mi; more than 0. Like `trafficgeo within`. Needs lat and lon."),
+ "nearest": param("nearest",{"type":"integer","minimum":1,"maximum":10000},"Only the k incidents nearest to lat/lon, nearest first (exact geodesic distances; with radius, no farther). Like `trafficgeo near`. Not with bbox."),
+ "road": param("road",{"type":"string"},"Only incidents on these roads (comma-separated; A4 = a4 = A 4 = BAB 4)."),
+ "category": param("category",{"type":"string"},"Only incidents of these categories (comma-separated): wrong-way driver, accident, closure, obstacle, danger, roadworks, queue, slow traffic, standstill, weather, other; German names such as Unfall or Baustelle too."),
+ "q": param("q",{"type":"string"},"Only incidents whose title, summary or road contain every word (case, accents and umlauts folded: Koeln finds Köln)."),
+ "active-at": param("active-at",{"type":"string"},"Only incidents active at this time: 'now', 'today', an ISO 8601 time, or relative such as -2h."),
+ "min-confidence": param("min-confidence",{"type":"number","minimum":0,"maximum":1},"Only incidents placed at least this surely (geocoded ones; positions a feed gave always pass)."),
+ "precision": param("precision",{"type":"string"},"Only geocoded incidents of these precisions (comma-separated: junction, address, town, road, none); positions a feed gave always pass."),
+ "sortby": param("sortby",{"type":"string","pattern":"^\\+?(distance|updated|expires|title)$"},"Order: distance (needs lat/lon; the default with them), updated (newest first), expires (soonest first), title. Ties keep the store order."),
+}
+items_params=[P[k] for k in ["bbox","datetime","limit","offset","lat","lon","radius","nearest","road","category","q","active-at","min-confidence","precision","sortby","f"]]
+events_params=[P[k] for k in ["bbox","lat","lon","radius","road","category","q","min-confidence","precision"]]+[
+ {"name":"Last-Event-ID","in":"header","required":False,"description":"Resume after this event (the id of the last event received): the events recorded since are sent first.","schema":{"type":"string","pattern":"^[0-9]+$"}}]
+def ok(ctype_schemas, desc):
+    return {"description":desc,"content":{c:({"schema":s} if s else {}) for c,s in ctype_schemas}}
+html={"type":"string"}
+doc={
+ "openapi":"3.0.3",
+ "info":{"title":"trafficgeo","version":"1.0.0","description":"Road-traffic incidents as OGC API – Features (Part 1: Core, GeoJSON, HTML, OpenAPI 3.0), with nearest and within-radius searches and live updates (Server-Sent Events). All positions are CRS84 (longitude, latitude).","license":{"name":"Data: as its feeds license it"}},
+ "servers":[{"url":"{{BASE}}"}],
+ "paths":{
+  "/":{"get":{"operationId":"getLandingPage","summary":"The landing page (JSON) or the map (HTML)","parameters":[P["f"]],"responses":dict({"200":ok([("application/json",{"$ref":"#/components/schemas/LandingPage"}),("text/html",html)],"The landing page: links to the API definition, conformance and the collections; in HTML, the map.")},**common)}},
+  "/conformance":{"get":{"operationId":"getConformance","summary":"The conformance classes","parameters":[P["f"]],"responses":dict({"200":ok([("application/json",{"$ref":"#/components/schemas/Conformance"}),("text/html",html)],"The conformance classes this server implements.")},**common)}},
+  "/api":{"get":{"operationId":"getAPI","summary":"This document","parameters":[P["f"]],"responses":dict({"200":ok([("application/vnd.oai.openapi+json;version=3.0",{"type":"object"}),("text/html",html)],"The OpenAPI 3.0 definition.")},**common)}},
+  "/collections":{"get":{"operationId":"getCollections","summary":"The collections (one: incidents)","parameters":[P["f"]],"responses":dict({"200":ok([("application/json",{"$ref":"#/components/schemas/Collections"}),("text/html",html)],"The collections.")},**common)}},
+  "/collections/incidents":{"get":{"operationId":"getIncidentsCollection","summary":"The incidents collection","parameters":[P["f"]],"responses":dict({"200":ok([("application/json",{"$ref":"#/components/schemas/Collection"}),("text/html",html)],"The collection's description.")},**common)}},
+  "/collections/incidents/items":{"get":{"operationId":"getIncidents","summary":"Incidents: a box, a radius, the k nearest, filters, pages","parameters":items_params,
+      "responses":dict({"200":dict(ok([("application/geo+json",{"$ref":"#/components/schemas/FeatureCollection"}),("text/html",html)],"A page of incidents, with numberMatched, numberReturned and next/prev links; in HTML, the map."),headers={"ETag":{"$ref":"#/components/headers/ETag"},"Cache-Control":{"$ref":"#/components/headers/CacheControl"}}),
+                        "304":{"description":"Not modified: the answer has the ETag given in If-None-Match."},
+                        "503":problem},**common)}},
+  "/collections/incidents/items/{featureId}":{"get":{"operationId":"getIncident","summary":"One incident","parameters":[{"name":"featureId","in":"path","required":True,"description":"The incident's id in this store (a feature's id).","schema":{"type":"integer","format":"int64","minimum":1}},P["f"]],
+      "responses":dict({"200":dict(ok([("application/geo+json",{"$ref":"#/components/schemas/Feature"}),("text/html",html)],"The incident."),headers={"ETag":{"$ref":"#/components/headers/ETag"}}),"304":{"description":"Not modified."},"404":problem},**common)}},
+  "/collections/incidents/events":{"get":{"operationId":"getIncidentEvents","summary":"Live changes as Server-Sent Events","description":"Each event names its change (new, updated, ended, removed) in `event:`, carries the change-feed sequence number as `id:` and the incident as a GeoJSON Feature (removed: its id only) in `data:`. Only changes to incidents that match the conditions are sent; a heartbeat comment keeps idle streams open.","parameters":events_params,
+      "responses":dict({"200":ok([("text/event-stream",{"type":"string"})],"An endless stream of events.")},**common)}},
+ },
+ "components":{
+  "headers":{"ETag":{"description":"A tag of this answer: send it back in If-None-Match to get 304 when nothing changed.","schema":{"type":"string"}},
+             "CacheControl":{"description":"Caching: revalidate with the ETag.","schema":{"type":"string"}}},
+  "responses":{"Problem":{"description":"What was wrong and what to send instead (RFC 9457).","content":{"application/problem+json":{"schema":{"$ref":"#/components/schemas/Problem"}}}}},
+  "schemas":{
+   "Problem":{"type":"object","required":["title","status","detail"],"properties":{"type":{"type":"string"},"title":{"type":"string"},"status":{"type":"integer"},"detail":{"type":"string"},"instance":{"type":"string"}}},
+   "Link":{"type":"object","required":["href","rel"],"properties":{"href":{"type":"string"},"rel":{"type":"string"},"type":{"type":"string"},"title":{"type":"string"}}},
+   "LandingPage":{"type":"object","required":["links"],"properties":{"title":{"type":"string"},"description":{"type":"string"},"links":{"type":"array","items":{"$ref":"#/components/schemas/Link"}}}},
+   "Conformance":{"type":"object","required":["conformsTo"],"properties":{"conformsTo":{"type":"array","items":{"type":"string"}}}},
+   "Collection":{"type":"object","required":["id","links"],"properties":{"id":{"type":"string"},"title":{"type":"string"},"description":{"type":"string"},"itemType":{"type":"string"},"crs":{"type":"array","items":{"type":"string"}},"extent":{"type":"object"},"links":{"type":"array","items":{"$ref":"#/components/schemas/Link"}}}},
+   "Collections":{"type":"object","required":["links","collections"],"properties":{"links":{"type":"array","items":{"$ref":"#/components/schemas/Link"}},"collections":{"type":"array","items":{"$ref":"#/components/schemas/Collection"}}}},
+   "Geometry":{"type":"object","required":["type","coordinates"],"properties":{"type":{"type":"string","enum":["Point","LineString"]},"coordinates":{"type":"array"}}},
+   "IncidentProperties":{"type":"object","required":["title","pinColor","source"],"properties":{
+      "id":{"type":"string"},"title":{"type":"string"},"subtitle":{"type":"string"},"description":{"type":"string"},
+      "pinColor":{"type":"string","enum":["red","purple","green"]},"marker-color":{"type":"string"},"marker-symbol":{"type":"string"},
+      "distance_m":{"type":"number"},"bearing_deg":{"type":"number"},"road":{"type":"string"},"category":{"type":"string"},
+      "updated":{"type":"string","format":"date-time"},"expires":{"type":"string","format":"date-time"},"ended":{"type":"string","format":"date-time"},
+      "first_seen":{"type":"string","format":"date-time"},"weblink":{"type":"string"},"source":{"type":"string"},
+      "positionSource":{"type":"string"},"precision":{"type":"string"},"confidence":{"type":"number"}}},
+   "Feature":{"type":"object","required":["type","id","geometry","properties"],"properties":{"type":{"type":"string","enum":["Feature"]},"id":{"type":"integer"},
+      "geometry":{"allOf":[{"$ref":"#/components/schemas/Geometry"}],"nullable":True},"properties":{"$ref":"#/components/schemas/IncidentProperties"},
+      "links":{"type":"array","items":{"$ref":"#/components/schemas/Link"}}}},
+   "FeatureCollection":{"type":"object","required":["type","features","numberMatched","numberReturned","timeStamp","links"],"properties":{
+      "type":{"type":"string","enum":["FeatureCollection"]},"features":{"type":"array","items":{"$ref":"#/components/schemas/Feature"}},
+      "timeStamp":{"type":"string","format":"date-time"},"numberMatched":{"type":"integer","minimum":0},"numberReturned":{"type":"integer","minimum":0},
+      "links":{"type":"array","items":{"$ref":"#/components/schemas/Link"}}}},
+  }
+ }
+}
+s=json.dumps(doc,ensure_ascii=False,indent=1)
+assert '"""' not in s
+swift='''import Foundation
+
+/// The OpenAPI 3.0 definition `/api` serves: every path, parameter and answer, so that clients
+/// (and schemathesis in CI) can check the server against it. `{{BASE}}` becomes the server's URL.
+/// The parameters mean what the command line's options mean (ItemsQuery reads them).\n/// Generated by scripts/make-openapi.py: edit it there.
+enum OpenAPIDocument {
+    static func json(base: String) -> String {
+        template.replacingOccurrences(of: "{{BASE}}", with: base)
+    }
+
+    private static let template = #"""
+''' + s + '''
+"""#
+}
+'''
+out=os.path.join(os.path.dirname(os.path.abspath(__file__)),'..','Sources','TrafficGeoServe','OpenAPIDocument.swift')
+open(out,'w').write(swift)
