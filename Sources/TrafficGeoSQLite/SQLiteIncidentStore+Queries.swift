@@ -14,9 +14,11 @@ extension SQLiteIncidentStore {
         // One read transaction: the incidents fetched are the ones the index pointed at.
         // Decoded results carry Karney's distance (it comes with the bearing) for every result.
         try read { db in
-            try Self.nearestNeighbours(db, nodes: indexNodes(db), point: point, limit: limit, maxDistance: maxDistance, filter: filter).map {
+            let neighbours = try Self.nearestNeighbours(db, nodes: indexNodes(db), point: point, limit: limit, maxDistance: maxDistance, filter: filter)
+            let incidents = try IncidentRowLayout.fetch(db, ids: neighbours.map(\.storeID))
+            return try neighbours.map {
                 let (distance, bearing) = Geodesic.inverse(from: point, to: $0.position)
-                guard let stored = try IncidentRowLayout.fetch(db, id: $0.storeID) else {
+                guard let stored = incidents[$0.storeID] else {
                     throw StoreError.readFailed(path, reason: "index entry \($0.storeID) has no incident")
                 }
                 return QueryResult(stored: stored, distance: distance, bearing: bearing)

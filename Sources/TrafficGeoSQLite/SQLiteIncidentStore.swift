@@ -301,23 +301,7 @@ public final class SQLiteIncidentStore: IncidentStore {
     }
 
     public func incidents(ids: [Int64]) throws -> [Int64: StoredIncident] {
-        try read { db in
-            var found: [Int64: StoredIncident] = [:]
-            found.reserveCapacity(ids.count)
-            // In chunks: SQLite allows 32766 parameters to a statement.
-            var start = 0
-            while start < ids.count {
-                let chunk = ids[start ..< min(ids.count, start + 500)]
-                let marks = chunk.map { _ in "?" }.joined(separator: ",")
-                let statement = try db.cachedStatement(sql: "SELECT \(IncidentRowLayout.selection) FROM incidents i WHERE i.id IN (\(marks))")
-                for row in try Row.fetchAll(statement, arguments: StatementArguments(Array(chunk))) {
-                    let stored = IncidentRowLayout.decode(row)
-                    found[stored.storeID] = stored
-                }
-                start += chunk.count
-            }
-            return found
-        }
+        try read { db in try IncidentRowLayout.fetch(db, ids: ids) }
     }
 
     // MARK: - Feed health

@@ -7,21 +7,44 @@ import NIOPosix
 /// when one takes longer than the request time limit. The query itself runs to its end (SQLite
 /// has no safe way to stop it from here), but the client is not kept waiting.
 final class QueryRunner: Sendable {
+    private typealias Expiry = @Sendable () -> Void
     private let pool: NIOThreadPool
     private let timeout: Duration
+    /// Queries under way, with their deadlines; one timer looks at them all (a timer per request
+    /// cost a wake-up of its own each).
+    private let waiting = NIOLockedValueBox<(next: UInt64, entries: [UInt64: (deadline: ContinuousClock.Instant, expire: Expiry)])>((0, [:]))
+    /// Dispatch sources are thread-safe; set once in init.
+    nonisolated(unsafe) private let watchdog: any DispatchSourceTimer
 
     init(threads: Int, timeout: Duration) {
         pool = NIOThreadPool(numberOfThreads: threads)
         pool.start()
         self.timeout = timeout
+        watchdog = DispatchSource.makeTimerSource(queue: .global())
+        let waiting = self.waiting
+        watchdog.setEventHandler {
+            let now = ContinuousClock.now
+            let expired = waiting.withLockedValue { w -> [Expiry] in
+                let due = w.entries.filter { $0.value.deadline <= now }
+                for key in due.keys { w.entries.removeValue(forKey: key) }
+                return due.map(\.value.expire)
+            }
+            for expire in expired { expire() }
+        }
+        let tick = min(0.25, max(0.01, timeout.inSeconds / 4))
+        watchdog.schedule(deadline: .now() + tick, repeating: tick)
+        watchdog.resume()
     }
 
     func shutdown() async {
+        watchdog.cancel()
         try? await pool.shutdownGracefully()
     }
 
     func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        let seconds = timeout.components.seconds
+        let seconds = timeout.inSeconds
+        let deadline = ContinuousClock.now + timeout
+        let waiting = self.waiting
         return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
             // Whichever comes first, the answer or the time limit, resumes the request.
             let pending = NIOLockedValueBox<CheckedContinuation<T, any Error>?>(continuation)
@@ -31,16 +54,24 @@ final class QueryRunner: Sendable {
                     c = nil
                 }
             }
-            pool.submit { state in
-                guard case .active = state else {
-                    finish(.failure(Problem(status: .serviceUnavailable, title: "Shutting down", detail: "The server is stopping; try again shortly.")))
-                    return
-                }
-                finish(Result { try body() })
-            }
-            DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(Int(seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000))) {
+            let expire: Expiry = {
                 finish(.failure(Problem(status: .serviceUnavailable, title: "The query took too long",
-                                        detail: "The answer took longer than \(seconds) s. Ask a narrower question: a bbox, a radius, nearest=k or a smaller limit.")))
+                                        detail: "The answer took longer than \(String(format: "%g", seconds)) s. Ask a narrower question: a bbox, a radius, nearest=k or a smaller limit.")))
+            }
+            let id = waiting.withLockedValue { w -> UInt64 in
+                w.next += 1
+                w.entries[w.next] = (deadline, expire)
+                return w.next
+            }
+            pool.submit { state in
+                let result: Result<T, any Error>
+                if case .active = state {
+                    result = Result { try body() }
+                } else {
+                    result = .failure(Problem(status: .serviceUnavailable, title: "Shutting down", detail: "The server is stopping; try again shortly."))
+                }
+                waiting.withLockedValue { _ = $0.entries.removeValue(forKey: id) }
+                finish(result)
             }
         }
     }

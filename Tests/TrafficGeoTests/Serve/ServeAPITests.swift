@@ -284,3 +284,23 @@ struct ServeAPITests {
         await f.stop()
     }
 }
+
+/// The request time limit: a query that runs past it is answered 503 while it finishes.
+@Suite struct QueryRunnerTests {
+    @Test func aSlowQueryIsA503AtTheDeadlineAndAFastOneIsAnswered() async throws {
+        let runner = QueryRunner(threads: 3, timeout: .milliseconds(100))
+        let started = ContinuousClock.now
+        await #expect(throws: Problem.self) {
+            try await runner.run { Thread.sleep(forTimeInterval: 0.6); return 1 }
+        }
+        let waited = ContinuousClock.now - started
+        #expect(waited < .milliseconds(450), "answered at the deadline, not when the query ended (\(waited))")
+        do {
+            _ = try await runner.run { Thread.sleep(forTimeInterval: 0.6); return 1 }
+        } catch let problem as Problem {
+            #expect(problem.status == .serviceUnavailable && problem.detail.contains("narrower"))
+        }
+        #expect(try await runner.run { 42 } == 42)
+        await runner.shutdown()
+    }
+}

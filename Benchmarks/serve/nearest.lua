@@ -1,0 +1,26 @@
+-- wrk script: GET the 10 nearest incidents to a random point in Germany (the spatial-anchors
+-- bounding box), and report p50/p99 latency and requests/s as one JSON line at the end.
+local lat_min, lat_max, lon_min, lon_max = 47.27, 55.06, 5.87, 15.04
+local counter = 0
+
+function setup(thread)
+  counter = counter + 1
+  thread:set("seed", 1000 + counter)
+end
+
+function init(args)
+  math.randomseed(seed)
+end
+
+function request()
+  local lat = lat_min + math.random() * (lat_max - lat_min)
+  local lon = lon_min + math.random() * (lon_max - lon_min)
+  return wrk.format("GET", string.format("/collections/incidents/items?lat=%.6f&lon=%.6f&nearest=10&limit=10", lat, lon))
+end
+
+function done(summary, latency, requests)
+  local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout
+  io.write(string.format('{"requests":%d,"seconds":%.3f,"rps":%.1f,"p50_ms":%.3f,"p99_ms":%.3f,"max_ms":%.3f,"errors":%d,"non2xx":%d}\n',
+    summary.requests, summary.duration / 1e6, summary.requests / (summary.duration / 1e6),
+    latency:percentile(50) / 1000, latency:percentile(99) / 1000, latency.max / 1000, errors, summary.errors.status))
+end
