@@ -22,6 +22,7 @@ def main():
     ap.add_argument("--width", type=int, default=1200)
     ap.add_argument("--height", type=int, default=800)
     ap.add_argument("--timeout", type=float, default=30)
+    ap.add_argument("--mobile", action="store_true", help="a phone's screen (390 x 844, touch) instead of the window size")
     ap.add_argument("--click", help="click the map at x,y (pixels) after it is ready, and wait for the list to follow")
     args = ap.parse_args()
 
@@ -62,6 +63,8 @@ def main():
             return r.get("result", {}).get("value")
 
         call("Page.enable")
+        width, height = (390, 844) if args.mobile else (args.width, args.height)
+        call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=2 if args.mobile else 1, mobile=args.mobile)
         call("Page.navigate", url=args.url)
         state = None
         while time.time() < deadline:
@@ -86,7 +89,10 @@ def main():
               ids: Array.prototype.map.call(list.querySelectorAll('li'), function (li) { return Number(li.dataset.id); }),
               pins: document.querySelectorAll('.leaflet-overlay-pane path.leaflet-interactive').length,
               pinColors: Array.prototype.map.call(list.querySelectorAll('li'), function (li) { return li.dataset.pin; }),
-              leaflet: !!window.L
+              leaflet: !!window.L,
+              viewport: [window.innerWidth, window.innerHeight],
+              map: (function (r) { return [r.left, r.top, r.width, r.height]; })(document.getElementById('map').getBoundingClientRect()),
+              side: (function (r) { return [r.left, r.top, r.width, r.height]; })(document.getElementById('side').getBoundingClientRect())
             };
         })()""")
         if args.screenshot:

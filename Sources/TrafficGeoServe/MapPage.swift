@@ -62,6 +62,7 @@ enum MapPage {
       #list li::before { content: ""; position: absolute; left: .7rem; top: .75rem; width: .8rem; height: .8rem; border-radius: 50%; background: var(--pin); }
       #list .title { font-weight: 600; display: block; }
       #list .subtitle, #list .meta { color: #444; font-size: .85rem; display: block; }
+      #list .subtitle { display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden; }
       .problem { color: #a00; }
       @media (max-width: 700px) {
         body { flex-direction: column; }

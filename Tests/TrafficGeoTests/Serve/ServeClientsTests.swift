@@ -34,6 +34,16 @@ struct ServeClientsTests {
             let png = try Data(contentsOf: URL(fileURLWithPath: shot))
             #expect(png.count > 5000 && png.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
 
+            // On a phone's screen: the map above, the list below it, both as wide as the screen.
+            let phone = try await TestSupport.runOnThread(TestSupport.which("python3")!, [script, f.base + "/?bbox=6.8,50.82,7.2,51.06", "--mobile"])
+            let small = try #require(try JSONSerialization.jsonObject(with: Data(phone.stdout.utf8)) as? [String: Any], Comment(rawValue: phone.stderr))
+            let map = small["map"] as? [Double] ?? [], side = small["side"] as? [Double] ?? [], viewport = small["viewport"] as? [Double] ?? []
+            #expect(map.count == 4 && side.count == 4 && viewport.first == 390, "\(small)")
+            if map.count == 4, side.count == 4 {
+                #expect(map[2] == 390 && side[2] == 390 && side[1] >= map[1] + map[3] - 1 && map[3] > 300, "\(map) \(side)")
+            }
+            #expect(small["ids"] as? [Int] == ids, "the same incidents on a phone")
+
             // A click left of the centre: the list is sorted by distance from there.
             let clicked = try await TestSupport.runOnThread(TestSupport.which("python3")!, [script, f.base + "/?bbox=6.8,50.82,7.2,51.06", "--click", "100,400"])
             let after = try #require(try JSONSerialization.jsonObject(with: Data(clicked.stdout.utf8)) as? [String: Any])
