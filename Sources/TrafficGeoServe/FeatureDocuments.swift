@@ -106,6 +106,7 @@ enum FeatureDocuments {
     /// from it, so an unchanged answer keeps its tag).
     static func featureCollection(_ page: ItemsPage, links: [Link], timeStamp: Date) -> (stable: String, full: String) {
         var text = "{\"type\":\"FeatureCollection\",\"features\":["
+        text.reserveCapacity(1024 + page.results.count * 1200)
         for (i, r) in page.results.enumerated() {
             if i > 0 { text += ",\n" }
             text += feature(r)

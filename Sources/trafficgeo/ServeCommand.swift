@@ -47,11 +47,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Answer 503 when a query takes longer (10s, 500ms).", valueName: "duration"))
     var timeout = "10s"
 
+    @Option(name: .customLong("query-threads"), help: ArgumentHelp("Threads that run store queries (default: the number of cores, at least 2).", valueName: "n"))
+    var queryThreads: Int?
+
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port) is not a port: use 1 … 65535 (0: any free one).") }
         guard let seconds = DurationArgument.parse(timeout), seconds > 0 else {
             throw ValidationError("--timeout '\(timeout)' is not a positive length of time, such as 10s.")
         }
+        if let queryThreads, !(1...256).contains(queryThreads) { throw ValidationError("--query-threads must be 1 … 256.") }
         if let publicURL, URL(string: publicURL)?.scheme.map({ ["http", "https"].contains($0) }) != true {
             throw ValidationError("--public-url '\(publicURL)' must be an http:// or https:// URL.")
         }
@@ -71,6 +75,7 @@ struct ServeCommand: AsyncParsableCommand {
             if let tiles { configuration.tileURL = tiles }
             if let tilesAttribution { configuration.tileAttribution = tilesAttribution }
             configuration.leafletDirectory = leafletDirectory
+            if let queryThreads { configuration.queryThreads = queryThreads }
             configuration.requestTimeout = .milliseconds(Int((DurationArgument.parse(timeout) ?? 10) * 1000))
             if !FileManager.default.fileExists(atPath: leafletDirectory + "/leaflet.js") {
                 Terminal.printError("trafficgeo: warning: no leaflet.js in \(leafletDirectory): the map page shows only the list (on Debian: apt install libjs-leaflet, or --leaflet-dir)")
