@@ -79,6 +79,26 @@ extension SQLiteIncidentStore {
         }
     }
 
+    public func count(filter: IncidentFilter, locatedOnly: Bool) throws -> Int {
+        let (condition, arguments) = filter.sql()
+        return try read { db in
+            try Int.fetchOne(db, sql: "SELECT COUNT(*) FROM incidents i WHERE \(locatedOnly ? "i.latitude IS NOT NULL AND" : "") \(condition)",
+                             arguments: arguments) ?? 0
+        }
+    }
+
+    public func all(filter: IncidentFilter, locatedOnly: Bool, offset: Int, limit: Int) throws -> [QueryResult] {
+        let (condition, arguments) = filter.sql()
+        var page = arguments
+        page += [limit, offset]
+        return try read { db in
+            try Row.fetchAll(db, sql: """
+                SELECT \(IncidentRowLayout.selection) FROM incidents i WHERE \(locatedOnly ? "i.latitude IS NOT NULL AND" : "") \(condition) \
+                ORDER BY i.id LIMIT ? OFFSET ?
+                """, arguments: page).map { QueryResult(stored: IncidentRowLayout.decode($0)) }
+        }
+    }
+
     /// One read transaction for all of `body`'s queries: every query sees the same committed
     /// state (an ingest running meanwhile is invisible to it), and a batch opens the transaction
     /// once. A long one keeps the WAL from being checkpointed until it ends.

@@ -33,12 +33,18 @@ enum ItemsSearch {
         // Distances from lat/lon over the whole collection: the nearest `keep` by the index,
         // counted in one pass.
         if let reference = q.reference, q.bbox == nil, (q.sort ?? .distance) == .distance {
-            var count = 0
-            try engine.all(filter: q.filter, locatedOnly: true) { _ in count += 1 }
+            let count = try engine.store.count(filter: q.filter, locatedOnly: true)
             let found = keep > 0 ? try engine.nearest(to: reference, limit: min(keep, count), filter: q.filter) : []
             return ItemsPage(results: slice(found, q), numberMatched: count)
         }
-        // A box or everything: stream in store order, keeping only what the page needs (the
+        // Everything in store order: the store counts and pages (a whole-collection page of a
+        // million incidents decoded them all: seconds a page).
+        if q.bbox == nil, q.reference == nil, q.sort == nil {
+            let count = try engine.store.count(filter: q.filter, locatedOnly: false)
+            let page = q.offset < count ? try engine.store.all(filter: q.filter, locatedOnly: false, offset: q.offset, limit: q.limit) : []
+            return ItemsPage(results: page, numberMatched: count)
+        }
+        // A box, or an order: stream in store order, keeping only what the page needs (the
         // first `keep`, or with an order the best `keep`, trimmed as it goes).
         var count = 0
         var kept: [QueryResult] = []

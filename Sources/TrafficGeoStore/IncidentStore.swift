@@ -62,6 +62,10 @@ public protocol IncidentStore: AnyObject, GeocodeCaching {
     func inBoundingBox(_ box: LonLatBox, filter: IncidentFilter, handle: (QueryResult) throws -> Void) throws
     /// Every incident matching `filter` (with `locatedOnly`, only those with a position), in store order.
     func all(filter: IncidentFilter, locatedOnly: Bool, handle: (QueryResult) throws -> Void) throws
+    /// How many incidents `all` would hand over (a server's `numberMatched`).
+    func count(filter: IncidentFilter, locatedOnly: Bool) throws -> Int
+    /// `all`'s incidents from the `offset`-th on, at most `limit` of them (a server's pages).
+    func all(filter: IncidentFilter, locatedOnly: Bool, offset: Int, limit: Int) throws -> [QueryResult]
     /// Runs `body` on one consistent state of the store: lean queries (ids and distances) for
     /// batches. The search must not escape `body`.
     func withNeighbourSearch<T>(_ body: (any NeighbourSearch) throws -> T) throws -> T
@@ -132,6 +136,27 @@ extension IncidentStore {
     @discardableResult
     public func pruneExpired() throws -> Int { try pruneExpired(before: Date()) }
 
+    /// By streaming `all`; a store with a query language counts in it.
+    public func count(filter: IncidentFilter, locatedOnly: Bool) throws -> Int {
+        var n = 0
+        try all(filter: filter, locatedOnly: locatedOnly) { _ in n += 1 }
+        return n
+    }
+
+    /// By streaming `all` up to the page's end; a store with a query language pages in it.
+    public func all(filter: IncidentFilter, locatedOnly: Bool, offset: Int, limit: Int) throws -> [QueryResult] {
+        var seen = 0
+        var page: [QueryResult] = []
+        do {
+            try all(filter: filter, locatedOnly: locatedOnly) { result in
+                seen += 1
+                if seen > offset { page.append(result) }
+                if page.count >= limit { throw PageIsFull() }
+            }
+        } catch is PageIsFull {}
+        return page
+    }
+
     public func statistics() throws -> StoreStatistics { try statistics(now: Date()) }
 
     /// Every incident in store order (export, tests).
@@ -141,3 +166,6 @@ extension IncidentStore {
         return all
     }
 }
+
+/// Ends the streaming of `all` once a page is full (the default paging).
+private struct PageIsFull: Error {}
