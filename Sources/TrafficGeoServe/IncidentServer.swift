@@ -42,8 +42,12 @@ public struct IncidentServer: Sendable {
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger
         )
-        let group = ServiceGroup(configuration: .init(services: [app], gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [],
-                                                      cancellationSignals: [], logger: logger))
+        var lifecycle = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [],
+                                                  cancellationSignals: [], logger: logger)
+        // A request that does not finish must not keep a stopping server up: after the request
+        // time limit and a little more, what is left is cancelled.
+        lifecycle.maximumGracefulShutdownDuration = configuration.requestTimeout + .seconds(5)
+        let group = ServiceGroup(configuration: lifecycle)
         await stop?.register(group)
         defer { Task { await runner.shutdown() } }
         try await group.run()
