@@ -28,7 +28,11 @@ struct ServeLiveTests {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = try FileHandle(forWritingTo: log)
             try process.run()
-            let deadline = Date().addingTimeInterval(20)
+        }
+
+        /// Waits (without holding a thread) until the server says where it listens.
+        func started() async throws -> ServeProcess {
+            let deadline = Date().addingTimeInterval(30)
             while Date() < deadline {
                 let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
                 if let range = text.range(of: #"at http://127\.0\.0\.1:(\d+)/"#, options: .regularExpression) {
@@ -36,8 +40,9 @@ struct ServeLiveTests {
                     break
                 }
                 if !process.isRunning { break }
-                Thread.sleep(forTimeInterval: 0.05)
+                try await Task.sleep(for: .milliseconds(50))
             }
+            return self
         }
 
         var stderr: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
@@ -52,10 +57,9 @@ struct ServeLiveTests {
         }.joined(separator: ",") + "]}"
     }
 
-    func cli(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
-        var environment = ProcessInfo.processInfo.environment
-        environment["TRAFFICGEO_DB"] = nil
-        return try TestSupport.run(TestSupport.cliExecutable!.path, arguments, environment: environment)
+    /// The CLI on a thread of its own (these tests are async; see `TestSupport.runOnThread`).
+    func cli(_ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await TestSupport.runOnThread(TestSupport.cliExecutable!.path, arguments)
     }
 
     /// Reads an event stream until `enough` says the events so far suffice (or time runs out).
@@ -96,8 +100,8 @@ struct ServeLiveTests {
         let db = folder.appendingPathComponent("live.sqlite").path
         let feed = folder.appendingPathComponent("feed.geojson")
         try Self.feed([("a", "A4 : Köln - Olpe", 50.95, 7.0), ("b", "A4 : Olpe - Siegen", 51.0, 7.9)]).write(to: feed, atomically: true, encoding: .utf8)
-        #expect(try cli(["ingest", "--db", db, "--snapshot", "--source-name", "desk", feed.path]).status == 0)
-        let server = try ServeProcess(db: db, folder: folder)
+        #expect(try await cli(["ingest", "--db", db, "--snapshot", "--source-name", "desk", feed.path]).status == 0)
+        let server = try await ServeProcess(db: db, folder: folder).started()
         defer { server.stop() }
         #expect(server.port > 0, Comment(rawValue: server.stderr))
 
@@ -145,8 +149,8 @@ struct ServeLiveTests {
             return Self.feed(features)
         }
         try big(0).write(to: feed, atomically: true, encoding: .utf8)
-        #expect(try cli(["ingest", "--db", db, feed.path]).status == 0)
-        let server = try ServeProcess(db: db, folder: folder)
+        #expect(try await cli(["ingest", "--db", db, feed.path]).status == 0)
+        let server = try await ServeProcess(db: db, folder: folder).started()
         defer { server.stop() }
         let cliPath = TestSupport.cliExecutable!.path
         final class Flag: @unchecked Sendable {
@@ -188,8 +192,8 @@ struct ServeLiveTests {
         let db = folder.appendingPathComponent("stop.sqlite").path
         let feed = folder.appendingPathComponent("feed.geojson")
         try Self.feed([("a", "A4 : Köln - Olpe", 50.95, 7.0)]).write(to: feed, atomically: true, encoding: .utf8)
-        #expect(try cli(["ingest", "--db", db, feed.path]).status == 0)
-        let server = try ServeProcess(db: db, folder: folder)
+        #expect(try await cli(["ingest", "--db", db, feed.path]).status == 0)
+        let server = try await ServeProcess(db: db, folder: folder).started()
         defer { server.stop() }
         let pid = server.process.processIdentifier
         let started = Date()
@@ -203,20 +207,20 @@ struct ServeLiveTests {
         #expect(Date().timeIntervalSince(started) < 15)
     }
 
-    @Test func aPortInUseAndAMissingDatabaseAreExplained() throws {
+    @Test func aPortInUseAndAMissingDatabaseAreExplained() async throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let missing = try cli(["serve", "--db", folder.appendingPathComponent("none.sqlite").path, "--port", "0"])
+        let missing = try await cli(["serve", "--db", folder.appendingPathComponent("none.sqlite").path, "--port", "0"])
         #expect(missing.status != 0 && missing.stderr.contains("none.sqlite"), Comment(rawValue: missing.stderr))
         let db = folder.appendingPathComponent("p.sqlite").path
         let feed = folder.appendingPathComponent("feed.geojson")
         try Self.feed([("a", "A4 : Köln - Olpe", 50.95, 7.0)]).write(to: feed, atomically: true, encoding: .utf8)
-        #expect(try cli(["ingest", "--db", db, feed.path]).status == 0)
-        let server = try ServeProcess(db: db, folder: folder)
+        #expect(try await cli(["ingest", "--db", db, feed.path]).status == 0)
+        let server = try await ServeProcess(db: db, folder: folder).started()
         defer { server.stop() }
-        let clash = try cli(["serve", "--db", db, "--port", String(server.port)])
+        let clash = try await cli(["serve", "--db", db, "--port", String(server.port)])
         #expect(clash.status != 0 && clash.stderr.contains("in use") && clash.stderr.contains("--port"), Comment(rawValue: clash.stderr))
-        let bad = try cli(["serve", "--db", db, "--port", "70000"])
+        let bad = try await cli(["serve", "--db", db, "--port", "70000"])
         #expect(bad.status == 64)
     }
 }
