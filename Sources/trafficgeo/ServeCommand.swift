@@ -84,10 +84,11 @@ struct ServeCommand: AsyncParsableCommand {
             let quiet = global.quiet
             let location = store.location
             do {
-                try await server.run { port in
-                    if !quiet {
+                try await server.run { chosen in
+                    // With --port 0 the port is news even to a quiet user.
+                    if !quiet || port == 0 {
                         let shown = host.contains(":") ? "[\(host)]" : host
-                        Terminal.printError("trafficgeo: serving \(location) at http://\(shown):\(port)/ (Ctrl-C stops)")
+                        Terminal.printError("trafficgeo: serving \(location) at http://\(shown):\(chosen)/ (Ctrl-C stops)")
                     }
                 }
             } catch let error as IOError where error.errnoCode == EADDRINUSE {
