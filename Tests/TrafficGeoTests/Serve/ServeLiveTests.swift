@@ -63,7 +63,7 @@ struct ServeLiveTests {
     }
 
     /// Reads an event stream until `enough` says the events so far suffice (or time runs out).
-    static func events(_ url: String, lastEventID: Int64? = nil, seconds: Int64 = 20, whileReading: @escaping @Sendable () async throws -> Void = {},
+    static func events(_ url: String, lastEventID: Int64? = nil, seconds: Int64 = 60, whileReading: @escaping @Sendable () async throws -> Void = {},
                        enough: @escaping @Sendable ([(id: Int64, kind: String, data: [String: Any])]) -> Bool) async throws -> [(id: Int64, kind: String, data: [String: Any])] {
         var request = HTTPClientRequest(url: url)
         if let lastEventID { request.headers.add(name: "Last-Event-ID", value: String(lastEventID)) }
@@ -196,15 +196,15 @@ struct ServeLiveTests {
         let server = try await ServeProcess(db: db, folder: folder).started()
         defer { server.stop() }
         let pid = server.process.processIdentifier
-        let started = Date()
         // The stream ends when the server stops; SIGTERM is sent once the stream is open.
         let events = try await Self.events(server.base + "/collections/incidents/events", whileReading: { kill(pid, SIGTERM) }, enough: { _ in false })
         #expect(events.isEmpty)
-        let deadline = Date().addingTimeInterval(10)
+        // A server that ignored SIGTERM, or waited for the stream forever, would still run (and
+        // the stream above would not have ended); the bound is generous for a busy machine.
+        let deadline = Date().addingTimeInterval(30)
         while server.process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
-        #expect(!server.process.isRunning, "stopped within seconds of SIGTERM")
+        #expect(!server.process.isRunning, "stopped after SIGTERM")
         #expect(server.process.terminationStatus == 0, Comment(rawValue: server.stderr))
-        #expect(Date().timeIntervalSince(started) < 15)
     }
 
     @Test func aPortInUseAndAMissingDatabaseAreExplained() async throws {
