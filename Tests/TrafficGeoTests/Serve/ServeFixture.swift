@@ -99,7 +99,7 @@ final class ServeFixture: Sendable {
         var request = HTTPClientRequest(url: target.hasPrefix("http") ? target : base + target)
         request.method = method
         for (name, value) in headers { request.headers.add(name: name, value: value) }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(90))
         let body = try await response.body.collect(upTo: 64 << 20)
         return Answer(status: Int(response.status.code), headers: response.headers, body: String(buffer: body))
     }

@@ -174,7 +174,7 @@ struct ServeLiveTests {
         while !writerDone.isSet {
             for query in ["nearest=10&lat=50.5&lon=7", "bbox=6,50,8,52&limit=100", "radius=20km&lat=51&lon=7&limit=50"] {
                 let request = HTTPClientRequest(url: server.base + "/collections/incidents/items?" + query)
-                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+                let response = try await HTTPClient.shared.execute(request, timeout: .seconds(90))
                 let body = String(buffer: try await response.body.collect(upTo: 16 << 20))
                 statuses[Int(response.status.code), default: 0] += 1
                 if response.status != .ok { problems.append(body) }
