@@ -21,7 +21,7 @@ struct ServeClientsTests {
         do {
             let shot = ProcessInfo.processInfo.environment["TRAFFICGEO_SCREENSHOT"] ?? f.folder.appendingPathComponent("map.png").path
             let script = TestSupport.repositoryRoot.appendingPathComponent("scripts/browser-check.py").path
-            let run = try await TestSupport.runOnThread(TestSupport.which("python3")!, [script, f.base + "/?bbox=6.8,50.82,7.2,51.06", "--screenshot", shot])
+            let run = try await TestSupport.runOnThread(TestSupport.which("python3")!, [script, f.base + "/?bbox=6.8,50.82,7.2,51.06", "--screenshot", shot, "--timeout", "90"])
             #expect(run.status == 0, Comment(rawValue: run.stdout + run.stderr))
             let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], Comment(rawValue: run.stderr))
             #expect(report["leaflet"] as? Bool == true)
@@ -35,7 +35,7 @@ struct ServeClientsTests {
             #expect(png.count > 5000 && png.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
 
             // On a phone's screen: the map above, the list below it, both as wide as the screen.
-            let phone = try await TestSupport.runOnThread(TestSupport.which("python3")!, [script, f.base + "/?bbox=6.8,50.82,7.2,51.06", "--mobile"])
+            let phone = try await TestSupport.runOnThread(TestSupport.which("python3")!, [script, f.base + "/?bbox=6.8,50.82,7.2,51.06", "--mobile", "--timeout", "90"])
             let small = try #require(try JSONSerialization.jsonObject(with: Data(phone.stdout.utf8)) as? [String: Any], Comment(rawValue: phone.stderr))
             let map = small["map"] as? [Double] ?? [], side = small["side"] as? [Double] ?? [], viewport = small["viewport"] as? [Double] ?? []
             #expect(map.count == 4 && side.count == 4 && viewport.first == 390, "\(small)")
@@ -45,7 +45,7 @@ struct ServeClientsTests {
             #expect(small["ids"] as? [Int] == ids, "the same incidents on a phone")
 
             // A click left of the centre: the list is sorted by distance from there.
-            let clicked = try await TestSupport.runOnThread(TestSupport.which("python3")!, [script, f.base + "/?bbox=6.8,50.82,7.2,51.06", "--click", "100,400"])
+            let clicked = try await TestSupport.runOnThread(TestSupport.which("python3")!, [script, f.base + "/?bbox=6.8,50.82,7.2,51.06", "--click", "100,400", "--timeout", "90"])
             let after = try #require(try JSONSerialization.jsonObject(with: Data(clicked.stdout.utf8)) as? [String: Any])
             let afterURL = try #require(after["itemsUrl"] as? String)
             #expect(afterURL != itemsURL)
