@@ -40,13 +40,7 @@ struct EventStream: Sendable {
         data.add("at", TimestampParser.format(change.at))
         data.add("id", Double(change.storeID))
         if let stored {
-            var result = QueryResult(stored: stored)
-            if let reference, let p = stored.incident.position {
-                let inverse = Geodesic.inverse(from: reference, to: p)
-                result.distance = inverse.distance
-                result.bearing = inverse.bearing
-            }
-            data.add(raw: "feature", FeatureDocuments.feature(result))
+            data.add(raw: "feature", FeatureDocuments.feature(QueryResult(stored: stored).measured(from: reference)))
         }
         return "id: \(change.sequence)\nevent: \(change.kind.rawValue)\ndata: \(data.closed())\n\n"
     }

@@ -51,12 +51,7 @@ enum ItemsSearch {
         let order: QuerySort? = q.sort ?? (q.reference != nil ? .distance : nil)
         func take(_ r: QueryResult) {
             count += 1
-            var r = r
-            if let reference = q.reference, let p = r.incident.position {
-                let inverse = Geodesic.inverse(from: reference, to: p)
-                r.distance = inverse.distance
-                r.bearing = inverse.bearing
-            }
+            let r = r.measured(from: q.reference)
             if let order {
                 kept.append(r)
                 if kept.count >= 2 * keep + 1024 { kept = Array(QueryEngine.sort(kept, by: order).prefix(keep)) }
@@ -76,5 +71,16 @@ enum ItemsSearch {
     private static func slice(_ results: [QueryResult], _ q: ItemsQuery) -> [QueryResult] {
         guard q.offset < results.count else { return [] }
         return Array(results[q.offset..<min(results.count, q.offset + q.limit)])
+    }
+}
+
+extension QueryResult {
+    /// With the distance and bearing from `reference` (the request's lat/lon), when both it and
+    /// the incident's position are known; as it is otherwise.
+    func measured(from reference: Coordinate?) -> QueryResult {
+        guard let reference, let p = incident.position else { return self }
+        var r = self
+        (r.distance, r.bearing) = Geodesic.inverse(from: reference, to: p)
+        return r
     }
 }

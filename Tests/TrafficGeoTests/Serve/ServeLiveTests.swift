@@ -51,10 +51,9 @@ struct ServeLiveTests {
         func stop() { TestSupport.stop(process) }
     }
 
+    /// A GeoJSON feed of these incidents on the A4 (the watch tests' builders).
     static func feed(_ features: [(id: String, title: String, lat: Double, lon: Double)]) -> String {
-        "{\"type\":\"FeatureCollection\",\"features\":[" + features.map { f in
-            "{\"type\":\"Feature\",\"id\":\"\(f.id)\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(f.lon),\(f.lat)]},\"properties\":{\"title\":\"\(f.title)\",\"road\":\"A4\"}}"
-        }.joined(separator: ",") + "]}"
+        WatchCommandTests.collection(features.map { WatchCommandTests.feature($0.id, $0.title, lat: $0.lat, lon: $0.lon) })
     }
 
     /// The CLI on a thread of its own (these tests are async; see `TestSupport.runOnThread`).
