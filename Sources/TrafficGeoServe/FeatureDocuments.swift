@@ -63,17 +63,16 @@ enum FeatureDocuments {
         "{\"conformsTo\":[" + conformanceClasses.map { JSONObjectText.string($0) }.joined(separator: ",") + "]}"
     }
 
-    static func collection(base: String, extent: LonLatBoxExtent?) -> String {
+    static func collection(base: String) -> String {
         var o = JSONObjectText()
         o.add("id", collectionID)
         o.add("title", "Road-traffic incidents")
         o.add("description", "Incidents read from feeds and placed on the map; each with title, subtitle, category and pin colour.")
         o.add("itemType", "feature")
         o.add(raw: "crs", "[" + JSONObjectText.string(crs84) + "]")
-        if let extent {
-            let box = [extent.west, extent.south, extent.east, extent.north].map { JSONObjectText.number($0, digits: 6) }.joined(separator: ",")
-            o.add(raw: "extent", "{\"spatial\":{\"bbox\":[[\(box)]],\"crs\":\(JSONObjectText.string(crs84))}}")
-        }
+        // The whole world: the true extent would cost a scan of the store per request, and
+        // incidents come from anywhere a feed covers.
+        o.add(raw: "extent", "{\"spatial\":{\"bbox\":[[-180,-90,180,90]],\"crs\":\(JSONObjectText.string(crs84))}}")
         let items = base + "/collections/\(collectionID)/items"
         o.add(raw: "links", Link.array([
             Link(href: base + "/collections/\(collectionID)", rel: "self", type: MediaType.json, title: "This collection"),
@@ -84,12 +83,12 @@ enum FeatureDocuments {
         return o.closed()
     }
 
-    static func collections(base: String, extent: LonLatBoxExtent?) -> String {
+    static func collections(base: String) -> String {
         var o = JSONObjectText()
         o.add(raw: "links", Link.array([
             Link(href: base + "/collections", rel: "self", type: MediaType.json, title: "The collections"),
         ]))
-        o.add(raw: "collections", "[" + collection(base: base, extent: extent) + "]")
+        o.add(raw: "collections", "[" + collection(base: base) + "]")
         return o.closed()
     }
 
@@ -127,9 +126,4 @@ enum FeatureDocuments {
         f.removeLast()
         return f + ",\"links\":" + links + "}"
     }
-}
-
-/// The box that holds every positioned incident (the collection's extent).
-struct LonLatBoxExtent: Sendable {
-    var west, south, east, north: Double
 }

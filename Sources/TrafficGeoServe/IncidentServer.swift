@@ -147,10 +147,10 @@ struct IncidentAPI: Sendable {
             }
             return tagged(json, type: MediaType.openAPI, request)
         case "/collections":
-            return try document(request, parameters, title: "Collections", json: FeatureDocuments.collections(base: base, extent: Self.world), base: base,
+            return try document(request, parameters, title: "Collections", json: FeatureDocuments.collections(base: base), base: base,
                                 links: [Link(href: base + "/collections/incidents", rel: "item", type: "text/html", title: "Road-traffic incidents")])
         case "/collections/\(FeatureDocuments.collectionID)":
-            return try document(request, parameters, title: "Road-traffic incidents", json: FeatureDocuments.collection(base: base, extent: Self.world), base: base,
+            return try document(request, parameters, title: "Road-traffic incidents", json: FeatureDocuments.collection(base: base), base: base,
                                 links: [Link(href: base + items + "?f=html", rel: "items", type: "text/html", title: "The incidents on a map"),
                                         Link(href: base + items + "?f=json", rel: "items", type: MediaType.geoJSON, title: "The incidents as GeoJSON")])
         case items:
@@ -178,8 +178,6 @@ struct IncidentAPI: Sendable {
         }
         return "http://\(configuration.host):\(configuration.port)"
     }
-
-    private static let world = LonLatBoxExtent(west: -180, south: -90, east: 180, north: 90)
 
     // MARK: - Resources
 
