@@ -13,8 +13,7 @@ import Testing
 @Suite("serve: OGC API – Features and trafficgeo's parameters")
 struct ServeAPITests {
     @Test func theStandardResourcesAnswerWithTheirLinks() async throws {
-        let f = try await ServeFixture()
-        do {
+        try await ServeFixture.serving { f in
             let landing = try await f.get("/")
             #expect(landing.status == 200 && landing.contentType == "application/json")
             let rels = Set((landing.json["links"] as? [[String: Any]] ?? []).compactMap { $0["rel"] as? String })
@@ -55,13 +54,11 @@ struct ServeAPITests {
             #expect(browser.body.contains("/map/leaflet/leaflet.js"), "a browser gets the map")
             let head = try await f.get("/collections", method: .HEAD)
             #expect(head.status == 200 && head.body.isEmpty)
-        } catch { await f.stop(); throw error }
-        await f.stop()
+        }
     }
 
     @Test func itemsPageAndTheirLinksWalkTheWholeCollectionExactlyOnce() async throws {
-        let f = try await ServeFixture()
-        do {
+        try await ServeFixture.serving { f in
             let first = try await f.get("/collections/incidents/items")
             #expect(first.status == 200 && first.contentType == "application/geo+json")
             #expect(first.json["numberReturned"] as? Int == 10, "limit defaults to 10")
@@ -102,13 +99,11 @@ struct ServeAPITests {
             #expect(missing.status == 404 && missing.contentType == "application/problem+json")
             let word = try await f.get("/collections/incidents/items/abc")
             #expect(word.status == 404)
-        } catch { await f.stop(); throw error }
-        await f.stop()
+        }
     }
 
     @Test func aBoxAcrossTheAntimeridianHoldsBothSides() async throws {
-        let f = try await ServeFixture()
-        do {
+        try await ServeFixture.serving { f in
             let across = try await f.get("/collections/incidents/items?bbox=179,-20,-179,-10")
             let titles = Set(across.features.compactMap { ($0["properties"] as? [String: Any])?["title"] as? String })
             #expect(titles == ["Pacific east", "Pacific west"])
@@ -119,13 +114,11 @@ struct ServeAPITests {
             // Every position in CRS84: longitude first.
             let coordinates = across.features.compactMap { (($0["geometry"] as? [String: Any])?["coordinates"] as? [Double]) }
             #expect(coordinates.allSatisfy { abs($0[0]) > 179 && $0[1] == -17 })
-        } catch { await f.stop(); throw error }
-        await f.stop()
+        }
     }
 
     @Test func nearestAndWithinAnswerAsTheQueryEngineDoes() async throws {
-        let f = try await ServeFixture()
-        do {
+        try await ServeFixture.serving { f in
             let engine = QueryEngine(store: f.writer)
             let centre = Coordinate(latitude: 50.94, longitude: 6.96)
             let expected = try engine.nearest(to: centre, limit: 5)
@@ -150,13 +143,11 @@ struct ServeAPITests {
             // A box with a point: the box's incidents, nearest first.
             let boxed = try await f.get("/collections/incidents/items?bbox=6.8,50.8,7.2,51.1&lat=50.94&lon=6.96&limit=3")
             #expect(boxed.ids == Array(expected.prefix(3).map { Int($0.stored.storeID) }))
-        } catch { await f.stop(); throw error }
-        await f.stop()
+        }
     }
 
     @Test func filtersMeanWhatTheCommandLineOptionsMean() async throws {
-        let f = try await ServeFixture()
-        do {
+        try await ServeFixture.serving { f in
             func titles(_ query: String) async throws -> [String] {
                 let a = try await f.get("/collections/incidents/items?limit=1000&" + query)
                 #expect(a.status == 200, "\(query): \(a.body)")
@@ -191,8 +182,7 @@ struct ServeAPITests {
             let byDistance = try await f.get("/collections/incidents/items?sortby=distance&lat=50.9&lon=6.9&limit=1000")
             let d = byDistance.features.compactMap { ($0["properties"] as? [String: Any])?["distance_m"] as? Double }
             #expect(d == d.sorted() && d.count == 45)
-        } catch { await f.stop(); throw error }
-        await f.stop()
+        }
     }
 
     @Test(arguments: [
@@ -208,21 +198,18 @@ struct ServeAPITests {
         ("bbox-crs=EPSG:4326", "bbox-crs"),
     ])
     func everyMistakeIsA400ThatNamesTheParameter(query: String, parameter: String) async throws {
-        let f = try await ServeFixture()
-        do {
+        try await ServeFixture.serving { f in
             let a = try await f.get("/collections/incidents/items?" + query)
             #expect(a.status == 400, "\(query): \(a.status) \(a.body)")
             #expect(a.contentType == "application/problem+json")
             #expect(a.json["status"] as? Int == 400)
             #expect((a.json["title"] as? String)?.contains("'\(parameter)'") == true, "\(query): \(a.body)")
             #expect(((a.json["detail"] as? String)?.count ?? 0) > 20, "a detail a person can act on")
-        } catch { await f.stop(); throw error }
-        await f.stop()
+        }
     }
 
     @Test func otherResourcesRefuseUnknownParametersMethodsAndPaths() async throws {
-        let f = try await ServeFixture()
-        do {
+        try await ServeFixture.serving { f in
             for path in ["/conformance?x=1", "/collections?limit=5", "/api?bbox=1,2,3,4", "/collections/incidents/items/1?limit=2",
                          "/collections/incidents/events?limit=3", "/?f=json&limit=3"] {
                 let a = try await f.get(path)
@@ -239,13 +226,11 @@ struct ServeAPITests {
             #expect(long.status == 414)
             let escape = try await f.get("/map/leaflet/..%2F..%2F..%2Fetc%2Fpasswd")
             #expect(escape.status == 404)
-        } catch { await f.stop(); throw error }
-        await f.stop()
+        }
     }
 
     @Test func anUnchangedAnswerIs304ForItsETag() async throws {
-        let f = try await ServeFixture()
-        do {
+        try await ServeFixture.serving { f in
             let url = "/collections/incidents/items?bbox=6.8,50.8,7.2,51.1&limit=50"
             let first = try await f.get(url)
             let tag = try #require(first.headers.first(name: "etag"))
@@ -259,13 +244,11 @@ struct ServeAPITests {
             }
             let changed = try await f.get(url, headers: [("If-None-Match", tag)])
             #expect(changed.status == 200 && changed.headers.first(name: "etag") != tag)
-        } catch { await f.stop(); throw error }
-        await f.stop()
+        }
     }
 
     @Test func theMapPageIsServedWithLeafletFromThisServer() async throws {
-        let f = try await ServeFixture()
-        do {
+        try await ServeFixture.serving { f in
             let page = try await f.get("/collections/incidents/items?f=html&bbox=6.8,50.8,7.2,51.1&road=A4")
             #expect(page.status == 200 && page.contentType.hasPrefix("text/html"))
             #expect(page.body.contains("\"road\":\"A4\""), "the page passes its conditions on")
@@ -280,8 +263,7 @@ struct ServeAPITests {
             }
             let injected = try await f.get("/?f=html&q=%3C/script%3E%3Cscript%3Ealert(1)%3C/script%3E")
             #expect(!injected.body.contains("</script><script>alert(1)"), "a parameter cannot end the page's script")
-        } catch { await f.stop(); throw error }
-        await f.stop()
+        }
     }
 }
 

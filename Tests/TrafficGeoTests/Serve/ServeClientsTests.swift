@@ -17,8 +17,7 @@ struct ServeClientsTests {
     /// $TRAFFICGEO_SCREENSHOT says (docs/serve-map.png was made that way).
     @Test(.enabled(if: browserCheck, "needs chromium, libjs-leaflet and python3's websocket-client (scripts/setup installs them)"))
     func theMapPageShowsThePinsAndTheListTheAPIReturns() async throws {
-        let f = try await ServeFixture()
-        do {
+        try await ServeFixture.serving { f in
             let shot = ProcessInfo.processInfo.environment["TRAFFICGEO_SCREENSHOT"] ?? f.folder.appendingPathComponent("map.png").path
             let script = TestSupport.repositoryRoot.appendingPathComponent("scripts/browser-check.py").path
             let run = try await TestSupport.runOnThread(TestSupport.which("python3")!, [script, f.base + "/?bbox=6.8,50.82,7.2,51.06", "--screenshot", shot, "--timeout", "90"])
@@ -51,15 +50,13 @@ struct ServeClientsTests {
             #expect(afterURL != itemsURL)
             let answer = try await f.get(afterURL)
             #expect(after["ids"] as? [Int] == answer.ids)
-        } catch { await f.stop(); throw error }
-        await f.stop()
+        }
     }
 
     /// GDAL's OGC API – Features driver lists the collection and reads every feature.
     @Test(.enabled(if: TestSupport.which("ogrinfo") != nil, "needs GDAL's ogrinfo (apt install gdal-bin)"))
     func gdalReadsTheCollection() async throws {
-        let f = try await ServeFixture()
-        do {
+        try await ServeFixture.serving { f in
             let ogrinfo = TestSupport.which("ogrinfo")!
             let list = try await TestSupport.runOnThread(ogrinfo, ["-ro", "OAPIF:" + f.base])
             #expect(list.status == 0, Comment(rawValue: list.stderr))
@@ -72,7 +69,6 @@ struct ServeClientsTests {
             #expect(features.stdout.contains("Köln - Olpe"))
             let boxed = try await TestSupport.runOnThread(ogrinfo, ["-ro", "-al", "-q", "-spat", "179", "-20", "181", "-10", "OAPIF:" + f.base + "/collections/incidents"])
             #expect(boxed.status == 0)
-        } catch { await f.stop(); throw error }
-        await f.stop()
+        }
     }
 }

@@ -72,6 +72,18 @@ final class ServeFixture: Sendable {
 
     enum ServeFixtureError: Error { case didNotStart }
 
+    /// Runs `body` against a fresh fixture and stops it afterwards, whether `body` throws or not.
+    static func serving(_ body: (ServeFixture) async throws -> Void) async throws {
+        let f = try await ServeFixture()
+        do {
+            try await body(f)
+        } catch {
+            await f.stop()
+            throw error
+        }
+        await f.stop()
+    }
+
     /// Stops the server gracefully, as SIGTERM does.
     func stop() async {
         await stopper.stop()
