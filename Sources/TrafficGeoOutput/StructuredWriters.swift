@@ -60,39 +60,48 @@ package final class GeoJSONWriter: ResultWriter {
     package static func feature(_ result: QueryResult, geometry choice: GeometryChoice = .point, rawID: String? = nil,
                                 distanceNames: (metres: String, bearing: String) = ("distanceMeters", "bearingDegrees"),
                                 extra: ((inout JSONObjectText) -> Void)? = nil) -> String {
+        let bytes = feature(result, appendingTo: [], geometry: choice, rawID: rawID, distanceNames: distanceNames, extra: extra)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The Feature written after what `buffer` holds (`serve` writes a page into one buffer).
+    package static func feature(_ result: QueryResult, appendingTo buffer: consuming [UInt8], geometry choice: GeometryChoice = .point,
+                                rawID: String? = nil,
+                                distanceNames: (metres: String, bearing: String) = ("distanceMeters", "bearingDegrees"),
+                                extra: ((inout JSONObjectText) -> Void)? = nil) -> [UInt8] {
         let incident = result.incident
         let annotation = Annotation(result)
-        var o = JSONObjectText()
+        var o = JSONObjectText(appendingTo: consume buffer)
         o.add("type", "Feature")
         // A feature's id must be unique in the collection: source and feed id together are.
         if let rawID { o.add(raw: "id", rawID) } else { o.add("id", "\(incident.source)#\(incident.id)") }
         o.add(raw: "geometry", geometry(incident, choice))
-        var p = JSONObjectText()
-        p.add("id", incident.id)
-        p.add("title", annotation.title)
-        p.add("subtitle", annotation.subtitle)
-        p.add("description", annotation.subtitle)
-        p.add("pinColor", annotation.pinColor.rawValue)
-        p.add("marker-color", annotation.pinColor.hex)
-        p.add("marker-symbol", markerSymbol(incident.category))
+        o.openObject("properties")
+        o.add("id", incident.id)
+        o.add("title", annotation.title)
+        o.add("subtitle", annotation.subtitle)
+        o.add("description", annotation.subtitle)
+        o.add("pinColor", annotation.pinColor.rawValue)
+        o.add("marker-color", annotation.pinColor.hex)
+        o.add("marker-symbol", markerSymbol(incident.category))
         if choice != .point, incident.segment != nil {
-            p.add("stroke", annotation.pinColor.hex)
-            p.add("stroke-width", 4)
+            o.add("stroke", annotation.pinColor.hex)
+            o.add("stroke-width", 4)
         }
-        p.add(distanceNames.metres, annotation.distanceMeters, digits: 1)
-        p.add(distanceNames.bearing, annotation.bearingDegrees, digits: 1)
-        p.add("road", annotation.road)
-        p.add("category", annotation.category)
-        p.add("updated", annotation.updated)
-        p.add("expires", annotation.expires)
-        p.add("weblink", annotation.weblink)
-        p.add("source", annotation.source)
-        p.add("positionSource", annotation.positionSource)
-        p.add("precision", annotation.precision)
-        p.add("confidence", annotation.confidence, digits: 2)
-        extra?(&p)
-        o.add(raw: "properties", p.closed())
-        return o.closed()
+        o.add(distanceNames.metres, annotation.distanceMeters, digits: 1)
+        o.add(distanceNames.bearing, annotation.bearingDegrees, digits: 1)
+        o.add("road", annotation.road)
+        o.add("category", annotation.category)
+        o.add("updated", annotation.updated)
+        o.add("expires", annotation.expires)
+        o.add("weblink", annotation.weblink)
+        o.add("source", annotation.source)
+        o.add("positionSource", annotation.positionSource)
+        o.add("precision", annotation.precision)
+        o.add("confidence", annotation.confidence, digits: 2)
+        extra?(&o)
+        o.closeObject()
+        return o.closedBytes()
     }
 
     /// A Point at the incident, or (as chosen) a LineString along its segment, which starts at the incident.

@@ -209,7 +209,8 @@ final class IndexNodeCache: Sendable {
     let reads = NIOLockedValueBox(0)
 
     func nodes(for db: Database) throws -> RTreeNodes {
-        let version = try Int64.fetchOne(db, sql: "PRAGMA data_version") ?? -1
+        // From the statement cache: preparing the pragma anew was 1 % of a 10-nearest request.
+        let version = try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? -1
         let key = ObjectIdentifier(db)
         if let entry = entries.withLockedValue({ $0[key] }), entry.connection === db, entry.version == version {
             return entry.nodes

@@ -40,7 +40,7 @@ struct EventStream: Sendable {
         data.add("at", TimestampParser.format(change.at))
         data.add("id", Double(change.storeID))
         if let stored {
-            data.add(raw: "feature", FeatureDocuments.feature(QueryResult(stored: stored).measured(from: reference)))
+            data.add(raw: "feature", String(decoding: FeatureDocuments.feature(QueryResult(stored: stored).measured(from: reference)), as: UTF8.self))
         }
         return "id: \(change.sequence)\nevent: \(change.kind.rawValue)\ndata: \(data.closed())\n\n"
     }

@@ -94,29 +94,36 @@ enum FeatureDocuments {
 
     /// One incident as a Feature: the store id as the feature id (it fits a URL path), the
     /// annotation properties, distance and bearing when a point was given, when it ended.
-    static func feature(_ result: QueryResult) -> String {
-        GeoJSONWriter.feature(result, rawID: String(result.stored.storeID), distanceNames: ("distance_m", "bearing_deg")) { p in
+    static func feature(_ result: QueryResult, appendingTo buffer: consuming [UInt8] = []) -> [UInt8] {
+        GeoJSONWriter.feature(result, appendingTo: consume buffer, rawID: String(result.stored.storeID), distanceNames: ("distance_m", "bearing_deg")) { p in
             p.add("first_seen", TimestampParser.format(result.stored.firstSeen))
             p.add("ended", result.stored.ended.map(TimestampParser.format))
         }
     }
 
-    /// The page as a FeatureCollection; `stable` leaves out the timeStamp (the ETag is taken
-    /// from it, so an unchanged answer keeps its tag).
-    static func featureCollection(_ page: ItemsPage, links: [Link], timeStamp: Date) -> (stable: String, full: String) {
-        var text = "{\"type\":\"FeatureCollection\",\"features\":["
-        text.reserveCapacity(1024 + page.results.count * 1200)
+    /// The page as a FeatureCollection, in UTF-8, and the length of its stable part: all but
+    /// the timeStamp, which comes last (the ETag is taken from the stable part, so an unchanged
+    /// answer keeps its tag).
+    static func featureCollection(_ page: ItemsPage, links: [Link], timeStamp: Date) -> (bytes: [UInt8], stableCount: Int) {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(1024 + page.results.count * 1200)
+        bytes.append(contentsOf: "{\"type\":\"FeatureCollection\",\"features\":[".utf8)
         for (i, r) in page.results.enumerated() {
-            if i > 0 { text += ",\n" }
-            text += feature(r)
+            if i > 0 { bytes.append(contentsOf: ",\n".utf8) }
+            bytes = feature(r, appendingTo: consume bytes)
         }
-        text += "],\"numberMatched\":\(page.numberMatched),\"numberReturned\":\(page.results.count)"
-        text += ",\"links\":" + Link.array(links)
-        return (text + "}", text + ",\"timeStamp\":" + JSONObjectText.string(TimestampParser.format(timeStamp)) + "}")
+        bytes.append(contentsOf: "],\"numberMatched\":\(page.numberMatched),\"numberReturned\":\(page.results.count)".utf8)
+        bytes.append(contentsOf: ",\"links\":".utf8)
+        bytes.append(contentsOf: Link.array(links).utf8)
+        let stableCount = bytes.count
+        bytes.append(contentsOf: ",\"timeStamp\":".utf8)
+        bytes.append(contentsOf: JSONObjectText.string(TimestampParser.format(timeStamp)).utf8)
+        bytes.append(UInt8(ascii: "}"))
+        return (bytes, stableCount)
     }
 
     static func item(_ result: QueryResult, base: String) -> String {
-        var f = feature(result)
+        var f = String(decoding: feature(result), as: UTF8.self)
         let href = base + "/collections/\(collectionID)/items/\(result.stored.storeID)"
         let links = Link.array([
             Link(href: href, rel: "self", type: MediaType.geoJSON, title: "This incident"),

@@ -217,7 +217,7 @@ struct IncidentAPI: Sendable {
         }
         links.append(Link(href: base + "/collections/\(FeatureDocuments.collectionID)", rel: "collection", type: MediaType.json, title: "The collection"))
         let json = FeatureDocuments.featureCollection(page, links: links, timeStamp: Date())
-        return tagged(json.full, type: MediaType.geoJSON, request, tagFrom: json.stable)
+        return tagged(json.bytes, type: MediaType.geoJSON, request, tagFrom: json.stableCount)
     }
 
     private func item(_ idText: String, _ request: Request, _ parameters: QueryParameters, base: String) async throws -> Response {
@@ -289,11 +289,14 @@ struct IncidentAPI: Sendable {
 
     /// A 200 with an ETag from the body, or 304 when the client has that body already: a map
     /// that polls pays for the query, not for receiving the same answer again.
-    func tagged(_ text: String, type: String, _ request: Request, tagFrom stable: String? = nil) -> Response {
-        var hash = StableHash()
-        hash.combine(stable ?? text)
-        hash.combine(type)
-        let etag = "\"" + String(hash.value, radix: 16) + "\""
+    func tagged(_ text: String, type: String, _ request: Request) -> Response {
+        tagged(Array(text.utf8), type: type, request, tagFrom: nil)
+    }
+
+    /// The same for a body in UTF-8, whose tag is taken from its first `stableCount` bytes (all
+    /// of it when nil).
+    func tagged(_ body: [UInt8], type: String, _ request: Request, tagFrom stableCount: Int?) -> Response {
+        let etag = ETag.of(body[..<(stableCount ?? body.count)], type: type)
         var headers: HTTPFields = [.eTag: etag, .cacheControl: "no-cache"]
         if let wanted = request.headers[.ifNoneMatch],
            wanted.split(separator: ",").contains(where: { tag in
@@ -303,7 +306,7 @@ struct IncidentAPI: Sendable {
             return Response(status: .notModified, headers: headers)
         }
         headers[.contentType] = type
-        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(string: text)))
+        return Response(status: .ok, headers: headers, body: .init(byteBuffer: ByteBuffer(bytes: body)))
     }
 
     static func problem(_ problem: Problem, instance: String) -> Response {

@@ -35,5 +35,9 @@ struct TimestampParserTests {
             #expect(TimestampParser.parse(text)!.timeIntervalSince1970 == seconds)
         }
         #expect(TimestampParser.format(Date(timeIntervalSince1970: 1240091915)) == "2009-04-18T21:58:35Z")
+        #expect(TimestampParser.format(Date(timeIntervalSince1970: 1240091915.007)) == "2009-04-18T21:58:35.007Z")
+        #expect(TimestampParser.format(Date(timeIntervalSince1970: 1240091915.9996)) == "2009-04-18T21:58:36Z")
+        #expect(TimestampParser.format(Date(timeIntervalSince1970: -62135596800)) == "0001-01-01T00:00:00Z")
+        #expect(TimestampParser.format(Date(timeIntervalSince1970: 253402300800)) == "10000-01-01T00:00:00Z")
     }
 }
