@@ -6,8 +6,8 @@
 # the harness's exact query q1_cand20 (Benchmarks/serve/q1_cand20.sql). Both sides share the
 # machine's cores with their load generator. Requests/s and p99 latency, side by side.
 #
-#   swift build -c release --product trafficgeo && Benchmarks/serve/run.sh     (~8 min)
-#   DURATION=20 CONNECTIONS="1 8 64" SERVE_BENCH_DIR=/tmp/trafficgeo-serve-bench
+#   swift build -c release --product trafficgeo && Benchmarks/serve/run.sh     (~5 min)
+#   DURATION=10 ROUNDS=3 CONNECTIONS="1 8 64" SERVE_BENCH_DIR=/tmp/trafficgeo-serve-bench
 #
 # PostgreSQL runs as a private throw-away cluster (dropped at exit), like the harness's own.
 set -euo pipefail
@@ -15,7 +15,8 @@ HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 BIN="${TRAFFICGEO_BIN:-$ROOT/.build/release/trafficgeo}"
 WORK="${SERVE_BENCH_DIR:-/tmp/trafficgeo-serve-bench}"
-DURATION="${DURATION:-20}"
+DURATION="${DURATION:-10}"
+ROUNDS="${ROUNDS:-3}"
 CONNECTIONS="${CONNECTIONS:-1 8 64}"
 GEN="$ROOT/../shared/tools/spatial-anchors/gen.py"
 PGVER=15
@@ -107,21 +108,29 @@ pg_run 8 5 >/dev/null
 
 results="$WORK/results.ndjson"
 : >"$results"
+# The machine's neighbours come and go: each connection count runs ROUNDS rounds that alternate
+# serve and PostGIS, and the table shows the median round of each side, with each round's ratio.
 for c in $CONNECTIONS; do
-  say "$c connections: trafficgeo serve, then PostGIS ($DURATION s each)"
-  t="$(wrk_run "$c" "$DURATION")"
-  p="$(pg_run "$c" "$DURATION")"
-  echo "{\"connections\":$c,\"trafficgeo\":$t,\"postgis\":$p}" | tee -a "$results" >&2
+  for r in $(seq 1 "$ROUNDS"); do
+    say "$c connections, round $r of $ROUNDS: trafficgeo serve, then PostGIS ($DURATION s each)"
+    t="$(wrk_run "$c" "$DURATION")"
+    p="$(pg_run "$c" "$DURATION")"
+    echo "{\"connections\":$c,\"round\":$r,\"trafficgeo\":$t,\"postgis\":$p}" | tee -a "$results" >&2
+  done
 done
 
 python3 - "$results" <<'PY'
-import json, sys
+import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
-print("| connections | serve req/s | serve p50 ms | serve p99 ms | PostGIS q/s | PostGIS p50 ms | PostGIS p99 ms | throughput ratio |")
+print("| connections | serve req/s | serve p50 ms | serve p99 ms | PostGIS q/s | PostGIS p50 ms | PostGIS p99 ms | throughput ratio (each round) |")
 print("|---:|---:|---:|---:|---:|---:|---:|---:|")
-for r in rows:
-    t, p = r["trafficgeo"], r["postgis"]
-    print(f"| {r['connections']} | {t['rps']:.0f} | {t['p50_ms']:.2f} | {t['p99_ms']:.2f} | {p['rps']:.0f} | {p['p50_ms']:.2f} | {p['p99_ms']:.2f} | {t['rps'] / p['rps']:.2f}× |")
+for c in dict.fromkeys(r["connections"] for r in rows):
+    rounds = [r for r in rows if r["connections"] == c]
+    med = lambda side, key: statistics.median(r[side][key] for r in rounds)
+    ratios = [r["trafficgeo"]["rps"] / r["postgis"]["rps"] for r in rounds]
+    print(f"| {c} | {med('trafficgeo', 'rps'):.0f} | {med('trafficgeo', 'p50_ms'):.2f} | {med('trafficgeo', 'p99_ms'):.2f} "
+          f"| {med('postgis', 'rps'):.0f} | {med('postgis', 'p50_ms'):.2f} | {med('postgis', 'p99_ms'):.2f} "
+          f"| {statistics.median(ratios):.2f}× ({', '.join(f'{x:.2f}' for x in ratios)}) |")
 bad = [r for r in rows if r["trafficgeo"].get("errors", 0) or r["trafficgeo"].get("non2xx", 0)]
 if bad:
     print("\nwrk saw errors or non-2xx answers: " + json.dumps(bad))
