@@ -8,17 +8,28 @@ public struct ProjectedPoint: Sendable, Equatable {
     public var x: Double
     public var y: Double
     public var z: Double
+
+    public init(x: Double, y: Double, z: Double = 0) {
+        self.x = x
+        self.y = y
+        self.z = z
+    }
 }
 
-/// Transforms WGS84 coordinates with PROJ (`proj_create_crs_to_crs` + `proj_normalize_for_visualization`).
+/// Transforms WGS84 coordinates with PROJ (`proj_create_crs_to_crs` + `proj_normalize_for_visualization`):
+/// x is always easting or longitude and y northing or latitude, whatever order the CRS defines.
 ///
-///     let projector = try Projector(target: "EPSG:4978")
+///     let projector = try Projector(target: "EPSG:25832")
 ///     let p = try projector.forward(Coordinate(latitude: 50.94, longitude: 6.96))
 ///
 /// A PROJ context is not thread-safe: use one `Projector` per thread or task (it is not `Sendable`).
 public final class Projector {
     public let sourceCRS: String
     public let targetCRS: String
+    /// The CRS that is not WGS84 geographic (the target, or the source when the target is
+    /// EPSG:4326): its name, axes, area of use and WKT.
+    public private(set) var description: CRSDescription?
+    private let library: PROJLibrary
     private let context: OpaquePointer
     private let transform: OpaquePointer
 
@@ -28,107 +39,228 @@ public final class Projector {
 
     /// `allowDirectPipeline: false` always asks PROJ's database (tests compare the two ways).
     init(source: String, target: String, allowDirectPipeline: Bool) throws(ProjectionError) {
-        guard let ctx = proj_context_create() else { throw .contextCreationFailed }
+        let library = try PROJLibrary.shared()
+        guard let ctx = library.contextCreate() else { throw .contextCreationFailed }
         // PROJ logs through stderr by default; errors reach us through proj_context_errno instead.
-        proj_log_level(ctx, PJ_LOG_NONE)
-        let transform: OpaquePointer
+        _ = library.logLevel(ctx, PJ_LOG_NONE)
+        self.library = library
+        context = ctx
+        sourceCRS = source
+        targetCRS = target
         if allowDirectPipeline, let pipeline = Projector.directPipelines["\(source)>\(target)"] {
-            guard let direct = proj_create(ctx, pipeline) else {
-                let message = Projector.errorMessage(ctx)
-                proj_context_destroy(ctx)
+            guard let direct = library.create(ctx, pipeline) else {
+                let message = library.message(ctx)
+                _ = library.contextDestroy(ctx)
                 throw .crsNotUnderstood(source: source, target: target, reason: message)
             }
             transform = direct
-        } else {
-            guard let raw = proj_create_crs_to_crs(ctx, source, target, nil) else {
-                let message = Projector.errorMessage(ctx)
-                proj_context_destroy(ctx)
-                throw .crsNotUnderstood(source: source, target: target, reason: message)
-            }
-            // EPSG:4326 is latitude-first by definition; normalising makes the order lon, lat like every map API.
-            guard let normalized = proj_normalize_for_visualization(ctx, raw) else {
-                proj_destroy(raw)
-                proj_context_destroy(ctx)
-                throw .crsNotUnderstood(source: source, target: target, reason: "cannot normalise axis order")
-            }
-            proj_destroy(raw)
-            transform = normalized
+            return
         }
-        context = ctx
-        self.transform = transform
-        sourceCRS = source
-        targetCRS = target
+        do throws(ProjectionError) {
+            let sourceObject = try Self.crs(source, library, ctx)
+            defer { _ = library.destroy(sourceObject) }
+            let targetObject = try Self.crs(target, library, ctx)
+            defer { _ = library.destroy(targetObject) }
+            guard let raw = library.createCRSToCRSFromPJ(ctx, sourceObject, targetObject, nil, nil) else {
+                throw ProjectionError.crsNotUnderstood(source: source, target: target, reason: library.message(ctx))
+            }
+            // EPSG:4326 is latitude-first by definition, UTM easting-first, Gauss-Krüger
+            // northing-first: normalised, every CRS takes and gives (east, north) like a map API.
+            guard let normalized = library.normalizeForVisualization(ctx, raw) else {
+                _ = library.destroy(raw)
+                throw ProjectionError.crsNotUnderstood(source: source, target: target, reason: "cannot normalise the axis order")
+            }
+            _ = library.destroy(raw)
+            transform = normalized
+            let described = Self.isWGS84(target) ? sourceObject : targetObject
+            description = CRSDescription(described, definition: Self.isWGS84(target) ? source : target, library, ctx)
+        } catch {
+            _ = library.contextDestroy(ctx)
+            throw error
+        }
+    }
+
+    /// The CRS object for a definition, or why PROJ does not understand it.
+    private static func crs(_ definition: String, _ library: PROJLibrary, _ ctx: OpaquePointer) throws(ProjectionError) -> OpaquePointer {
+        guard let object = library.create(ctx, definition) else {
+            throw .unknownCRS(definition, reason: library.message(ctx))
+        }
+        guard library.isCRS(object) != 0 else {
+            _ = library.destroy(object)
+            throw .unknownCRS(definition, reason: "it is a coordinate operation, not a coordinate reference system")
+        }
+        return object
+    }
+
+    static func isWGS84(_ definition: String) -> Bool {
+        ["EPSG:4326", "OGC:CRS84", "CRS84", "WGS84"].contains(definition.uppercased())
     }
 
     /// The operations PROJ itself chooses for these CRS pairs, written out so that creating the
     /// projector does not open proj.db: WGS84 geographic to WGS84 geocentric is a pure conversion
-    /// (no datum shift). Opening the database was most of a fresh `trafficgeo near` process's time.
-    /// Input order lon, lat as after `proj_normalize_for_visualization`; tests check both ways agree.
+    /// (no datum shift). Input order lon, lat as after `proj_normalize_for_visualization`; tests
+    /// check both ways agree.
     static let directPipelines: [String: String] = [
         "EPSG:4326>EPSG:4978": "+proj=pipeline +step +proj=unitconvert +xy_in=deg +xy_out=rad +step +proj=cart +ellps=WGS84",
     ]
 
     deinit {
-        proj_destroy(transform)
-        proj_context_destroy(context)
+        _ = library.destroy(transform)
+        _ = library.contextDestroy(context)
+    }
+
+    /// Transforms one point (x east or longitude, y north or latitude) in `direction`; nil with
+    /// PROJ's reason when PROJ cannot.
+    private func transformed(_ x: Double, _ y: Double, _ z: Double, _ direction: PJ_DIRECTION) -> (Double, Double, Double, failure: String?) {
+        var (x, y, z) = (x, y, z)
+        _ = library.errnoReset(transform)
+        _ = library.transGeneric(transform, direction, &x, 8, 1, &y, 8, 1, &z, 8, 1, nil, 0, 0)
+        let code = library.errno(transform)
+        if code != 0 || !x.isFinite || !y.isFinite || !z.isFinite || x == .greatestFiniteMagnitude {
+            let reason = code != 0 ? (library.contextErrnoString(context, code).map { String(cString: $0) } ?? "PROJ error \(code)") : "no finite result"
+            return (x, y, z, reason)
+        }
+        return (x, y, z, nil)
     }
 
     /// Projects one WGS84 coordinate (height 0 on the ellipsoid).
     public func forward(_ c: Coordinate) throws(ProjectionError) -> ProjectedPoint {
-        let out = proj_trans(transform, PJ_FWD, proj_coord(c.longitude, c.latitude, 0, 0))
-        guard out.xyz.x.isFinite, out.xyz.y.isFinite, out.xyz.z.isFinite else {
-            throw .transformFailed(c, reason: Projector.errorMessage(context))
-        }
-        return ProjectedPoint(x: out.xyz.x, y: out.xyz.y, z: out.xyz.z)
+        let (x, y, z, failure) = transformed(c.longitude, c.latitude, 0, PJ_FWD)
+        if let failure { throw .transformFailed(c, reason: failure) }
+        return ProjectedPoint(x: x, y: y, z: z)
     }
 
     /// Projects a projected point back to WGS84.
     public func inverse(_ p: ProjectedPoint) throws(ProjectionError) -> Coordinate {
-        let out = proj_trans(transform, PJ_INV, proj_coord(p.x, p.y, p.z, 0))
-        guard out.lpz.lam.isFinite, out.lpz.phi.isFinite else {
-            throw .inverseFailed(reason: Projector.errorMessage(context))
-        }
-        return Coordinate(latitude: out.xyz.y, longitude: out.xyz.x)
+        let (x, y, _, failure) = transformed(p.x, p.y, p.z, PJ_INV)
+        if let failure { throw .inverseFailed(reason: failure) }
+        return Coordinate(latitude: y, longitude: x)
     }
 
     /// Projects many coordinates in one PROJ call (faster than one `forward` each for bulk ingest).
     public func forward(_ coordinates: [Coordinate]) throws(ProjectionError) -> [ProjectedPoint] {
-        var buffer = coordinates.map { proj_coord($0.longitude, $0.latitude, 0, 0) }
-        let count = buffer.count
-        buffer.withUnsafeMutableBufferPointer { ptr in
-            _ = proj_trans_array(transform, PJ_FWD, count, ptr.baseAddress)
-        }
+        var xs = coordinates.map(\.longitude), ys = coordinates.map(\.latitude)
+        var zs = [Double](repeating: 0, count: coordinates.count)
+        let n = coordinates.count
+        _ = library.errnoReset(transform)
+        _ = library.transGeneric(transform, PJ_FWD, &xs, 8, n, &ys, 8, n, &zs, 8, n, nil, 0, 0)
         var result: [ProjectedPoint] = []
-        result.reserveCapacity(count)
-        for (i, p) in buffer.enumerated() {
-            guard p.xyz.x.isFinite, p.xyz.y.isFinite, p.xyz.z.isFinite else {
-                throw .transformFailed(coordinates[i], reason: Projector.errorMessage(context))
+        result.reserveCapacity(n)
+        for i in 0..<n {
+            guard xs[i].isFinite, ys[i].isFinite, zs[i].isFinite, xs[i] != .greatestFiniteMagnitude else {
+                throw .transformFailed(coordinates[i], reason: library.message(context))
             }
-            result.append(ProjectedPoint(x: p.xyz.x, y: p.xyz.y, z: p.xyz.z))
+            result.append(ProjectedPoint(x: xs[i], y: ys[i], z: zs[i]))
         }
         return result
     }
+}
 
-    private static func errorMessage(_ ctx: OpaquePointer) -> String {
-        let code = proj_context_errno(ctx)
-        guard code != 0, let text = proj_context_errno_string(ctx, code) else { return "unknown PROJ error" }
-        return String(cString: text)
+/// What PROJ says about a CRS: enough to name output columns, write a GeoPackage's
+/// `gpkg_spatial_ref_sys` row and check positions against where the CRS is meant to be used.
+public struct CRSDescription: Sendable, Equatable {
+    public struct Axis: Sendable, Equatable {
+        public var name: String
+        public var abbreviation: String
+        /// "east", "north", …
+        public var direction: String
+    }
+
+    /// As the user wrote it.
+    public var definition: String
+    public var name: String
+    /// ("EPSG", 25832) when the CRS is one of an authority's; nil for a PROJ string or a custom WKT.
+    public var authority: (name: String, code: String)? {
+        get { authorityName.map { ($0, authorityCode ?? "") } }
+        set { authorityName = newValue?.name; authorityCode = newValue?.code }
+    }
+    private var authorityName: String?
+    private var authorityCode: String?
+    /// OGC WKT 1 (what GeoPackage's `definition` column holds).
+    public var wkt1: String?
+    public var isGeographic: Bool
+    /// In the CRS's own order.
+    public var axes: [Axis]
+    /// West, south, east, north in degrees; nil when PROJ does not know it.
+    public var areaOfUse: (west: Double, south: Double, east: Double, north: Double)? {
+        get { area.count == 4 ? (area[0], area[1], area[2], area[3]) : nil }
+        set { area = newValue.map { [$0.west, $0.south, $0.east, $0.north] } ?? [] }
+    }
+    private var area: [Double] = []
+
+    init(_ crs: OpaquePointer, definition: String, _ library: PROJLibrary, _ ctx: OpaquePointer) {
+        self.definition = definition
+        name = library.getName(crs).map { String(cString: $0) } ?? definition
+        if let auth = library.getIDAuthName(crs, 0), let code = library.getIDCode(crs, 0) {
+            authorityName = String(cString: auth)
+            authorityCode = String(cString: code)
+        }
+        let type = library.getType(crs)
+        isGeographic = type == PJ_TYPE_GEOGRAPHIC_2D_CRS || type == PJ_TYPE_GEOGRAPHIC_3D_CRS
+        let options: [UnsafePointer<CChar>?] = [nil]
+        wkt1 = options.withUnsafeBufferPointer { library.asWKT(ctx, crs, PJ_WKT1_GDAL, $0.baseAddress).map { String(cString: $0) } }
+        axes = []
+        if let cs = library.crsGetCoordinateSystem(ctx, crs) {
+            for i in 0..<max(0, library.csGetAxisCount(ctx, cs)) {
+                var name: UnsafePointer<CChar>?, abbreviation: UnsafePointer<CChar>?, direction: UnsafePointer<CChar>?
+                if library.csGetAxisInfo(ctx, cs, i, &name, &abbreviation, &direction, nil, nil, nil, nil) != 0 {
+                    axes.append(Axis(name: name.map { String(cString: $0) } ?? "", abbreviation: abbreviation.map { String(cString: $0) } ?? "",
+                                     direction: direction.map { String(cString: $0) } ?? ""))
+                }
+            }
+            _ = library.destroy(cs)
+        }
+        var west = 0.0, south = 0.0, east = 0.0, north = 0.0
+        if library.getAreaOfUse(ctx, crs, &west, &south, &east, &north, nil) != 0, west > -1000 {
+            area = [west, south, east, north]
+        }
+    }
+
+    public static func == (a: CRSDescription, b: CRSDescription) -> Bool {
+        a.definition == b.definition && a.name == b.name && a.wkt1 == b.wkt1 && a.axes == b.axes && a.area == b.area
+            && a.authorityName == b.authorityName && a.authorityCode == b.authorityCode
+    }
+
+    /// Column names for (x, y) as `Projector` orders them (east, north): the axes' own names in
+    /// lower case ("easting", "northing"; "longitude", "latitude").
+    public var columnNames: (x: String, y: String) {
+        func column(_ direction: String, _ fallback: String) -> String {
+            guard let axis = axes.first(where: { $0.direction.lowercased() == direction }), !axis.name.isEmpty else { return fallback }
+            let words = axis.name.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber })
+            return words.isEmpty ? fallback : words.joined(separator: "_")
+        }
+        return isGeographic ? (column("east", "longitude"), column("north", "latitude")) : (column("east", "x"), column("north", "y"))
+    }
+
+    /// Whether a WGS84 position lies where the CRS is meant to be used, widened by `margin`
+    /// degrees (a UTM zone serves a whole country: Germany is all EPSG:25832, 3° beyond its zone).
+    public func covers(_ c: Coordinate, margin: Double = 3) -> Bool {
+        guard let a = areaOfUse else { return true }
+        guard c.latitude >= a.south - margin, c.latitude <= a.north + margin else { return false }
+        if a.west <= a.east { return c.longitude >= a.west - margin && c.longitude <= a.east + margin }
+        return c.longitude >= a.west - margin || c.longitude <= a.east + margin   // across 180°
     }
 }
 
 /// Errors from PROJ, with what a user can do about them.
 public enum ProjectionError: Error, Sendable, CustomStringConvertible {
+    case libraryMissing(tried: [String])
     case contextCreationFailed
+    case unknownCRS(String, reason: String)
     case crsNotUnderstood(source: String, target: String, reason: String)
     case transformFailed(Coordinate, reason: String)
     case inverseFailed(reason: String)
 
     public var description: String {
         switch self {
+        case let .libraryMissing(tried):
+            return "PROJ is not installed (tried \(tried.prefix(3).joined(separator: ", ")), …): install it (Debian: apt install libproj25 proj-data; macOS: brew install proj), or set TRAFFICGEO_LIBPROJ to the library's path"
         case .contextCreationFailed:
             return "PROJ could not create a context (out of memory?)"
+        case let .unknownCRS(definition, reason):
+            return "PROJ does not know the CRS '\(definition.prefix(80))': \(reason). Give an EPSG code (EPSG:25832), a PROJ string or WKT; is proj-data installed (proj.db)? Set PROJ_DATA to its folder."
         case let .crsNotUnderstood(source, target, reason):
-            return "PROJ cannot transform \(source) to \(target): \(reason). Is proj-data installed (proj.db)? Set PROJ_DATA to its folder."
+            return "PROJ cannot transform \(source.prefix(80)) to \(target.prefix(80)): \(reason). Is proj-data installed (proj.db)? Set PROJ_DATA to its folder."
         case let .transformFailed(c, reason):
             return "PROJ could not project lat \(c.latitude), lon \(c.longitude): \(reason)"
         case let .inverseFailed(reason):
@@ -140,11 +272,12 @@ public enum ProjectionError: Error, Sendable, CustomStringConvertible {
 /// PROJ's own geodesics (`geodesic.h`): what `Geodesic` (GeographicLib) is checked against.
 public enum PROJGeodesic {
     /// Distance in metres and the azimuths at both ends, from `a` to `b`.
-    public static func inverse(from a: Coordinate, to b: Coordinate) -> (distance: Double, azimuth1: Double, azimuth2: Double) {
+    public static func inverse(from a: Coordinate, to b: Coordinate) throws(ProjectionError) -> (distance: Double, azimuth1: Double, azimuth2: Double) {
+        let library = try PROJLibrary.shared()
         var g = geod_geodesic()
-        geod_init(&g, Geodesic.wgs84SemiMajorAxis, Geodesic.wgs84Flattening)
+        library.geodInit(&g, Geodesic.wgs84SemiMajorAxis, Geodesic.wgs84Flattening)
         var s12 = 0.0, azi1 = 0.0, azi2 = 0.0
-        geod_inverse(&g, a.latitude, a.longitude, b.latitude, b.longitude, &s12, &azi1, &azi2)
+        library.geodInverse(&g, a.latitude, a.longitude, b.latitude, b.longitude, &s12, &azi1, &azi2)
         return (s12, azi1, azi2)
     }
 }
