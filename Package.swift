@@ -29,12 +29,6 @@ let package = Package(
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
     ],
     targets: [
-        // PROJ's C API (proj.h) and its geodesic routines (geodesic.h), from the system (apt libproj-dev).
-        .systemLibrary(
-            name: "CProj",
-            pkgConfig: "proj",
-            providers: [.apt(["libproj-dev", "proj-data"]), .brew(["proj"])]
-        ),
         // libxml2's SAX2 push parser (apt libxml2-dev) behind a small C layer (CXMLStream): the
         // Atom/RSS readers use it directly because Foundation's XMLParser on Linux crashes on
         // hostile documents.
@@ -96,7 +90,10 @@ let package = Package(
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
         .target(name: "TrafficGeoQuery", dependencies: ["TrafficGeoStore", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection"]),
-        .target(name: "TrafficGeoOutput", dependencies: ["TrafficGeoQuery", "TrafficGeoStore", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoGeocoding"]),
+        // GeoPackage is written with SQLite's C API (GRDBSQLite), other CRSs through TrafficGeoPROJ
+        // (which opens PROJ only when asked).
+        .target(name: "TrafficGeoOutput", dependencies: ["TrafficGeoQuery", "TrafficGeoStore", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoGeocoding",
+                                                         "TrafficGeoPROJ", .product(name: "GRDBSQLite", package: "GRDB.swift")]),
         // The pipeline: feeds into a store with geocoding, batch runs; the library's front door.
         .target(
             name: "TrafficGeo",
@@ -134,7 +131,7 @@ let package = Package(
         // Transformations between any two CRSs with PROJ. Kept apart from TrafficGeo: the index
         // computes its geocentric points in closed form (checked against this in the tests), and
         // linking libproj costs every process ~8 ms of library loading (docs/benchmarks.md).
-        .target(name: "TrafficGeoPROJ", dependencies: ["TrafficGeoModel", "TrafficGeoProjection", "CProj"]),
+        .target(name: "TrafficGeoPROJ", dependencies: ["TrafficGeoModel", "TrafficGeoProjection"]),
         .executableTarget(
             name: "trafficgeo",
             dependencies: [

@@ -14,6 +14,8 @@ public enum OutputFormat: String, Sendable, CaseIterable {
     /// RFC 8142 GeoJSON text sequence: one Feature per record, for streaming.
     case geojsonseq
     case csv
+    /// An OGC GeoPackage (an SQLite file; needs a file name, `-o`): point and line layers.
+    case gpkg
 
     /// The format a file name's extension names, as ogr2ogr and most tools choose: `.geojson`,
     /// `.json`, `.csv`, `.geojsons`/`.geojsonl`/`.geojsonseq`/`.ndjson` (text sequences), `.txt`
@@ -25,20 +27,29 @@ public enum OutputFormat: String, Sendable, CaseIterable {
         case "csv": .csv
         case "geojsons", "geojsonl", "geojsonseq", "ndjson", "jsonl": .geojsonseq
         case "txt": .annotations
+        case "gpkg": .gpkg
         default: nil
         }
     }
 
+    /// Whether the format can be written with `--crs` in another CRS (GeoJSON is WGS84 by definition).
+    public var takesOtherCRS: Bool { self == .csv || self == .gpkg }
+
     /// Makes the writer for this format.
-    /// `width`: the terminal's columns, for cards (nil writes whole subtitles).
-    public func makeWriter(sink: TextSink, color: Bool = false, geometry: GeometryChoice = .point, width: Int? = nil) -> ResultWriter {
+    /// `width`: the terminal's columns, for cards (nil writes whole subtitles). `crs`: the CRS
+    /// of CSV and GeoPackage positions. `file`: where a GeoPackage goes (the others go to `sink`).
+    public func makeWriter(sink: TextSink, color: Bool = false, geometry: GeometryChoice = .point, width: Int? = nil,
+                           crs: OutputCRS = .wgs84, file: String? = nil) -> ResultWriter {
         switch self {
+        case .gpkg:
+            precondition(file != nil, "a GeoPackage is written to a file")
+            return GeoPackageWriter(path: file ?? "incidents.gpkg", crs: crs)
         case .annotations: return AnnotationCardWriter(sink: sink, color: color, width: width)
         case .table: return TableWriter(sink: sink)
         case .json: return JSONArrayWriter(sink: sink)
         case .geojson: return GeoJSONWriter(sink: sink, sequence: false, geometry: geometry)
         case .geojsonseq: return GeoJSONWriter(sink: sink, sequence: true, geometry: geometry)
-        case .csv: return CSVResultWriter(sink: sink)
+        case .csv: return CSVResultWriter(sink: sink, crs: crs)
         }
     }
 }

@@ -129,22 +129,35 @@ package final class GeoJSONWriter: ResultWriter {
     }
 }
 
-/// `--format csv`: one row per result, RFC 4180 quoting.
+/// `--format csv`: one row per result, RFC 4180 quoting. Positions in WGS84 (latitude,
+/// longitude), or with `--crs` in that CRS, in columns named for its axes (easting, northing).
 final class CSVResultWriter: ResultWriter {
     static let header = ["id", "title", "subtitle", "latitude", "longitude", "distance_m", "bearing_deg", "pin_color",
                          "road", "category", "updated", "expires", "weblink", "source", "position_source", "precision", "confidence"]
     private let sink: TextSink
+    private let crs: OutputCRS
 
-    init(sink: TextSink) { self.sink = sink }
+    init(sink: TextSink, crs: OutputCRS = .wgs84) {
+        self.sink = sink
+        self.crs = crs
+    }
 
-    func begin() throws { sink.write(Self.header.joined(separator: ",") + "\r\n") }
+    func begin() throws {
+        var header = Self.header
+        if !crs.isWGS84 { (header[3], header[4]) = crs.columnNames }
+        sink.write(header.joined(separator: ",") + "\r\n")
+    }
 
     func write(_ result: QueryResult) throws {
         let a = Annotation(result)
+        var first = a.coordinate.map { JSONObjectText.number($0.latitude, digits: 6) } ?? ""
+        var second = a.coordinate.map { JSONObjectText.number($0.longitude, digits: 6) } ?? ""
+        if !crs.isWGS84, let p = result.incident.position {
+            let (x, y) = try crs.position(p)
+            (first, second) = (JSONObjectText.number(x, digits: crs.digits), JSONObjectText.number(y, digits: crs.digits))
+        }
         let fields: [String] = [
-            a.id, a.title, a.subtitle ?? "",
-            a.coordinate.map { JSONObjectText.number($0.latitude, digits: 6) } ?? "",
-            a.coordinate.map { JSONObjectText.number($0.longitude, digits: 6) } ?? "",
+            a.id, a.title, a.subtitle ?? "", first, second,
             a.distanceMeters.map { JSONObjectText.number($0, digits: 1) } ?? "",
             a.bearingDegrees.map { JSONObjectText.number($0, digits: 1) } ?? "",
             a.pinColor.rawValue, a.road ?? "", a.category ?? "", a.updated ?? "", a.expires ?? "", a.weblink ?? "", a.source,

@@ -1,4 +1,3 @@
-import CProj
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -7,8 +6,9 @@ import Darwin
 
 /// PROJ's C API, opened with `dlopen` the first time something needs another CRS. Linking libproj
 /// made every process load it and what it links (libcurl, libtiff, TLS, …) at start: a fresh
-/// `trafficgeo near` took 44 instead of 30 ms. The functions used are looked up by name; PROJ's
-/// header gives their types.
+/// `trafficgeo near` took 44 instead of 30 ms. The functions used are looked up by name, with the
+/// types and constants of PROJ's stable C API (proj.h, geodesic.h) written out here: building
+/// needs no PROJ headers, running needs the library (libproj25 and proj-data on Debian).
 struct PROJLibrary: @unchecked Sendable {
     typealias Context = OpaquePointer
     typealias Object = OpaquePointer
@@ -16,20 +16,20 @@ struct PROJLibrary: @unchecked Sendable {
 
     let contextCreate: @convention(c) () -> Context?
     let contextDestroy: @convention(c) (Context?) -> Context?
-    let logLevel: @convention(c) (Context?, PJ_LOG_LEVEL) -> PJ_LOG_LEVEL
+    let logLevel: @convention(c) (Context?, Int32) -> Int32
     let create: @convention(c) (Context?, Text?) -> Object?
     let createCRSToCRSFromPJ: @convention(c) (Context?, Object?, Object?, OpaquePointer?, UnsafePointer<Text?>?) -> Object?
     let normalizeForVisualization: @convention(c) (Context?, Object?) -> Object?
     let destroy: @convention(c) (Object?) -> Object?
-    let transGeneric: @convention(c) (Object?, PJ_DIRECTION, UnsafeMutablePointer<Double>?, Int, Int,
+    let transGeneric: @convention(c) (Object?, Int32, UnsafeMutablePointer<Double>?, Int, Int,
                                       UnsafeMutablePointer<Double>?, Int, Int, UnsafeMutablePointer<Double>?, Int, Int,
                                       UnsafeMutablePointer<Double>?, Int, Int) -> Int
     let errno: @convention(c) (Object?) -> Int32
     let errnoReset: @convention(c) (Object?) -> Int32
     let contextErrno: @convention(c) (Context?) -> Int32
     let contextErrnoString: @convention(c) (Context?, Int32) -> Text?
-    let asWKT: @convention(c) (Context?, Object?, PJ_WKT_TYPE, UnsafePointer<Text?>?) -> Text?
-    let getType: @convention(c) (Object?) -> PJ_TYPE
+    let asWKT: @convention(c) (Context?, Object?, Int32, UnsafePointer<Text?>?) -> Text?
+    let getType: @convention(c) (Object?) -> Int32
     let isCRS: @convention(c) (Object?) -> Int32
     let getName: @convention(c) (Object?) -> Text?
     let getIDAuthName: @convention(c) (Object?, Int32) -> Text?
@@ -42,9 +42,19 @@ struct PROJLibrary: @unchecked Sendable {
     let csGetAxisInfo: @convention(c) (Context?, Object?, Int32, UnsafeMutablePointer<Text?>?, UnsafeMutablePointer<Text?>?,
                                        UnsafeMutablePointer<Text?>?, UnsafeMutablePointer<Double>?, UnsafeMutablePointer<Text?>?,
                                        UnsafeMutablePointer<Text?>?, UnsafeMutablePointer<Text?>?) -> Int32
-    let geodInit: @convention(c) (UnsafeMutablePointer<geod_geodesic>?, Double, Double) -> Void
-    let geodInverse: @convention(c) (UnsafePointer<geod_geodesic>?, Double, Double, Double, Double,
+    let geodInit: @convention(c) (UnsafeMutableRawPointer?, Double, Double) -> Void
+    let geodInverse: @convention(c) (UnsafeRawPointer?, Double, Double, Double, Double,
                                      UnsafeMutablePointer<Double>?, UnsafeMutablePointer<Double>?, UnsafeMutablePointer<Double>?) -> Void
+
+    // proj.h's constants.
+    static let logNone: Int32 = 0                 // PJ_LOG_NONE
+    static let forward: Int32 = 1                 // PJ_FWD
+    static let inverse: Int32 = -1                // PJ_INV
+    static let wkt1GDAL: Int32 = 4                // PJ_WKT1_GDAL
+    static let geographic2DCRS: Int32 = 12        // PJ_TYPE_GEOGRAPHIC_2D_CRS
+    static let geographic3DCRS: Int32 = 13        // PJ_TYPE_GEOGRAPHIC_3D_CRS
+    /// sizeof(struct geod_geodesic): a, f, f1, e2, ep2, n, b, c2, etol2, A3x[6], C3x[15], C4x[21].
+    static let geodesicSize = 51 * MemoryLayout<Double>.size
 
     /// The library, opened once; an error saying what to install when it is not there.
     static func shared() throws(ProjectionError) -> PROJLibrary {

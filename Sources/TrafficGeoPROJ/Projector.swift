@@ -1,4 +1,3 @@
-import CProj
 import Foundation
 import TrafficGeoModel
 import TrafficGeoProjection
@@ -32,6 +31,8 @@ public final class Projector {
     private let library: PROJLibrary
     private let context: OpaquePointer
     private let transform: OpaquePointer
+    /// One written-out pipeline (no choice of operations, so no correction of the inverse).
+    private var usesDirectPipeline = false
 
     public convenience init(source: String = "EPSG:4326", target: String) throws(ProjectionError) {
         try self.init(source: source, target: target, allowDirectPipeline: true)
@@ -42,7 +43,7 @@ public final class Projector {
         let library = try PROJLibrary.shared()
         guard let ctx = library.contextCreate() else { throw .contextCreationFailed }
         // PROJ logs through stderr by default; errors reach us through proj_context_errno instead.
-        _ = library.logLevel(ctx, PJ_LOG_NONE)
+        _ = library.logLevel(ctx, PROJLibrary.logNone)
         self.library = library
         context = ctx
         sourceCRS = source
@@ -54,6 +55,7 @@ public final class Projector {
                 throw .crsNotUnderstood(source: source, target: target, reason: message)
             }
             transform = direct
+            usesDirectPipeline = true
             return
         }
         do throws(ProjectionError) {
@@ -111,7 +113,7 @@ public final class Projector {
 
     /// Transforms one point (x east or longitude, y north or latitude) in `direction`; nil with
     /// PROJ's reason when PROJ cannot.
-    private func transformed(_ x: Double, _ y: Double, _ z: Double, _ direction: PJ_DIRECTION) -> (Double, Double, Double, failure: String?) {
+    private func transformed(_ x: Double, _ y: Double, _ z: Double, _ direction: Int32) -> (Double, Double, Double, failure: String?) {
         var (x, y, z) = (x, y, z)
         _ = library.errnoReset(transform)
         _ = library.transGeneric(transform, direction, &x, 8, 1, &y, 8, 1, &z, 8, 1, nil, 0, 0)
@@ -125,15 +127,36 @@ public final class Projector {
 
     /// Projects one WGS84 coordinate (height 0 on the ellipsoid).
     public func forward(_ c: Coordinate) throws(ProjectionError) -> ProjectedPoint {
-        let (x, y, z, failure) = transformed(c.longitude, c.latitude, 0, PJ_FWD)
+        let (x, y, z, failure) = transformed(c.longitude, c.latitude, 0, PROJLibrary.forward)
         if let failure { throw .transformFailed(c, reason: failure) }
         return ProjectedPoint(x: x, y: y, z: z)
     }
 
-    /// Projects a projected point back to WGS84.
+    /// Projects a projected point back to WGS84: the point that `forward` projects onto `p`.
+    /// PROJ may take another of its candidate operations on the way back than on the way out
+    /// (DHDN ↔ WGS84 has several, by region, metres apart; a round trip through EPSG:31467 was
+    /// 3.3 m off), so PROJ's inverse is corrected by Newton steps through the inverse until
+    /// `forward` gives `p` back.
     public func inverse(_ p: ProjectedPoint) throws(ProjectionError) -> Coordinate {
-        let (x, y, _, failure) = transformed(p.x, p.y, p.z, PJ_INV)
+        let (x0, y0, _, failure) = transformed(p.x, p.y, p.z, PROJLibrary.inverse)
         if let failure { throw .inverseFailed(reason: failure) }
+        var (x, y) = (x0, y0)
+        if !usesDirectPipeline {
+            // A tenth of a micrometre, or its angle in degrees.
+            let tolerance = description?.isGeographic == true ? 1e-12 : 1e-7
+            var best = (x, y, residual: Double.infinity)
+            for _ in 0..<4 {
+                let (fx, fy, _, out) = transformed(x, y, 0, PROJLibrary.forward)
+                guard out == nil else { break }
+                let residual = max(abs(p.x - fx), abs(p.y - fy))
+                if residual < best.residual { best = (x, y, residual) }
+                if residual < tolerance { break }
+                let (bx, by, _, back) = transformed(fx, fy, p.z, PROJLibrary.inverse)
+                guard back == nil else { break }
+                (x, y) = (x + (x0 - bx), y + (y0 - by))
+            }
+            (x, y) = (best.0, best.1)
+        }
         return Coordinate(latitude: y, longitude: x)
     }
 
@@ -143,7 +166,7 @@ public final class Projector {
         var zs = [Double](repeating: 0, count: coordinates.count)
         let n = coordinates.count
         _ = library.errnoReset(transform)
-        _ = library.transGeneric(transform, PJ_FWD, &xs, 8, n, &ys, 8, n, &zs, 8, n, nil, 0, 0)
+        _ = library.transGeneric(transform, PROJLibrary.forward, &xs, 8, n, &ys, 8, n, &zs, 8, n, nil, 0, 0)
         var result: [ProjectedPoint] = []
         result.reserveCapacity(n)
         for i in 0..<n {
@@ -196,9 +219,9 @@ public struct CRSDescription: Sendable, Equatable {
             authorityCode = String(cString: code)
         }
         let type = library.getType(crs)
-        isGeographic = type == PJ_TYPE_GEOGRAPHIC_2D_CRS || type == PJ_TYPE_GEOGRAPHIC_3D_CRS
+        isGeographic = type == PROJLibrary.geographic2DCRS || type == PROJLibrary.geographic3DCRS
         let options: [UnsafePointer<CChar>?] = [nil]
-        wkt1 = options.withUnsafeBufferPointer { library.asWKT(ctx, crs, PJ_WKT1_GDAL, $0.baseAddress).map { String(cString: $0) } }
+        wkt1 = options.withUnsafeBufferPointer { library.asWKT(ctx, crs, PROJLibrary.wkt1GDAL, $0.baseAddress).map { String(cString: $0) } }
         axes = []
         if let cs = library.crsGetCoordinateSystem(ctx, crs) {
             for i in 0..<max(0, library.csGetAxisCount(ctx, cs)) {
@@ -229,7 +252,8 @@ public struct CRSDescription: Sendable, Equatable {
             let words = axis.name.lowercased().split(whereSeparator: { !$0.isLetter && !$0.isNumber })
             return words.isEmpty ? fallback : words.joined(separator: "_")
         }
-        return isGeographic ? (column("east", "longitude"), column("north", "latitude")) : (column("east", "x"), column("north", "y"))
+        // Geographic axes are called "Geodetic longitude" and the like: plain names read better.
+        return isGeographic ? ("longitude", "latitude") : (column("east", "x"), column("north", "y"))
     }
 
     /// Whether a WGS84 position lies where the CRS is meant to be used, widened by `margin`
@@ -274,10 +298,11 @@ public enum PROJGeodesic {
     /// Distance in metres and the azimuths at both ends, from `a` to `b`.
     public static func inverse(from a: Coordinate, to b: Coordinate) throws(ProjectionError) -> (distance: Double, azimuth1: Double, azimuth2: Double) {
         let library = try PROJLibrary.shared()
-        var g = geod_geodesic()
-        library.geodInit(&g, Geodesic.wgs84SemiMajorAxis, Geodesic.wgs84Flattening)
+        let g = UnsafeMutableRawPointer.allocate(byteCount: PROJLibrary.geodesicSize, alignment: MemoryLayout<Double>.alignment)
+        defer { g.deallocate() }
+        library.geodInit(g, Geodesic.wgs84SemiMajorAxis, Geodesic.wgs84Flattening)
         var s12 = 0.0, azi1 = 0.0, azi2 = 0.0
-        library.geodInverse(&g, a.latitude, a.longitude, b.latitude, b.longitude, &s12, &azi1, &azi2)
+        library.geodInverse(g, a.latitude, a.longitude, b.latitude, b.longitude, &s12, &azi1, &azi2)
         return (s12, azi1, azi2)
     }
 }

@@ -234,7 +234,32 @@ struct QueryOptions: ParsableArguments {
     @Option(help: ArgumentHelp("GeoJSON geometry: point (every incident, one type as GIS tools want), segment (LineStrings; incidents without a segment are left out), mixed (LineString where known, else Point; for map viewers).", valueName: "kind"))
     var geometry: GeometryChoice = .point
 
+    @Option(help: ArgumentHelp("Write CSV and GeoPackage positions in this CRS (any PROJ definition: EPSG:25832, EPSG:31467, a PROJ string, WKT); columns named for its axes. GeoJSON stays WGS84 (RFC 7946).", valueName: "crs"))
+    var crs: String?
+
     var filter: IncidentFilter { filters.filter }
+
+    func validate() throws {
+        if outputFormat == .gpkg, output == nil {
+            throw ValidationError("A GeoPackage is a file: give its name with -o (e.g. -o incidents.gpkg).")
+        }
+    }
+
+    /// The CRS of CSV and GeoPackage positions; stderr says when `--crs` does not apply.
+    func outputCRS(quiet: Bool) throws -> OutputCRS {
+        guard let crs else { return .wgs84 }
+        guard outputFormat.takesOtherCRS else {
+            if !quiet {
+                Terminal.printError("trafficgeo: note: \(outputFormat.rawValue) positions are WGS84 longitude/latitude (GeoJSON by RFC 7946); --crs applies to --format csv and gpkg")
+            }
+            return .wgs84
+        }
+        do {
+            return try OutputCRS(crs)
+        } catch {
+            throw ValidationError("--crs: \(error)")
+        }
+    }
 
     /// `--format`, else what `-o`'s extension names (out.geojson is GeoJSON), else cards on a
     /// terminal and JSON otherwise.
@@ -244,10 +269,12 @@ struct QueryOptions: ParsableArguments {
     /// `--geometry segment`, the results without a segment are left out, and stderr says how many.
     @discardableResult
     func write(quiet: Bool = false, _ produce: ((QueryResult) throws -> Void) throws -> Void) throws -> Int {
-        let sink = try output.map { try TextSink(path: $0) } ?? TextSink()
         let format = outputFormat
+        let crs = try outputCRS(quiet: quiet)
+        // A GeoPackage writes its own file; the text sink then holds nothing and is not committed.
+        let sink = try format == .gpkg ? TextSink() : (output.map { try TextSink(path: $0) } ?? TextSink())
         let writer = format.makeWriter(sink: sink, color: output == nil && Terminal.useColor, geometry: geometry,
-                                       width: output == nil ? Terminal.columns : nil)
+                                       width: output == nil ? Terminal.columns : nil, crs: crs, file: output)
         let onlySegments = geometry == .segment && (format == .geojson || format == .geojsonseq)
         var count = 0, leftOut = 0
         defer {
@@ -263,9 +290,10 @@ struct QueryOptions: ParsableArguments {
                 count += 1
             }
             try writer.end()
-            try sink.commit()
+            if format != .gpkg { try sink.commit() }
         } catch {
             sink.abandon()
+            (writer as? GeoPackageWriter)?.abandon()
             throw error
         }
         return count

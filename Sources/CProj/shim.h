@@ -1,5 +1,0 @@
-#ifndef TRAFFICGEO_CPROJ_SHIM_H
-#define TRAFFICGEO_CPROJ_SHIM_H
-#include <proj.h>
-#include <geodesic.h>
-#endif

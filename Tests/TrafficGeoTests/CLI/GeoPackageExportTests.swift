@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+
+/// `trafficgeo export` into a GeoPackage and into CSV in another CRS, read back by GDAL.
+@Suite("GeoPackage and other CRSs on the command line", .enabled(if: TestSupport.cliExecutable != nil, "the trafficgeo executable was not built beside the tests"))
+struct GeoPackageExportTests {
+    let folder = TestSupport.temporaryDirectory()
+    var db: String { folder.appendingPathComponent("db.sqlite").path }
+
+    func cli(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        let exe = try #require(TestSupport.cliExecutable)
+        return try TestSupport.run(exe.path, arguments)
+    }
+
+    /// Three incidents: two points, one along a road (a segment), one without a position.
+    func ingest() throws {
+        let feed = """
+            {"type":"FeatureCollection","features":[
+            {"type":"Feature","id":"a","geometry":{"type":"Point","coordinates":[6.96,50.94]},"properties":{"title":"A4 : Köln - Olpe","category":"accident"}},
+            {"type":"Feature","id":"b","geometry":{"type":"LineString","coordinates":[[11.5,48.1],[11.6,48.2],[11.7,48.25]]},"properties":{"title":"A9 it's roadworks","category":"roadworks"}},
+            {"type":"Feature","id":"c","geometry":{"type":"Point","coordinates":[13.4,52.5]},"properties":{"title":"A100 : Berlin"}},
+            {"type":"Feature","id":"d","geometry":null,"properties":{"title":"somewhere"}}]}
+            """
+        let path = try TestSupport.write(feed, name: "feed.geojson", in: folder).path
+        let r = try cli(["ingest", "--quiet", "--no-geocode", "--db", db, path])
+        try #require(r.status == 0, Comment(rawValue: r.stderr))
+    }
+
+    @Test(.enabled(if: TestSupport.which("ogrinfo") != nil, "GDAL's ogrinfo is not installed (apt install gdal-bin)"))
+    func aGeoPackageOpensInGDALWithItsLayersAndCRS() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try ingest()
+        let gpkg = folder.appendingPathComponent("out.gpkg").path
+        let r = try cli(["export", "--db", db, "--include-unlocated", "-o", gpkg, "--crs", "EPSG:25832"])
+        try #require(r.status == 0, Comment(rawValue: r.stderr))
+        let layers = try TestSupport.run(TestSupport.which("ogrinfo")!, ["-q", gpkg])
+        #expect(layers.stdout.contains("incidents (Point)"), Comment(rawValue: layers.stdout))
+        #expect(layers.stdout.contains("incident_segments (Line String)"), Comment(rawValue: layers.stdout))
+        let points = try TestSupport.run(TestSupport.which("ogrinfo")!, ["-so", gpkg, "incidents"])
+        #expect(points.stdout.contains("Feature Count: 4"), Comment(rawValue: points.stdout))
+        #expect(points.stdout.contains("UTM zone 32N"), Comment(rawValue: points.stdout))
+        #expect(points.stdout.contains("ID[\"EPSG\",25832]"), Comment(rawValue: points.stdout))
+        let lines = try TestSupport.run(TestSupport.which("ogrinfo")!, ["-so", gpkg, "incident_segments"])
+        #expect(lines.stdout.contains("Feature Count: 1"), Comment(rawValue: lines.stdout))
+        // The spatial index answers: only Köln lies in a box around it (EPSG:25832 metres).
+        let spatial = try TestSupport.run(TestSupport.which("ogrinfo")!, ["-q", "-al", "-spat", "350000", "5640000", "365000", "5650000", gpkg, "incidents"])
+        #expect(spatial.stdout.contains("A4 : Köln - Olpe") && !spatial.stdout.contains("Berlin"), Comment(rawValue: spatial.stdout))
+        // Where cs2cs puts Köln.
+        if let cs2cs = TestSupport.which("cs2cs") {
+            let expected = try TestSupport.run(cs2cs, ["-f", "%.3f", "EPSG:4326", "EPSG:25832"], stdin: "50.94 6.96\n").stdout
+                .split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "\n" })
+            let features = try TestSupport.run(TestSupport.which("ogrinfo")!, ["-q", "-al", "-where", "id = 'a'", gpkg, "incidents"]).stdout
+            let point = try #require(features.range(of: #"POINT \(([0-9.]+) ([0-9.]+)\)"#, options: .regularExpression).map { features[$0] })
+            let numbers = point.dropFirst(7).dropLast().split(separator: " ").compactMap { Double($0) }
+            #expect(abs(numbers[0] - Double(expected[0])!) < 0.001 && abs(numbers[1] - Double(expected[1])!) < 0.001, "\(point) vs \(expected)")
+        }
+        // GDAL's own GeoPackage validation, where python3-gdal installed it.
+        let validator = "/usr/lib/python3/dist-packages/osgeo_utils/samples/validate_gpkg.py"
+        if FileManager.default.fileExists(atPath: validator), FileManager.default.fileExists(atPath: "/usr/bin/python3") {
+            let check = try TestSupport.run("/usr/bin/python3", [validator, gpkg])
+            #expect(check.status == 0, Comment(rawValue: check.stdout + check.stderr))
+        } else {
+            print("GeoPackage validation skipped: python3-gdal's validate_gpkg.py is not installed")
+        }
+    }
+
+    @Test func csvInAnotherCRSNamesItsColumnsForTheAxes() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try ingest()
+        let r = try cli(["export", "--db", db, "--format", "csv", "--crs", "EPSG:31467"])
+        try #require(r.status == 0, Comment(rawValue: r.stderr))
+        let lines = r.stdout.split(separator: "\r\n")
+        #expect(lines.first?.hasPrefix("id,title,subtitle,easting,northing,") == true)
+        let koeln = try #require(lines.first { $0.hasPrefix("a,") }).split(separator: ",", omittingEmptySubsequences: false)
+        let (east, north) = (try #require(Double(koeln[3])), try #require(Double(koeln[4])))
+        // Gauss-Krüger zone 3 (central meridian 9°E, false easting 3,500 km): Köln is west of it.
+        #expect((3_300_000...3_400_000).contains(east) && (5_640_000...5_660_000).contains(north), "\(east) \(north)")
+        // GeoJSON stays WGS84, and says so; a CRS PROJ does not know is refused; a GeoPackage needs a file.
+        let geojson = try cli(["export", "--db", db, "--format", "geojson", "--crs", "EPSG:25832"])
+        #expect(geojson.status == 0 && geojson.stderr.contains("RFC 7946") && geojson.stdout.contains("[6.96,50.94]"))
+        let unknown = try cli(["export", "--db", db, "--format", "csv", "--crs", "EPSG:999999"])
+        #expect(unknown.status == 64 && unknown.stderr.contains("EPSG:999999"), Comment(rawValue: unknown.stderr))
+        let noFile = try cli(["export", "--db", db, "--format", "gpkg"])
+        #expect(noFile.status == 64 && noFile.stderr.contains("-o"), Comment(rawValue: noFile.stderr))
+    }
+
+    /// PROJ is opened only for another CRS: the executable does not link it (linking cost a
+    /// fresh `near` 14 ms, docs/benchmarks.md).
+    @Test(.enabled(if: TestSupport.which("ldd") != nil, "no ldd here"))
+    func theExecutableDoesNotLinkPROJ() throws {
+        let exe = try #require(TestSupport.cliExecutable)
+        let r = try TestSupport.run(TestSupport.which("ldd")!, [exe.path])
+        #expect(r.status == 0)
+        #expect(!r.stdout.contains("libproj"), Comment(rawValue: r.stdout))
+    }
+}
