@@ -67,6 +67,7 @@ let package = Package(
         .target(
             name: "TrafficGeoFeeds",
             dependencies: ["TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoRoadTitles", "CXMLStream",
+                           "TrafficGeoPROJ", // positions in other CRSs (`--crs`, GeoJSON's legacy crs member)
                            .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
         .target(
@@ -136,7 +137,7 @@ let package = Package(
             name: "trafficgeo",
             dependencies: [
                 "TrafficGeo", "TrafficGeoSupport", "TrafficGeoModel", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds",
-                "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoQuery", "TrafficGeoOutput", "TrafficGeoWatch", "TrafficGeoServe",
+                "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoQuery", "TrafficGeoOutput", "TrafficGeoWatch", "TrafficGeoServe", "TrafficGeoPROJ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 // IOError: a port in use is explained, not dumped.

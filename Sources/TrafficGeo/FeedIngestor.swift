@@ -31,6 +31,8 @@ public struct FeedIngestor: Sendable {
     public var autobahn = AutobahnAPI()
     /// Records each fetch's outcome in the store (feed health in `trafficgeo stats`).
     public var recordsHealth = true
+    /// The CRS of CSV x/y columns and GeoJSON positions (`--crs`); nil: WGS84.
+    public var crs: String?
 
     public init(store: any IncidentStore, format: FeedFormat? = nil, sourceName: String? = nil) {
         self.store = store
@@ -57,7 +59,7 @@ public struct FeedIngestor: Sendable {
     /// Ingests an already opened input.
     public func ingest(_ input: FeedInput) throws -> IngestSummary {
         let format = try FeedReading.format(of: input, forced: self.format)
-        let reader = FeedReading.reader(for: format)
+        let reader = FeedReading.reader(for: format, crs: crs)
         let source = sourceName ?? FeedIdentity.sourceName(of: input, format: format)
         // What older versions filed this location under becomes this source, so that a store
         // written by them gains no copies of what it holds.

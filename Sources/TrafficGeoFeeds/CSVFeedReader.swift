@@ -4,8 +4,17 @@ import TrafficGeoSupport
 /// Reads incidents from CSV with a header row. Recognised columns (any case): title, summary or
 /// description, lat/latitude, lon/lng/longitude, id, updated, expires, road, category,
 /// weblink/url/link, icon. Every other column is kept as a property. The separator (`,` `;` tab)
-/// is taken from the header line.
+/// is taken from the header line. With a CRS (`--crs`), positions come from x/y (or
+/// easting/northing, rechtswert/hochwert; longitude/latitude for a geographic CRS) in that CRS.
 struct CSVFeedReader: FeedReader {
+    /// The CRS of the x/y columns; nil: latitude/longitude in WGS84.
+    var crs: String?
+
+    static let projectedAliases: [String: [String]] = [
+        "x": ["easting", "east", "rechtswert", "x", "e", "lon", "lng", "long", "longitude"],
+        "y": ["northing", "north", "hochwert", "y", "n", "lat", "latitude"],
+    ]
+
     static let aliases: [String: [String]] = [
         "id": ["id", "identifier", "guid"],
         "title": ["title", "name"],
@@ -38,8 +47,23 @@ struct CSVFeedReader: FeedReader {
         }
         let lowered = header.map { $0.lowercased() }
         var column: [String: Int] = [:]
-        for (field, names) in Self.aliases {
+        var aliases = Self.aliases
+        let coordinates: FeedCoordinates?
+        do {
+            coordinates = try FeedCoordinates.make(crs)
+        } catch {
+            throw FeedError.malformed(input.location, format: .csv, reason: "\(error)", entriesRead: 0)
+        }
+        if coordinates != nil {
+            (aliases["lon"], aliases["lat"]) = (Self.projectedAliases["x"], Self.projectedAliases["y"])
+        }
+        for (field, names) in aliases {
             if let i = names.lazy.compactMap({ lowered.firstIndex(of: $0) }).first { column[field] = i }
+        }
+        if let coordinates, column["lon"] == nil || column["lat"] == nil {
+            throw FeedError.malformed(input.location, format: .csv,
+                                      reason: "positions in \(coordinates.crs) (--crs) need x and y columns (or easting and northing); the header has \(header.joined(separator: ", ").prefix(200))",
+                                      entriesRead: 0)
         }
         let known = Set(column.values)
         // Looked up once, not per row.
@@ -70,6 +94,18 @@ struct CSVFeedReader: FeedReader {
             fields.summary = value(columns.summary)
             fields.latitude = value(columns.lat)
             fields.longitude = value(columns.lon)
+            if let coordinates, let xText = fields.longitude, let yText = fields.latitude {
+                if let x = DecimalText.double(xText), let y = DecimalText.double(yText) {
+                    do {
+                        let c = try coordinates.position(x: x, y: y)
+                        (fields.latitude, fields.longitude) = (String(c.latitude), String(c.longitude))
+                    } catch {
+                        fields.positionProblem = error.reason
+                    }
+                } else {
+                    fields.positionProblem = "x '\(xText.prefix(20))', y '\(yText.prefix(20))' are not numbers"
+                }
+            }
             fields.updated = value(columns.updated)
             fields.expires = value(columns.expires)
             fields.road = value(columns.road)

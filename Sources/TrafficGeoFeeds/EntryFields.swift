@@ -19,6 +19,9 @@ struct EntryFields {
     var category: String?
     var latitude: String?
     var longitude: String?
+    /// Why the position the entry gives cannot be kept (it came in another CRS and did not
+    /// convert); the entry is kept without it, like one whose latitude is out of range.
+    var positionProblem: String?
     /// GeoRSS `georss:point`: "lat lon".
     var point: String?
     var segment: [Coordinate]?
@@ -89,6 +92,7 @@ struct EntryFields {
     /// the weblink's query.
     private func located(weblink: String?) throws(Failure) -> (Coordinate?, PositionSource?) {
         do {
+            if let positionProblem { throw Failure.invalid(positionProblem) }
             if let latitude = latitude?.nilIfBlank, let longitude = longitude?.nilIfBlank {
                 if Self.looksSwapped(latitude, longitude) {
                     throw Failure.invalid("latitude \(latitude.prefix(20)) is out of range, and longitude \(longitude.prefix(20)) would be a valid latitude: are latitude and longitude swapped?")

@@ -3,12 +3,14 @@ import TrafficGeoModel
 
 /// Picks the reader for a feed: the format named, or the one detected from the content.
 public enum FeedReading {
-    public static func reader(for format: FeedFormat) -> FeedReader {
+    /// `crs`: the CRS of CSV x/y columns and of GeoJSON positions (any PROJ definition; nil:
+    /// WGS84). Atom, RSS and the Autobahn API give WGS84 by definition.
+    public static func reader(for format: FeedFormat, crs: String? = nil) -> FeedReader {
         switch format {
         case .atom, .rss: return XMLFeedReader(format: format)
         case .autobahn: return AutobahnJSONReader()
-        case .geojson: return GeoJSONReader()
-        case .csv: return CSVFeedReader()
+        case .geojson: return GeoJSONReader(crs: crs)
+        case .csv: return CSVFeedReader(crs: crs)
         }
     }
 

@@ -5,14 +5,24 @@ import TrafficGeoSupport
 /// Reads a GeoJSON FeatureCollection (RFC 7946) of Point and LineString features, streaming the
 /// `features` array one feature at a time. A lone Feature is read too.
 struct GeoJSONReader: FeedReader {
+    /// The CRS of positions when the document names none (`--crs`); a legacy `crs` member
+    /// (GeoJSON 2008, still written by older tools) is read when there is no `--crs`.
+    var crs: String?
+
     func read(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
         let streamer = JSONArrayStreamer(keys: ["features", ""])
         var index = 0
         let topLevel: [String: String]
+        let coordinates: FeedCoordinates?
+        do {
+            coordinates = try FeedCoordinates.make(crs ?? FeedCoordinates.legacyGeoJSONCRS(try input.head(65536)))
+        } catch {
+            throw FeedError.malformed(input.location, format: .geojson, reason: "\(error)", entriesRead: 0)
+        }
         do {
             topLevel = try streamer.scan(try input.makeStream()) { _, data in
                 index += 1
-                try handle(Self.decode(data, source: source, index: index))
+                try handle(Self.decode(data, source: source, index: index, coordinates: coordinates))
             }
         } catch let error as JSONArrayStreamer.ScanError {
             throw FeedError.malformed(input.location, format: .geojson, reason: error.description, entriesRead: index)
@@ -20,11 +30,11 @@ struct GeoJSONReader: FeedReader {
         // A single Feature document: small by nature, decoded whole.
         if index == 0, topLevel["type"] == "\"Feature\"" {
             let data = try Data(contentsOf: input.fileURL)
-            try handle(Self.decode(data, source: source, index: 1))
+            try handle(Self.decode(data, source: source, index: 1, coordinates: coordinates))
         }
     }
 
-    static func decode(_ data: Data, source: String, index: Int) -> FeedEvent {
+    static func decode(_ data: Data, source: String, index: Int, coordinates conversion: FeedCoordinates? = nil) -> FeedEvent {
         guard let feature = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
             return .skipped(SkippedEntry(index: index, reason: "not a JSON object"))
         }
@@ -60,8 +70,17 @@ struct GeoJSONReader: FeedReader {
                   let lon = LooseJSON.double(pair[0]), let lat = LooseJSON.double(pair[1]) else {
                 return .skipped(SkippedEntry(index: index, entryID: featureID, reason: "Point without [longitude, latitude]"))
             }
-            fields.latitude = String(lat)
-            fields.longitude = String(lon)
+            if let conversion {
+                do {
+                    let c = try conversion.position(x: lon, y: lat)
+                    (fields.latitude, fields.longitude) = (String(c.latitude), String(c.longitude))
+                } catch {
+                    fields.positionProblem = error.reason
+                }
+            } else {
+                fields.latitude = String(lat)
+                fields.longitude = String(lon)
+            }
         case "LineString", "MultiPoint":
             guard let list = coordinates as? [Any], !list.isEmpty else {
                 return .skipped(SkippedEntry(index: index, entryID: featureID, reason: "\(type) without coordinates"))
@@ -71,6 +90,12 @@ struct GeoJSONReader: FeedReader {
                 guard let pair = item as? [Any], pair.count >= 2,
                       let lon = LooseJSON.double(pair[0]), let lat = LooseJSON.double(pair[1]) else {
                     return .skipped(SkippedEntry(index: index, entryID: featureID, reason: "\(type) has a position that is not [longitude, latitude]"))
+                }
+                if let conversion {
+                    do { points.append(try conversion.position(x: lon, y: lat)) } catch {
+                        return .skipped(SkippedEntry(index: index, entryID: featureID, reason: error.reason))
+                    }
+                    continue
                 }
                 do { points.append(try Coordinate(validatingLatitude: lat, longitude: lon)) } catch {
                     return .skipped(SkippedEntry(index: index, entryID: featureID, reason: error.description))

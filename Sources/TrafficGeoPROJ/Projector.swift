@@ -94,8 +94,11 @@ public final class Projector {
         return object
     }
 
-    static func isWGS84(_ definition: String) -> Bool {
-        ["EPSG:4326", "OGC:CRS84", "CRS84", "WGS84"].contains(definition.uppercased())
+    /// Whether a CRS name means WGS84 longitude/latitude as GeoJSON writes it (no PROJ needed).
+    public static func isWGS84(_ definition: String) -> Bool {
+        let name = definition.trimmingCharacters(in: .whitespaces).uppercased()
+        return ["EPSG:4326", "OGC:CRS84", "CRS84", "WGS84", "URN:OGC:DEF:CRS:OGC:1.3:CRS84", "URN:OGC:DEF:CRS:EPSG::4326",
+                "HTTP://WWW.OPENGIS.NET/DEF/CRS/OGC/1.3/CRS84", "HTTP://WWW.OPENGIS.NET/DEF/CRS/EPSG/0/4326"].contains(name)
     }
 
     /// The operations PROJ itself chooses for these CRS pairs, written out so that creating the
@@ -123,6 +126,13 @@ public final class Projector {
             return (x, y, z, reason)
         }
         return (x, y, z, nil)
+    }
+
+    /// Transforms (x, y) of the source CRS, east or longitude first, to the target CRS.
+    public func transform(x: Double, y: Double) throws(ProjectionError) -> (x: Double, y: Double) {
+        let (tx, ty, _, failure) = transformed(x, y, 0, PROJLibrary.forward)
+        if let failure { throw .pointFailed(x: x, y: y, reason: failure) }
+        return (tx, ty)
     }
 
     /// Projects one WGS84 coordinate (height 0 on the ellipsoid).
@@ -273,6 +283,7 @@ public enum ProjectionError: Error, Sendable, CustomStringConvertible {
     case unknownCRS(String, reason: String)
     case crsNotUnderstood(source: String, target: String, reason: String)
     case transformFailed(Coordinate, reason: String)
+    case pointFailed(x: Double, y: Double, reason: String)
     case inverseFailed(reason: String)
 
     public var description: String {
@@ -287,6 +298,8 @@ public enum ProjectionError: Error, Sendable, CustomStringConvertible {
             return "PROJ cannot transform \(source.prefix(80)) to \(target.prefix(80)): \(reason). Is proj-data installed (proj.db)? Set PROJ_DATA to its folder."
         case let .transformFailed(c, reason):
             return "PROJ could not project lat \(c.latitude), lon \(c.longitude): \(reason)"
+        case let .pointFailed(x, y, reason):
+            return "PROJ could not transform (\(x), \(y)): \(reason)"
         case let .inverseFailed(reason):
             return "PROJ could not unproject a point: \(reason)"
         }

@@ -4,6 +4,7 @@ import Logging
 import TrafficGeo
 import TrafficGeoFeeds
 import TrafficGeoGeocoding
+import TrafficGeoPROJ
 import TrafficGeoStore
 
 struct IngestCommand: AsyncParsableCommand {
@@ -61,6 +62,9 @@ struct IngestCommand: AsyncParsableCommand {
     @Flag(help: "Store incidents without a position as they are; geocode them later with `trafficgeo geocode pending`.")
     var noGeocode = false
 
+    @Option(help: ArgumentHelp("The CRS of positions in CSV (x/y or easting/northing columns) and GeoJSON (any PROJ definition: EPSG:25832, EPSG:31467, a PROJ string, WKT). A GeoJSON file's own legacy crs member is read without it. A position outside where the CRS is used is reported and not stored.", valueName: "crs"))
+    var crs: String?
+
     @OptionGroup var geocoding: GeocoderOptions
 
     func validate() throws {
@@ -70,6 +74,10 @@ struct IngestCommand: AsyncParsableCommand {
         if maxFeedBytes <= 0 { throw ValidationError("--max-feed-bytes must be positive.") }
         if maxEntries <= 0 { throw ValidationError("--max-entries must be positive.") }
         if sources.filter({ $0 == "-" }).count > 1 { throw ValidationError("stdin (-) can be read only once.") }
+        if let crs, !Projector.isWGS84(crs) {
+            // Checked before any feed is read: a CRS PROJ does not know is a usage error.
+            do { _ = try Projector(source: crs, target: "EPSG:4326") } catch { throw ValidationError("--crs: \(error)") }
+        }
     }
 
     func run() async throws {
@@ -80,6 +88,7 @@ struct IngestCommand: AsyncParsableCommand {
             live.configure(&ingestor)
             ingestor.maxFeedBytes = maxFeedBytes
             ingestor.maxEntries = maxEntries
+            ingestor.crs = crs
             ingestor.progress = Self.progressReporter(verbose: global.verbose, quiet: global.quiet)
             var failures: [Error] = []
             var partial = false

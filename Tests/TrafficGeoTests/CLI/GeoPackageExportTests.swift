@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrafficGeoTestSupport
 
 /// `trafficgeo export` into a GeoPackage and into CSV in another CRS, read back by GDAL.
 @Suite("GeoPackage and other CRSs on the command line", .enabled(if: TestSupport.cliExecutable != nil, "the trafficgeo executable was not built beside the tests"))
@@ -82,6 +83,49 @@ struct GeoPackageExportTests {
         #expect(unknown.status == 64 && unknown.stderr.contains("EPSG:999999"), Comment(rawValue: unknown.stderr))
         let noFile = try cli(["export", "--db", db, "--format", "gpkg"])
         #expect(noFile.status == 64 && noFile.stderr.contains("-o"), Comment(rawValue: noFile.stderr))
+    }
+
+    /// A CSV of UTM coordinates lands where cs2cs puts it; a row with easting and northing
+    /// swapped is reported and keeps no position; a GeoJSON file's legacy crs member is read.
+    @Test(.enabled(if: TestSupport.which("cs2cs") != nil, "cs2cs is not installed (apt install proj-bin)"))
+    func ingestInAnotherCRSLandsWhereCs2csSays() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var generator = SplitMix64(seed: 32)
+        let rows = (0..<50).map { i in
+            (id: "p\(i)", e: Double.random(in: 300_000...800_000, using: &generator), n: Double.random(in: 5_250_000...6_050_000, using: &generator))
+        }
+        let csv = "id;title;Rechtswert;Hochwert\n" + rows.map { "\($0.id);incident \($0.id);\($0.e);\($0.n)" }.joined(separator: "\n")
+            + "\nswapped;A1 swapped;5645323.376;356693.234\n"
+        let path = try TestSupport.write(csv, name: "utm.csv", in: folder).path
+        let r = try cli(["ingest", "--no-geocode", "--db", db, "--crs", "EPSG:25832", path])
+        try #require(r.status == 0, Comment(rawValue: r.stderr))
+        #expect(r.stderr.contains("[swapped]") && r.stderr.contains("x and y swapped?"), Comment(rawValue: r.stderr))
+        let expected = try TestSupport.run(TestSupport.which("cs2cs")!, ["-f", "%.9f", "EPSG:25832", "EPSG:4326"],
+                                           stdin: rows.map { "\($0.e) \($0.n)" }.joined(separator: "\n") + "\n").stdout
+            .split(separator: "\n").map { $0.split(whereSeparator: { $0 == " " || $0 == "\t" }).compactMap { Double($0) } }
+        let stored = try cli(["export", "--db", db, "--format", "json", "--include-unlocated"])
+        let items = try #require(try JSONSerialization.jsonObject(with: Data(stored.stdout.utf8)) as? [[String: Any]])
+        var byID: [String: (Double, Double)] = [:]
+        for item in items {
+            if let c = item["coordinate"] as? [String: Double], let id = item["id"] as? String { byID[id] = (c["latitude"]!, c["longitude"]!) }
+        }
+        for (row, reference) in zip(rows, expected) {
+            let got = try #require(byID[row.id], "\(row.id) has no position")
+            // Stored to the full double; shown with 6 decimals (0.1 m).
+            #expect(abs(got.0 - reference[0]) < 1e-6 && abs(got.1 - reference[1]) < 1e-6, "\(row.id): \(got) vs \(reference)")
+        }
+        #expect(byID["swapped"] == nil && items.count == rows.count + 1)
+
+        let legacy = """
+            {"type":"FeatureCollection","name":"gk","crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::31467"}},
+             "features":[{"type":"Feature","id":"g","geometry":{"type":"Point","coordinates":[3356693.234,5646951.916]},"properties":{"title":"GK"}}]}
+            """
+        let gk = try cli(["ingest", "--quiet", "--no-geocode", "--db", db, try TestSupport.write(legacy, name: "gk.geojson", in: folder).path])
+        try #require(gk.status == 0, Comment(rawValue: gk.stderr))
+        let csvOut = try cli(["export", "--db", db, "--format", "csv"]).stdout
+        #expect(csvOut.contains("\r\ng,GK,,50.94,6.96,"), Comment(rawValue: csvOut))
+        let unknown = try cli(["ingest", "--db", db, "--crs", "EPSG:1234567", path])
+        #expect(unknown.status == 64 && unknown.stderr.contains("EPSG:1234567"), Comment(rawValue: unknown.stderr))
     }
 
     /// PROJ is opened only for another CRS: the executable does not link it (linking cost a
