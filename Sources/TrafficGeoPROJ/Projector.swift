@@ -94,6 +94,24 @@ public final class Projector {
         return object
     }
 
+    /// Checks up front that positions given in `crs` can be brought to WGS84: PROJ knows it, and
+    /// its projection has an inverse (some, like `+proj=bacon`, have none). Transforms the
+    /// centre of the CRS's area of use there and back.
+    public static func checkReadable(_ crs: String) throws(ProjectionError) {
+        let back = try Projector(source: crs, target: "EPSG:4326")
+        let out = try Projector(source: "EPSG:4326", target: crs)
+        var centre = Coordinate(latitude: 0, longitude: 0)
+        if let a = back.description?.areaOfUse, a.west <= a.east {
+            centre = Coordinate(latitude: (a.south + a.north) / 2, longitude: (a.west + a.east) / 2)
+        }
+        guard let p = try? out.forward(centre) else { return }
+        do {
+            _ = try back.transform(x: p.x, y: p.y)
+        } catch {
+            throw .noInverse(crs, reason: "\(error)")
+        }
+    }
+
     /// Whether a CRS name means WGS84 longitude/latitude as GeoJSON writes it (no PROJ needed).
     public static func isWGS84(_ definition: String) -> Bool {
         let name = definition.trimmingCharacters(in: .whitespaces).uppercased()
@@ -284,6 +302,7 @@ public enum ProjectionError: Error, Sendable, CustomStringConvertible {
     case crsNotUnderstood(source: String, target: String, reason: String)
     case transformFailed(Coordinate, reason: String)
     case pointFailed(x: Double, y: Double, reason: String)
+    case noInverse(String, reason: String)
     case inverseFailed(reason: String)
 
     public var description: String {
@@ -298,6 +317,8 @@ public enum ProjectionError: Error, Sendable, CustomStringConvertible {
             return "PROJ cannot transform \(source.prefix(80)) to \(target.prefix(80)): \(reason). Is proj-data installed (proj.db)? Set PROJ_DATA to its folder."
         case let .transformFailed(c, reason):
             return "PROJ could not project lat \(c.latitude), lon \(c.longitude): \(reason)"
+        case let .noInverse(crs, reason):
+            return "positions in '\(crs.prefix(80))' cannot be brought to WGS84 (\(reason)): PROJ has no inverse for its projection; give the CRS the data was made in"
         case let .pointFailed(x, y, reason):
             return "PROJ could not transform (\(x), \(y)): \(reason)"
         case let .inverseFailed(reason):

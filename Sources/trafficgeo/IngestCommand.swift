@@ -76,7 +76,7 @@ struct IngestCommand: AsyncParsableCommand {
         if sources.filter({ $0 == "-" }).count > 1 { throw ValidationError("stdin (-) can be read only once.") }
         if let crs, !Projector.isWGS84(crs) {
             // Checked before any feed is read: a CRS PROJ does not know is a usage error.
-            do { _ = try Projector(source: crs, target: "EPSG:4326") } catch { throw ValidationError("--crs: \(error)") }
+            do { try Projector.checkReadable(crs) } catch { throw ValidationError("--crs: \(error)") }
         }
     }
 

@@ -126,6 +126,9 @@ struct GeoPackageExportTests {
         #expect(csvOut.contains("\r\ng,GK,,50.94,6.96,"), Comment(rawValue: csvOut))
         let unknown = try cli(["ingest", "--db", db, "--crs", "EPSG:1234567", path])
         #expect(unknown.status == 64 && unknown.stderr.contains("EPSG:1234567"), Comment(rawValue: unknown.stderr))
+        // A projection PROJ cannot invert cannot be read from.
+        let noInverse = try cli(["ingest", "--db", db, "--crs", "+proj=bacon +R=6400000 +type=crs", path])
+        #expect(noInverse.status == 64 && noInverse.stderr.contains("no inverse"), Comment(rawValue: noInverse.stderr))
     }
 
     /// PROJ is opened only for another CRS: the executable does not link it (linking cost a
