@@ -129,9 +129,9 @@ let package = Package(
         .target(name: "TrafficGeoFuzzTargets", dependencies: ["TrafficGeoFeeds", "TrafficGeoRoadTitles", "TrafficGeoGeocoding", "TrafficGeoModel"]),
         // Helpers shared by the tests and the benchmark; not library API.
         .target(name: "TrafficGeoTestSupport"),
-        // Transformations between any two CRSs with PROJ. Kept apart from TrafficGeo: the index
-        // computes its geocentric points in closed form (checked against this in the tests), and
-        // linking libproj costs every process ~8 ms of library loading (docs/benchmarks.md).
+        // Transformations between any two CRSs with PROJ, opened with dlopen when first needed
+        // (`--crs`): linking libproj cost every process ~14 ms of library loading (docs/crs.md).
+        // The index computes its geocentric points in closed form (checked against this in the tests).
         .target(name: "TrafficGeoPROJ", dependencies: ["TrafficGeoModel", "TrafficGeoProjection"]),
         .executableTarget(
             name: "trafficgeo",
