@@ -103,8 +103,8 @@ public final class GeoPackageWriter: ResultWriter {
     public func write(_ result: QueryResult) throws {
         let incident = result.incident
         var point: [UInt8]?
-        if let p = incident.position {
-            let (x, y) = try projected(p)
+        // A position the CRS cannot hold gets a NULL geometry (and is counted), not a wrong one.
+        if let p = incident.position, let (x, y) = crs.position(p) {
             pointExtent.add(x, y)
             point = Self.geometry(srsID: spatialReference.id, points: [(x, y)], line: false)
             try insert(insertPoint, geometry: point, result)
@@ -116,7 +116,7 @@ public final class GeoPackageWriter: ResultWriter {
             var extent = Extent()
             var points: [(Double, Double)] = []
             for c in segment {
-                let (x, y) = try projected(c)
+                guard let (x, y) = crs.position(c) else { return }
                 extent.add(x, y)
                 points.append((x, y))
             }
@@ -175,14 +175,6 @@ public final class GeoPackageWriter: ResultWriter {
     }
 
     // MARK: - Rows
-
-    private func projected(_ c: Coordinate) throws -> (Double, Double) {
-        do {
-            return try crs.position(c)
-        } catch {
-            throw Failure(description: "\(error)")
-        }
-    }
 
     /// The row just inserted into the layer's R-tree (SQLite keeps its boxes in 32-bit floats,
     /// rounded outwards).

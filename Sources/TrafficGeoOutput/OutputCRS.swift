@@ -25,11 +25,32 @@ public final class OutputCRS {
 
     public var isWGS84: Bool { projector == nil }
 
-    /// (x, y): easting and northing, or longitude and latitude.
-    public func position(_ c: Coordinate) throws(ProjectionError) -> (x: Double, y: Double) {
+    /// Positions the CRS cannot hold, and one of them for the message: outside its area of use
+    /// (widened by 3°, as on reading: a pole in Web Mercator, Tokyo in UTM zone 32N, where PROJ
+    /// still gives numbers, meaningless ones), or where PROJ fails. Their rows are written
+    /// without a position.
+    public private(set) var failures = 0
+    public private(set) var firstFailure: String?
+
+    /// (x, y): easting and northing, or longitude and latitude; nil (counted in `failures`) when
+    /// PROJ cannot project the position.
+    public func position(_ c: Coordinate) -> (x: Double, y: Double)? {
         guard let projector else { return (c.longitude, c.latitude) }
-        let p = try projector.forward(c)
-        return (p.x, p.y)
+        if let d = description, !d.covers(c) {
+            failures += 1
+            if firstFailure == nil {
+                firstFailure = String(format: "%.5f, %.5f is outside where %@ is used", c.latitude, c.longitude, d.name)
+            }
+            return nil
+        }
+        do {
+            let p = try projector.forward(c)
+            return (p.x, p.y)
+        } catch {
+            failures += 1
+            if firstFailure == nil { firstFailure = "\(error)" }
+            return nil
+        }
     }
 
     /// The names of the x and y columns.

@@ -153,8 +153,10 @@ final class CSVResultWriter: ResultWriter {
         var first = a.coordinate.map { JSONObjectText.number($0.latitude, digits: 6) } ?? ""
         var second = a.coordinate.map { JSONObjectText.number($0.longitude, digits: 6) } ?? ""
         if !crs.isWGS84, let p = result.incident.position {
-            let (x, y) = try crs.position(p)
-            (first, second) = (JSONObjectText.number(x, digits: crs.digits), JSONObjectText.number(y, digits: crs.digits))
+            // A position the CRS cannot hold is left empty (and counted), not written wrong.
+            let projected = crs.position(p)
+            first = projected.map { JSONObjectText.number($0.x, digits: crs.digits) } ?? ""
+            second = projected.map { JSONObjectText.number($0.y, digits: crs.digits) } ?? ""
         }
         let fields: [String] = [
             a.id, a.title, a.subtitle ?? "", first, second,

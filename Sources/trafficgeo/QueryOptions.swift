@@ -281,6 +281,9 @@ struct QueryOptions: ParsableArguments {
             if leftOut > 0 && !quiet {
                 Terminal.printError("trafficgeo: note: \(leftOut) incidents without a segment were left out (--geometry point writes every incident)")
             }
+            if crs.failures > 0 && !quiet {
+                Terminal.printError("trafficgeo: warning: \(crs.failures) positions cannot be expressed in \(self.crs ?? "the CRS") and were written without one (\(crs.firstFailure ?? "")); choose a CRS that covers them")
+            }
         }
         do {
             try writer.begin()

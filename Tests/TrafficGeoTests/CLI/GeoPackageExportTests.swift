@@ -81,6 +81,17 @@ struct GeoPackageExportTests {
         #expect(geojson.status == 0 && geojson.stderr.contains("RFC 7946") && geojson.stdout.contains("[6.96,50.94]"))
         let unknown = try cli(["export", "--db", db, "--format", "csv", "--crs", "EPSG:999999"])
         #expect(unknown.status == 64 && unknown.stderr.contains("EPSG:999999"), Comment(rawValue: unknown.stderr))
+        // Positions the CRS cannot hold (the pole in Web Mercator, Köln in UTM zone 50N) are left
+        // empty and counted, never written as meaningless numbers.
+        let pole = """
+            {"type":"Feature","id":"pole","geometry":{"type":"Point","coordinates":[0,90]},"properties":{"title":"Nordpol"}}
+            """
+        _ = try cli(["ingest", "--quiet", "--no-geocode", "--db", db, try TestSupport.write(pole, name: "pole.geojson", in: folder).path])
+        let mercator = try cli(["export", "--db", db, "--format", "csv", "--crs", "EPSG:3857"])
+        #expect(mercator.status == 0 && mercator.stdout.contains("\r\npole,Nordpol,,,,"), Comment(rawValue: mercator.stdout))
+        #expect(mercator.stderr.contains("1 positions cannot be expressed in EPSG:3857"), Comment(rawValue: mercator.stderr))
+        let far = try cli(["export", "--db", db, "--format", "csv", "--crs", "EPSG:32650"])
+        #expect(far.stderr.contains("4 positions cannot be expressed"), Comment(rawValue: far.stderr))
         let noFile = try cli(["export", "--db", db, "--format", "gpkg"])
         #expect(noFile.status == 64 && noFile.stderr.contains("-o"), Comment(rawValue: noFile.stderr))
     }
