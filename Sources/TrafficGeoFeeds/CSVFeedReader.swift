@@ -96,12 +96,7 @@ struct CSVFeedReader: FeedReader {
             fields.longitude = value(columns.lon)
             if let coordinates, let xText = fields.longitude, let yText = fields.latitude {
                 if let x = DecimalText.double(xText), let y = DecimalText.double(yText) {
-                    do {
-                        let c = try coordinates.position(x: x, y: y)
-                        (fields.latitude, fields.longitude) = (String(c.latitude), String(c.longitude))
-                    } catch {
-                        fields.positionProblem = error.reason
-                    }
+                    fields.setPosition(x: x, y: y, convertedBy: coordinates)
                 } else {
                     fields.positionProblem = "x '\(xText.prefix(20))', y '\(yText.prefix(20))' are not numbers"
                 }

@@ -63,3 +63,16 @@ final class FeedCoordinates {
         return nil
     }
 }
+
+extension EntryFields {
+    /// The entry's position, given as (x, y) in `coordinates`' CRS, in WGS84; when it cannot be
+    /// converted, the reason, and the entry keeps no position.
+    mutating func setPosition(x: Double, y: Double, convertedBy coordinates: FeedCoordinates) {
+        do {
+            let c = try coordinates.position(x: x, y: y)
+            (latitude, longitude) = (String(c.latitude), String(c.longitude))
+        } catch {
+            positionProblem = error.reason
+        }
+    }
+}

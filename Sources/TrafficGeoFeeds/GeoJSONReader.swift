@@ -71,12 +71,7 @@ struct GeoJSONReader: FeedReader {
                 return .skipped(SkippedEntry(index: index, entryID: featureID, reason: "Point without [longitude, latitude]"))
             }
             if let conversion {
-                do {
-                    let c = try conversion.position(x: lon, y: lat)
-                    (fields.latitude, fields.longitude) = (String(c.latitude), String(c.longitude))
-                } catch {
-                    fields.positionProblem = error.reason
-                }
+                fields.setPosition(x: lon, y: lat, convertedBy: conversion)
             } else {
                 fields.latitude = String(lat)
                 fields.longitude = String(lon)
