@@ -7,7 +7,7 @@ let package = Package(
     products: [
         .library(name: "TrafficGeo", targets: [
             "TrafficGeo", "TrafficGeoSupport", "TrafficGeoModel", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds",
-            "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoQuery", "TrafficGeoOutput", "TrafficGeoWatch", "TrafficGeoServe",
+            "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoPostGIS", "TrafficGeoQuery", "TrafficGeoOutput", "TrafficGeoWatch", "TrafficGeoServe",
         ]),
         // For Fuzz/ only (a separate package): the fuzz targets.
         .library(name: "TrafficGeoFuzzTargets", targets: ["TrafficGeoFuzzTargets"]),
@@ -27,6 +27,9 @@ let package = Package(
         // Named for their types, which Hummingbird's API uses (HTTP fields, graceful shutdown).
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
+        // The PostGIS store (`--db postgresql://…`): PostgreSQL's wire protocol, and TLS for `sslmode`.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
     ],
     targets: [
         // libxml2's SAX2 push parser (apt libxml2-dev) behind a small C layer (CXMLStream): the
@@ -79,7 +82,9 @@ let package = Package(
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
         // What a store is (IncidentStore), without any database.
-        .target(name: "TrafficGeoStore", dependencies: ["TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds", "TrafficGeoGeocoding"]),
+        .target(name: "TrafficGeoStore", dependencies: ["TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds", "TrafficGeoGeocoding",
+                                                        // NIOLockedValueBox: junction learning's parsing threads hand back their results.
+                                                        .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         // The SQLite store: one file, the block index, its own exact search.
         .target(
             name: "TrafficGeoSQLite",
@@ -90,6 +95,18 @@ let package = Package(
                            // NIOLockedValueBox: the one lock type.
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
+        // The PostGIS store: a PostgreSQL server (`postgresql://…`), the same answers as the file.
+        .target(
+            name: "TrafficGeoPostGIS",
+            dependencies: ["TrafficGeoStore", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoFeeds",
+                           "TrafficGeoRoadTitles", "TrafficGeoGeocoding",
+                           .product(name: "PostgresNIO", package: "postgres-nio"),
+                           .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio"),
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                           .product(name: "Logging", package: "swift-log")]
+        ),
         .target(name: "TrafficGeoQuery", dependencies: ["TrafficGeoStore", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection"]),
         // GeoPackage is written with SQLite's C API (GRDBSQLite), other CRSs through TrafficGeoPROJ
         // (which opens PROJ only when asked).
@@ -99,7 +116,7 @@ let package = Package(
         .target(
             name: "TrafficGeo",
             dependencies: ["TrafficGeoSupport", "TrafficGeoModel", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds",
-                           "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoQuery",
+                           "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoPostGIS", "TrafficGeoQuery",
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
@@ -154,6 +171,7 @@ let package = Package(
             name: "TrafficGeoTests",
             dependencies: [
                 "TrafficGeo", "TrafficGeoPROJ", "TrafficGeoOutput", "TrafficGeoFuzzTargets", "TrafficGeoTestSupport", "TrafficGeoWatch", "TrafficGeoServe",
+                "TrafficGeoPostGIS",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The serve tests ask the server as any HTTP client would.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -8,7 +8,7 @@ extension StoreStatistics {
     public func jsonText(check: [String]? = nil) throws -> String {
         func counts(_ list: [(String, Int)]) -> [[String: Any]] { list.map { ["name": $0.0, "count": $0.1] } }
         var object: [String: Any] = [
-            "database": path, "file_bytes": fileBytes, "index_crs": indexCRS,
+            "database": path, "file_bytes": fileBytes, "index_crs": indexCRS, "index_kind": indexKind,
             "incidents": total, "located": located, "without_position": total - located,
             "active": active, "expired": expired,
             "index_blocks": indexBlocks, "index_singles": indexSingles,

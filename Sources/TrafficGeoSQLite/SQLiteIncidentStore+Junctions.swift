@@ -1,10 +1,9 @@
 import Foundation
 import GRDB
-import NIOConcurrencyHelpers
 import TrafficGeoGeocoding
 import TrafficGeoModel
 import TrafficGeoRoadTitles
-import TrafficGeoSupport
+import TrafficGeoStore
 
 /// The store's junction knowledge: where each road's junctions are, learned from every message
 /// that arrives with a position and names its junctions, from geocoders' junction answers and
@@ -129,101 +128,20 @@ extension SQLiteIncidentStore {
 }
 
 
-/// Learning junction positions from the positioned messages of one ingest, alongside it: each
-/// message the store keeps new or changed is handed over as it is stored, parsed on other threads
-/// in batches while the ingest goes on (parsing is the cost: the ingest itself keeps about one and
-/// a half cores busy), and the estimates are written in the ingest's transaction at its end, so
-/// that knowledge and incidents commit together.
-///
-/// Each message's estimates are filed under an observer key of its source and feed id: reading
-/// the message again replaces them instead of adding more.
-final class JunctionLearningRun {
-    struct Input: Sendable {
-        var source: String
-        var externalID: String
-        var title: String
-        var summary: String?
-        var road: String?
-        var position: Coordinate
-        var segment: [Coordinate]?
-    }
-
-    private struct Checked: Sendable {
-        var input: Input
-        var observations: [JunctionObservation]
-        var conflict: PositionConflict?
-    }
-
-    static let batchSize = 256
-    /// The store's junctions before this ingest, by road and key: a position far from its own
-    /// well-attested junction is checked, not learned.
-    private let known: [String: KnownJunction]
-    private var batch: [Input] = []
-    private let group = DispatchGroup()
-    /// What the parsing threads found, in any order (`finish` sorts what needs an order).
-    private let checked = NIOLockedValueBox<[Checked]>([])
-
-    init(_ db: Database) throws {
-        var known: [String: KnownJunction] = [:]
-        for row in try Row.fetchAll(db, sql: "SELECT road, name, kind, latitude, longitude, support, spread_m, learned_from FROM junctions WHERE road <> ''") {
-            let j = KnownJunction(road: row[0], name: row[1], kind: JunctionMention.Kind(rawValue: row[2]) ?? .unspecified,
-                                  coordinate: Coordinate(latitude: row[3], longitude: row[4]), support: row[5], spreadMeters: row[6], learnedFrom: row[7])
-            known[j.road + "\u{1F}" + j.key] = j
+/// The SQLite store's side of `JunctionLearningRun`: the junctions known before, and writing
+/// what the run learned inside the ingest's transaction.
+extension JunctionLearningRun {
+    convenience init(_ db: Database) throws {
+        let known = try Row.fetchAll(db, sql: "SELECT road, name, kind, latitude, longitude, support, spread_m, learned_from FROM junctions WHERE road <> ''").map { row in
+            KnownJunction(road: row[0], name: row[1], kind: JunctionMention.Kind(rawValue: row[2]) ?? .unspecified,
+                          coordinate: Coordinate(latitude: row[3], longitude: row[4]), support: row[5], spreadMeters: row[6], learnedFrom: row[7])
         }
-        self.known = known
-    }
-
-    /// A stored incident worth learning from: positioned by its feed, on a named road.
-    static func isLearnable(_ incident: Incident) -> Bool {
-        guard incident.position != nil, incident.road != nil, incident.positionSource?.kind != .geocoder else { return false }
-        if let segment = incident.segment, segment.count >= 2 { return true }
-        // A point alone teaches only a junction it is at (JunctionLearner): without such words
-        // there is nothing to learn, and no message is parsed for nothing (a feed of 100,000
-        // points would otherwise cost the ingest twice its time).
-        guard let text = incident.summary else { return false }
-        return pointMarkers.occurs(in: text[...])
-    }
-
-    /// Words that put a junction at a point: an offset, "bei", "Höhe", "an der" (one pass over the
-    /// text: this runs on the ingest's writer thread for every entry).
-    static let pointMarkers = ByteNeedles(["km hinter", "km vor", "km nach", "bei ", "Bei ", "Höhe ", "Hoehe ", "an der "])
-
-    func add(_ incident: Incident) {
-        guard let position = incident.position else { return }
-        add(Input(source: incident.source, externalID: incident.id, title: incident.title, summary: incident.summary,
-                  road: incident.road, position: position, segment: incident.segment))
-    }
-
-    func add(_ input: Input) {
-        batch.append(input)
-        if batch.count >= Self.batchSize { dispatch() }
-    }
-
-    private func dispatch() {
-        let work = batch
-        batch = []
-        let known = self.known, checked = self.checked
-        DispatchQueue.global(qos: .userInitiated).async(group: group) {
-            var out: [Checked] = []
-            out.reserveCapacity(work.count)
-            for input in work {
-                let message = TrafficMessageParser.parseJunctions(title: input.title, text: input.summary)
-                let observations = JunctionLearner.observations(message, road: input.road, position: input.position, segment: input.segment, origin: "feed")
-                var conflict = PositionCheck.check(observations, message: message, road: input.road, position: input.position,
-                                                   segment: input.segment, known: known)
-                conflict?.id = input.externalID
-                out.append(Checked(input: input, observations: conflict == nil ? observations : [], conflict: conflict))
-            }
-            checked.withLockedValue { $0 += out }
-        }
+        self.init(known: known)
     }
 
     /// Waits for the parsing, writes the estimates, swaps back positions that were given the
     /// wrong way round, and refreshes the junctions touched.
     func finish(_ db: Database, now: Date) throws -> JunctionLearning {
-        if !batch.isEmpty { dispatch() }
-        group.wait()
-        let all = checked.withLockedValue { $0 }
         var learning = JunctionLearning()
         var touched = Set<[String]>()
         let insert = try db.cachedStatement(sql: """
@@ -231,11 +149,8 @@ final class JunctionLearningRun {
             VALUES (?, ?, ?, ?, ?, ?, ?, ?)
             """)
         var swapper: IncidentWriter?
-        for item in all {
-            var hash = StableHash()
-            hash.combine(item.input.source)
-            hash.combine(item.input.externalID)
-            let observer = "entry:" + hash.hex
+        for item in results() {
+            let observer = Self.observer(source: item.input.source, externalID: item.input.externalID)
             for o in item.observations {
                 let key = o.key
                 try insert.execute(arguments: [o.road, key, observer, o.name, o.kind.rawValue, o.coordinate.latitude, o.coordinate.longitude, o.origin])
@@ -247,11 +162,7 @@ final class JunctionLearningRun {
             guard conflict.swapped, let row = try Row.fetchOne(db, sql: """
                 SELECT i.id FROM incidents i JOIN sources s ON s.id = i.source_id WHERE s.name = ? AND i.external_id = ?
                 """, arguments: [item.input.source, item.input.externalID]), let id = row[0] as Int64?,
-                let stored = try IncidentRowLayout.fetch(db, id: id), let p = stored.incident.position else { continue }
-            var incident = stored.incident
-            incident.position = Coordinate(latitude: p.longitude, longitude: p.latitude)
-            incident.segment = incident.segment?.map { Coordinate(latitude: $0.longitude, longitude: $0.latitude) }
-            incident.properties["position_note"] = "latitude and longitude swapped: the feed's reading lay \(Int(conflict.distanceKm.rounded())) km from \(conflict.junction)"
+                let stored = try IncidentRowLayout.fetch(db, id: id), let incident = Self.swapped(stored.incident, conflict: conflict) else { continue }
             let writer = try swapper ?? IncidentWriter(db: db, now: now)
             swapper = writer
             try writer.replacePosition(storeID: id, with: incident)

@@ -14,6 +14,10 @@ public struct StoreStatistics: Sendable {
     public var changeFeed = ChangeFeedBounds(first: 1, latest: 0)
     /// How each source's fetches went (`IncidentStore.feedHealth`).
     public var feedHealth: [FeedHealth] = []
+    /// What the spatial index is.
+    public var indexKind = "geocentric R*Tree of blocks"
+    /// Whether the index is the SQLite store's R*Tree of blocks (`indexBlocks`, `indexSingles`).
+    public var hasBlockIndex = true
     /// Spatial index entries: blocks of consecutive incidents, and single incidents.
     public var indexBlocks = 0
     public var indexSingles = 0

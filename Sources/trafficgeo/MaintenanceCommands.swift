@@ -29,10 +29,10 @@ struct StatsCommand: AsyncParsableCommand {
             }
             func date(_ d: Date?) -> String { d.map(TimestampParser.format) ?? "-" }
             print("database:        \(s.path) (\(ByteCountFormatter.string(fromByteCount: s.fileBytes, countStyle: .file)))")
-            print("index CRS:       \(s.indexCRS) (geocentric R*Tree of blocks)")
+            print("index CRS:       \(s.indexCRS) (\(s.indexKind))")
             print("incidents:       \(s.total) (\(s.located) located, \(s.total - s.located) without position)")
             print("active now:      \(s.active), expired: \(s.expired), ended: \(s.ended)")
-            print("spatial index:   \(s.indexBlocks) blocks, \(s.indexSingles) single incidents")
+            if s.hasBlockIndex { print("spatial index:   \(s.indexBlocks) blocks, \(s.indexSingles) single incidents") }
             print("updated:         \(date(s.oldestUpdate)) … \(date(s.newestUpdate))")
             print("geocode cache:   \(s.geocodeCacheEntries) answers")
             print("junctions:       \(s.knownJunctions) known on \(s.junctionRoads) roads (trafficgeo junctions list)")

@@ -1,0 +1,59 @@
+import PostgresNIO
+import TrafficGeoStore
+
+/// SQL text with its bound parameters, numbered as they are added (`$1`, `$2`, …): values never
+/// go into the text.
+struct BoundSQL {
+    var sql = ""
+    private(set) var bindings = PostgresBindings()
+    private var count = 0
+
+    init(_ sql: String = "") { self.sql = sql }
+
+    /// Binds `value` and returns its placeholder.
+    mutating func bind<T: PostgresDynamicTypeEncodable>(_ value: T) -> String {
+        bindings.append(value)
+        count += 1
+        return "$\(count)"
+    }
+
+    mutating func bindNull() -> String {
+        bindings.appendNull()
+        count += 1
+        return "$\(count)"
+    }
+
+    var query: PostgresQuery { PostgresQuery(unsafeSQL: sql, binds: bindings) }
+}
+
+extension IncidentFilter {
+    /// The condition on the incidents table aliased `i` (its parameters bound into `query`),
+    /// the same conditions as the SQLite store's `IncidentFilter.sql()`; "TRUE" when empty.
+    func condition(binding query: inout BoundSQL) -> String {
+        var clauses: [String] = []
+        if let activeAt {
+            let t = query.bind(activeAt.timeIntervalSince1970)
+            clauses.append("(i.updated IS NULL OR i.updated <= \(t)) AND (i.expires IS NULL OR \(t) < i.expires) AND (i.ended IS NULL OR \(t) < i.ended)")
+        }
+        if let since { clauses.append("i.updated >= \(query.bind(since.timeIntervalSince1970))") }
+        if let until { clauses.append("i.updated < \(query.bind(until.timeIntervalSince1970))") }
+        if !roads.isEmpty { clauses.append("i.road = ANY(\(query.bind(roads.map(PostgresText.storable)))::text[])") }
+        if !categories.isEmpty { clauses.append("i.category = ANY(\(query.bind(categories.map(\.rawValue)))::text[])") }
+        if let minConfidence {
+            // position_source 2 = geocoder; feed positions are as given.
+            clauses.append("(i.position_source IS DISTINCT FROM 2 OR i.geocode_confidence >= \(query.bind(minConfidence)))")
+        }
+        if !precisions.isEmpty {
+            clauses.append("(i.position_source IS DISTINCT FROM 2 OR i.geocode_precision = ANY(\(query.bind(precisions.map(\.rawValue)))::text[]))")
+        }
+        if let source {
+            clauses.append("i.source_id = (SELECT id FROM sources WHERE name = \(query.bind(PostgresText.storable(source))))")
+        }
+        for word in words {
+            // Köln is "koeln" (spelled out) or "koln" (plain vowels): a word matches either folding.
+            let w = query.bind(PostgresText.storable(word))
+            clauses.append("(strpos(i.search_folded, \(w)) > 0 OR strpos(i.search_plain, \(w)) > 0)")
+        }
+        return clauses.isEmpty ? "TRUE" : clauses.joined(separator: " AND ")
+    }
+}

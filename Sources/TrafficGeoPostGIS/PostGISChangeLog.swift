@@ -1,0 +1,84 @@
+import Foundation
+import Logging
+import PostgresNIO
+import TrafficGeoStore
+
+/// The change feed's table in PostgreSQL: the same runs over consecutive store ids as the SQLite
+/// store's `ChangeLog`, appended inside the transaction that makes the change (which holds the
+/// writer lock, so sequence numbers commit in order).
+enum PostGISChangeLog {
+    /// Appends one event per id, in the order given; runs of consecutive ids share a row.
+    /// Returns the sequence numbers given out.
+    @discardableResult
+    static func append(_ connection: PostgresConnection, logger: Logger, kind: ChangeKind, ids: [Int64], at: Double) throws -> ClosedRange<Int64>? {
+        guard !ids.isEmpty else { return nil }
+        var firsts: [Int64] = [], counts: [Int64] = []
+        for id in ids {
+            if let first = firsts.last, first + counts[counts.count - 1] == id {
+                counts[counts.count - 1] += 1
+            } else {
+                firsts.append(id)
+                counts.append(1)
+            }
+        }
+        let last = try latest(connection, logger: logger)
+        var seqs: [Int64] = []
+        var next = last + 1
+        for count in counts {
+            seqs.append(next)
+            next += count
+        }
+        try connection.run("""
+            INSERT INTO changes (seq, count, at, kind, first_id)
+            SELECT s, c, \(at), \(Int16(kind.storeCode)), f FROM unnest(\(seqs)::bigint[], \(counts)::bigint[], \(firsts)::bigint[]) AS u(s, c, f)
+            """, logger: logger)
+        try connection.run("UPDATE store_info SET value = \(String(next - 1)) WHERE key = \(PostGISSchema.sequenceKey)", logger: logger)
+        return (last + 1)...(next - 1)
+    }
+
+    /// The last sequence number given out (0 before the first).
+    static func latest(_ connection: PostgresConnection, logger: Logger) throws -> Int64 {
+        let rows = try connection.rows("SELECT value FROM store_info WHERE key = \(PostGISSchema.sequenceKey)", logger: logger)
+        return try rows.first.flatMap { Int64(try $0.decode(String.self)) } ?? 0
+    }
+
+    static func events(_ connection: PostgresConnection, logger: Logger, after sequence: Int64, limit: Int) throws -> [Change] {
+        guard limit > 0 else { return [] }
+        // The row holding event sequence + 1, then the rows after it.
+        let rows = try connection.rows("""
+            (SELECT seq, count, at, kind, first_id FROM changes WHERE seq <= \(sequence + 1) ORDER BY seq DESC LIMIT 1)
+            UNION ALL
+            (SELECT seq, count, at, kind, first_id FROM changes WHERE seq > \(sequence + 1) ORDER BY seq LIMIT \(limit))
+            ORDER BY seq
+            """, logger: logger)
+        var events: [Change] = []
+        for row in rows {
+            let (seq, count, at, code, firstID) = try row.decode((Int64, Int64, Double, Int16, Int64).self)
+            guard let kind = ChangeKind(storeCode: Int64(code)) else { continue }
+            var k = max(0, sequence + 1 - seq)
+            while k < count, events.count < limit {
+                events.append(Change(sequence: seq + k, at: Date(timeIntervalSince1970: at), kind: kind, storeID: firstID + k))
+                k += 1
+            }
+            if events.count >= limit { break }
+        }
+        return events
+    }
+
+    static func bounds(_ connection: PostgresConnection, logger: Logger) throws -> ChangeFeedBounds {
+        let latest = try latest(connection, logger: logger)
+        let first = try connection.rows("SELECT min(seq) FROM changes", logger: logger).first?.decode(Int64?.self) ?? nil
+        return ChangeFeedBounds(first: first ?? latest + 1, latest: latest)
+    }
+
+    static func first(_ connection: PostgresConnection, logger: Logger, atOrAfter date: Date) throws -> Int64? {
+        try connection.rows("SELECT min(seq) FROM changes WHERE at >= \(date.timeIntervalSince1970)", logger: logger).first?.decode(Int64?.self) ?? nil
+    }
+
+    static func prune(_ connection: PostgresConnection, logger: Logger, before date: Date) throws -> Int {
+        let t = date.timeIntervalSince1970
+        let count = try connection.rows("SELECT coalesce(sum(count), 0)::bigint FROM changes WHERE at < \(t)", logger: logger).first?.decode(Int64.self) ?? 0
+        try connection.run("DELETE FROM changes WHERE at < \(t)", logger: logger)
+        return Int(count)
+    }
+}

@@ -1,0 +1,390 @@
+import Foundation
+import Logging
+import NIOCore
+import PostgresNIO
+import TrafficGeoFeeds
+import TrafficGeoGeocoding
+import TrafficGeoModel
+import TrafficGeoStore
+
+/// Incidents in a PostgreSQL database with PostGIS, for users who outgrow one file: several
+/// writers and many readers at once, replicas, years of history.
+///
+///     let store = try PostGISIncidentStore(url: "postgresql://traffic@db.example/traffic?sslmode=verify-full")
+///
+/// The same `IncidentStore` as the SQLite file, with the same exact answers: nearest by
+/// PostGIS's `<->` index order with enough candidates, re-ranked by Karney's geodesic distance;
+/// within by `ST_DWithin` and the same exact check (`PostGISIncidentStore+Queries`). Each ingest
+/// is one transaction (a crash or a broken connection leaves the database as it was); writers
+/// take an advisory lock, one at a time, so that change-feed numbers commit in order. Readers
+/// never wait for writers.
+public final class PostGISIncidentStore: IncidentStore {
+    public let connectionInfo: PostgresLocation
+    /// The URL without its password.
+    public var location: String { connectionInfo.redacted }
+    let session: PostgresSession
+    var logger: Logger { session.logger }
+
+    /// Opens the store in the database `url` names, creating or migrating its tables unless
+    /// `readOnly` (then a database without them, or with older ones, is refused with what to do).
+    public convenience init(url: String, readOnly: Bool = false) throws {
+        let location: PostgresLocation
+        do { location = try PostgresLocation(url: url) } catch let error as StoreURLError {
+            throw StoreError.cannotOpen(error.url, reason: error.problem)
+        }
+        try self.init(location: location, readOnly: readOnly)
+    }
+
+    public init(location: PostgresLocation, readOnly: Bool = false) throws {
+        connectionInfo = location
+        session = try PostgresSession(location: location)
+        do {
+            if readOnly {
+                let version = try session.withConnection { try PostGISSchema.version($0, logger: session.logger) }
+                if version == 0 {
+                    throw StoreError.cannotOpen(location.redacted, reason: "the database holds no trafficgeo store (run `trafficgeo ingest --db URL` first)")
+                }
+                if version < PostGISSchema.latestVersion {
+                    throw StoreError.incompatible(location.redacted, reason: "its tables are at version \(version) and must be upgraded once (run any `trafficgeo ingest` on it)")
+                }
+            } else {
+                try PostGISSchema.migrate(session)
+            }
+            let version = try session.withConnection { try PostGISSchema.version($0, logger: session.logger) }
+            if version > PostGISSchema.latestVersion {
+                throw StoreError.incompatible(location.redacted, reason: "its tables are at version \(version), newer than this trafficgeo knows (\(PostGISSchema.latestVersion)); upgrade trafficgeo")
+            }
+        } catch let error as StoreError {
+            session.close()
+            throw error
+        } catch {
+            session.close()
+            throw StoreError.cannotOpen(location.redacted, reason: PostgresErrorText.describe(error))
+        }
+    }
+
+    deinit { session.close() }
+
+    // MARK: - Transactions
+
+    /// Runs `body` in a read transaction (one snapshot: REPEATABLE READ).
+    func read<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        do {
+            return try session.transaction(readOnly: true, isolation: "REPEATABLE READ", body)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.readFailed(location, reason: PostgresErrorText.describe(error))
+        }
+    }
+
+    /// Runs `body` as one statement's worth of reading, without a transaction of its own.
+    func readOne<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        do {
+            return try session.withConnection(body)
+        } catch let error as StoreError {
+            throw error
+        } catch {
+            throw StoreError.readFailed(location, reason: PostgresErrorText.describe(error))
+        }
+    }
+
+    /// Runs `body` in a write transaction holding the writer lock.
+    func write<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        do {
+            return try session.transaction { connection in
+                try connection.run("SELECT pg_advisory_xact_lock(\(PostGISSchema.writerLock))", logger: logger)
+                return try body(connection)
+            }
+        } catch let error as StoreError {
+            throw error
+        } catch let error as FeedError {
+            throw error
+        } catch {
+            throw StoreError.writeFailed(location, reason: PostgresErrorText.describe(error))
+        }
+    }
+
+    // MARK: - Ingest
+
+    public func ingest(source: String, format: FeedFormat?, adopting formerNames: FormerSourceNames, snapshot: SnapshotScope?, now: Date,
+                       read: ((FeedEvent) throws -> Void) throws -> Void) throws -> IngestSummary {
+        var summary = IngestSummary(source: source, format: format)
+        try write { connection in
+            try adopt(connection, formerNames, into: source)
+            let writer = try PostGISIncidentWriter(connection: connection, logger: logger, now: now)
+            var learner: JunctionLearningRun?
+            do {
+                try read { event in
+                    summary.read += 1
+                    switch event {
+                    case let .skipped(entry):
+                        summary.skipped.append(entry)
+                    case let .incident(incident):
+                        try writer.upsert(incident)
+                        if incident.position == nil {
+                            summary.withoutPosition += 1
+                            if incident.properties[Incident.positionProblemProperty] != nil { summary.positionsIgnored += 1 }
+                        } else if JunctionLearningRun.isLearnable(incident) {
+                            // Positioned by the feed: it teaches where its junctions are. (Unlike the
+                            // SQLite store, unchanged entries are parsed too: a batch is compared
+                            // only when it is written. Their observations replace themselves.)
+                            learner = try learner ?? JunctionLearningRun(known: knownJunctions(connection, roads: nil))
+                            learner?.add(incident)
+                        }
+                    }
+                }
+            } catch let error as FeedError {
+                guard case .malformed = error else { throw error }
+                summary.feedError = error.description
+            }
+            try writer.finish()
+            if let learner {
+                let learning = try finishLearning(learner, connection, now: now)
+                summary.junctionObservations = learning.observations
+                summary.positionConflicts = learning.conflicts
+            }
+            summary.new = writer.counts.inserted
+            summary.updated = writer.counts.updated
+            summary.unchanged = writer.counts.unchanged
+            var ended: [Int64] = []
+            if let snapshot {
+                if summary.feedError == nil {
+                    ended = try endMissing(connection, source: source, scope: snapshot, writer: writer,
+                                           skippedIDs: Set(summary.skipped.compactMap(\.entryID)), now: now)
+                }
+                summary.ended = ended.count
+            }
+            // The change feed, in the same transaction as the changes.
+            let at = now.timeIntervalSince1970.rounded(.down)
+            var recorded: [ClosedRange<Int64>] = []
+            for (kind, ids) in [(ChangeKind.new, writer.insertedIDs), (.updated, writer.updatedIDs), (.ended, ended)] {
+                if let r = try PostGISChangeLog.append(connection, logger: logger, kind: kind, ids: ids, at: at) { recorded.append(r) }
+            }
+            if let first = recorded.first, let last = recorded.last { summary.changes = first.lowerBound...last.upperBound }
+        }
+        return summary
+    }
+
+    /// Ends the source's open incidents in `scope` that the ingest did not name (`SnapshotScope`).
+    private func endMissing(_ connection: PostgresConnection, source: String, scope: SnapshotScope, writer: PostGISIncidentWriter,
+                            skippedIDs: Set<String>, now: Date) throws -> [Int64] {
+        if scope.parts?.isEmpty == true { return [] }
+        let rows = try connection.rows("""
+            SELECT i.id, i.external_id, i.properties ->> \(Incident.snapshotPartProperty) FROM incidents i
+            WHERE i.source_id = (SELECT id FROM sources WHERE name = \(PostgresText.storable(source))) AND i.ended IS NULL ORDER BY i.id
+            """, logger: logger)
+        let inserted = Set(writer.insertedIDs)
+        var ended: [Int64] = []
+        for row in rows {
+            let (id, externalID, part) = try row.decode((Int64, String, String?).self)
+            if writer.seenIDs.contains(id) || inserted.contains(id) || skippedIDs.contains(externalID) { continue }
+            if let parts = scope.parts {
+                guard let part, parts.contains(part) else { continue }
+            }
+            ended.append(id)
+        }
+        if !ended.isEmpty {
+            try connection.run("UPDATE incidents SET ended = \(now.timeIntervalSince1970.rounded(.down)) WHERE id = ANY(\(ended))", logger: logger)
+        }
+        return ended
+    }
+
+    /// Makes the sources an older version filed this feed under part of `source` (`FormerSourceNames`).
+    private func adopt(_ connection: PostgresConnection, _ former: FormerSourceNames, into source: String) throws {
+        let candidates = former.given.map { ($0, false) } + former.migrated.map { ($0, true) }
+        for (name, onlyIfMigrated) in candidates where name != source {
+            guard let row = try connection.rows("SELECT id, renamed_from FROM sources WHERE name = \(name)", logger: logger).first else { continue }
+            let (id, renamedFrom) = try row.decode((Int64, String?).self)
+            if onlyIfMigrated, renamedFrom == nil { continue }
+            guard let existing = try connection.rows("SELECT id FROM sources WHERE name = \(source)", logger: logger).first?.decode(Int64.self) else {
+                try connection.run("UPDATE sources SET name = \(source), renamed_from = NULL WHERE id = \(id)", logger: logger)
+                continue
+            }
+            // Merge: of two copies of one incident, the one changed last stays (on a tie, the one already there).
+            let losers = try connection.rows("""
+                SELECT CASE WHEN o.last_changed > n.last_changed THEN n.id ELSE o.id END
+                FROM incidents o JOIN incidents n ON n.source_id = \(existing) AND n.external_id = o.external_id
+                WHERE o.source_id = \(id)
+                """, logger: logger).map { try $0.decode(Int64.self) }
+            if !losers.isEmpty { try connection.run("DELETE FROM incidents WHERE id = ANY(\(losers))", logger: logger) }
+            try connection.run("UPDATE incidents SET source_id = \(existing) WHERE source_id = \(id)", logger: logger)
+            try connection.run("DELETE FROM sources WHERE id = \(id)", logger: logger)
+        }
+    }
+
+    // MARK: - Reading
+
+    public func incident(id: Int64) throws -> StoredIncident? {
+        try readOne { connection in
+            try connection.rows("SELECT \(unescaped: PostGISRows.selection) FROM incidents i WHERE i.id = \(id)", logger: logger)
+                .first.map { try PostGISRows.decode($0) }
+        }
+    }
+
+    public func incidents(ids: [Int64]) throws -> [Int64: StoredIncident] {
+        guard !ids.isEmpty else { return [:] }
+        return try readOne { connection in try fetch(connection, ids: ids) }
+    }
+
+    func fetch(_ connection: PostgresConnection, ids: [Int64]) throws -> [Int64: StoredIncident] {
+        var found: [Int64: StoredIncident] = [:]
+        for row in try connection.rows("SELECT \(unescaped: PostGISRows.selection) FROM incidents i WHERE i.id = ANY(\(ids))", logger: logger) {
+            let stored = try PostGISRows.decode(row)
+            found[stored.storeID] = stored
+        }
+        return found
+    }
+
+    // MARK: - Change feed
+
+    public func changes(after sequence: Int64, limit: Int) throws -> [Change] {
+        try readOne { try PostGISChangeLog.events($0, logger: logger, after: sequence, limit: limit) }
+    }
+
+    public func changeFeedBounds() throws -> ChangeFeedBounds {
+        try read { try PostGISChangeLog.bounds($0, logger: logger) }
+    }
+
+    public func firstChange(atOrAfter date: Date) throws -> Int64? {
+        try readOne { try PostGISChangeLog.first($0, logger: logger, atOrAfter: date) }
+    }
+
+    // MARK: - Feed health
+
+    public func recordFetch(_ report: FetchReport) throws {
+        try write { connection in
+            let name = PostgresText.storable(report.source)
+            try connection.run("INSERT INTO sources (name) VALUES (\(name)) ON CONFLICT (name) DO NOTHING", logger: logger)
+            let at = report.at.timeIntervalSince1970
+            let failed = !report.errors.isEmpty
+            let emptyRead = report.readSomething && report.entries == 0
+            try connection.run("""
+                UPDATE sources SET
+                    last_attempt = \(at),
+                    last_success = CASE WHEN \(report.readSomething) THEN \(at) ELSE last_success END,
+                    last_entries = CASE WHEN \(report.readSomething) THEN \(report.entries) ELSE last_entries END,
+                    last_error = CASE WHEN \(failed) THEN \(PostgresText.storable(report.errors.joined(separator: "; "))) ELSE last_error END,
+                    last_error_at = CASE WHEN \(failed) THEN \(at) ELSE last_error_at END,
+                    failure_streak = CASE WHEN \(failed) THEN failure_streak + 1 ELSE 0 END,
+                    empty_streak = CASE WHEN \(emptyRead) THEN empty_streak + 1 WHEN \(!report.readSomething) THEN empty_streak ELSE 0 END
+                WHERE name = \(name)
+                """, logger: logger)
+        }
+    }
+
+    public func feedHealth() throws -> [FeedHealth] {
+        try readOne { try feedHealth($0) }
+    }
+
+    private func feedHealth(_ connection: PostgresConnection) throws -> [FeedHealth] {
+        try connection.rows("""
+            SELECT name, last_attempt, last_success, last_error, last_error_at, empty_streak, failure_streak, last_entries
+            FROM sources WHERE last_attempt IS NOT NULL ORDER BY name
+            """, logger: logger).map { row in
+            let (name, attempt, success, error, errorAt, empty, failures, entries) =
+                try row.decode((String, Double?, Double?, String?, Double?, Int32, Int32, Int32?).self)
+            func date(_ t: Double?) -> Date? { t.map(Date.init(timeIntervalSince1970:)) }
+            return FeedHealth(source: name, lastAttempt: date(attempt), lastSuccess: date(success), lastError: error, lastErrorAt: date(errorAt),
+                              emptyStreak: Int(empty), failureStreak: Int(failures), lastEntries: entries.map(Int.init))
+        }
+    }
+
+    // MARK: - Maintenance
+
+    @discardableResult
+    public func pruneExpired(before date: Date) throws -> Int {
+        try delete { "expires IS NOT NULL AND expires < \($0.bind(date.timeIntervalSince1970))" }
+    }
+
+    @discardableResult
+    public func pruneEnded(before date: Date) throws -> Int {
+        try delete { "ended IS NOT NULL AND ended < \($0.bind(date.timeIntervalSince1970))" }
+    }
+
+    /// Deletes the incidents matching a condition of ours, recording `removed` events.
+    private func delete(where condition: (inout BoundSQL) -> String) throws -> Int {
+        try write { connection in
+            var query = BoundSQL()
+            query.sql = "DELETE FROM incidents WHERE " + condition(&query) + " RETURNING id"
+            let ids = try connection.rows(query.query, logger: logger).map { try $0.decode(Int64.self) }.sorted()
+            try PostGISChangeLog.append(connection, logger: logger, kind: .removed, ids: ids, at: Date().timeIntervalSince1970.rounded(.down))
+            return ids.count
+        }
+    }
+
+    @discardableResult
+    public func pruneChanges(before date: Date) throws -> Int {
+        try write { try PostGISChangeLog.prune($0, logger: logger, before: date) }
+    }
+
+    public func statistics(now: Date) throws -> StoreStatistics {
+        try read { connection in
+            var stats = StoreStatistics(path: location, indexCRS: "EPSG:4326")
+            stats.indexKind = PostGISSchema.indexDescription
+            stats.hasBlockIndex = false
+            let t = now.timeIntervalSince1970
+            if let row = try connection.rows("""
+                SELECT count(*), count(latitude), count(*) FILTER (WHERE expires IS NOT NULL AND expires < \(t)),
+                       count(ended), count(*) FILTER (WHERE (updated IS NULL OR updated <= \(t)) AND (expires IS NULL OR \(t) < expires) AND ended IS NULL),
+                       min(updated), max(updated)
+                FROM incidents
+                """, logger: logger).first {
+                let (total, located, expired, ended, active, oldest, newest) = try row.decode((Int, Int, Int, Int, Int, Double?, Double?).self)
+                stats.total = total
+                stats.located = located
+                stats.expired = expired
+                stats.ended = ended
+                stats.active = active
+                stats.oldestUpdate = oldest.map(Date.init(timeIntervalSince1970:))
+                stats.newestUpdate = newest.map(Date.init(timeIntervalSince1970:))
+            }
+            func counts(_ column: String, limit: Int? = nil) throws -> [(String, Int)] {
+                // `column` is one of our own expressions, never user input.
+                try connection.rows("""
+                    SELECT coalesce(\(unescaped: column), '(none)') AS k, count(*) AS n FROM incidents i GROUP BY k ORDER BY n DESC, k \
+                    \(unescaped: limit.map { "LIMIT \($0)" } ?? "")
+                    """, logger: logger).map { try $0.decode((String, Int).self) }
+            }
+            func count(_ sql: String) throws -> Int {
+                try connection.rows(PostgresQuery(unsafeSQL: sql), logger: logger).first?.decode(Int.self) ?? 0
+            }
+            stats.bySource = try counts("(SELECT name FROM sources WHERE id = i.source_id)")
+            stats.byCategory = try counts("i.category")
+            stats.byRoad = try counts("i.road", limit: 10)
+            stats.byPositionSource = try counts("CASE i.position_source WHEN 0 THEN 'feed' WHEN 1 THEN 'weblink' WHEN 2 THEN 'geocoder' END")
+            stats.geocodeCacheEntries = try count("SELECT count(*) FROM geocode_cache")
+            stats.knownJunctions = try count("SELECT count(*) FROM junctions")
+            stats.junctionRoads = try count("SELECT count(DISTINCT road) FROM junctions WHERE road <> ''")
+            stats.changeFeed = try PostGISChangeLog.bounds(connection, logger: logger)
+            stats.feedHealth = try feedHealth(connection)
+            stats.fileBytes = Int64(try count("SELECT pg_database_size(current_database())"))
+            return stats
+        }
+    }
+
+    /// Checks what the schema cannot: positions and their geography agree, and the GiST index
+    /// finds every located incident once.
+    public func checkIntegrity() throws -> [String] {
+        try read { connection in
+            var problems: [String] = []
+            let located = try connection.rows("SELECT count(*) FROM incidents WHERE latitude IS NOT NULL", logger: logger).first?.decode(Int.self) ?? 0
+            let mismatched = try connection.rows("""
+                SELECT count(*) FROM incidents WHERE (latitude IS NULL) <> (position IS NULL)
+                   OR (latitude IS NOT NULL AND (ST_Y(position::geometry) <> latitude OR ST_X(position::geometry) <> longitude))
+                """, logger: logger).first?.decode(Int.self) ?? 0
+            if mismatched > 0 { problems.append("\(mismatched) incidents whose geography differs from their latitude and longitude") }
+            // Through the index: every located incident lies within 20,100 km (more than half the
+            // Earth's circumference on the sphere) of any point.
+            try connection.run("SET LOCAL enable_seqscan = off", logger: logger)
+            let indexed = try connection.rows("""
+                SELECT count(*) FROM incidents WHERE ST_DWithin(position, 'SRID=4326;POINT(0 0)'::geography, 20100000, false)
+                """, logger: logger).first?.decode(Int.self) ?? 0
+            if indexed != located { problems.append("the spatial index finds \(indexed) of \(located) located incidents") }
+            let orphans = try connection.rows("SELECT count(*) FROM incidents i WHERE NOT EXISTS (SELECT 1 FROM sources s WHERE s.id = i.source_id)",
+                                              logger: logger).first?.decode(Int.self) ?? 0
+            if orphans > 0 { problems.append("\(orphans) incidents of no source") }
+            return problems
+        }
+    }
+}

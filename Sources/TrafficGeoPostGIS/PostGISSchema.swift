@@ -1,0 +1,200 @@
+import Foundation
+import Logging
+import PostgresNIO
+import TrafficGeoStore
+
+/// The PostGIS store's schema, as numbered migrations applied in order and recorded in
+/// `trafficgeo_migrations`: add a migration, never edit a shipped one.
+///
+/// The tables mirror the SQLite store's (`StoreSchema` there), with PostgreSQL's types: times are
+/// seconds since 1970 as `double precision` (the same values the file keeps, so filters compare
+/// alike), the position a `geography(Point,4326)` generated from the exact latitude and
+/// longitude columns, with a GiST index for `<->` and `ST_DWithin`, and the segment a
+/// `geography` LineString. Word search reads two folded copies of the text (`TextFolding`),
+/// written by trafficgeo, since PostgreSQL cannot call Swift's folding.
+enum PostGISSchema {
+    struct Migration {
+        var version: Int
+        var name: String
+        var sql: String
+
+        /// The statements of `sql`: each ends with a semicolon at the end of a line.
+        var statements: [String] {
+            sql.components(separatedBy: ";\n").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+                .map { $0.hasSuffix(";") ? String($0.dropLast()) : $0 }.filter { !$0.isEmpty }
+        }
+    }
+
+    /// What `store_info.index` says: where the nearest search comes from.
+    static let indexDescription = "PostGIS GiST on geography(Point,4326)"
+    static let sequenceKey = "change_sequence"
+    static let nextIncidentKey = "next_incident_id"
+    /// The advisory lock every writing transaction takes first: writers go one at a time, so that
+    /// change-feed sequence numbers become visible in order (a reader never sees event 11 while
+    /// 10 is still uncommitted, and so never skips it).
+    static let writerLock: Int64 = 0x7472_6166_6765_6f31   // "trafgeo1"
+    /// Taken by the migrating process: two trafficgeo starting on a new database at once.
+    static let migrationLock: Int64 = 0x7472_6166_6765_6f30
+
+    static let migrations: [Migration] = [
+        Migration(version: 1, name: "incidents, sources, change feed, geocode cache, junctions", sql: """
+            CREATE TABLE store_info (
+                key text PRIMARY KEY,
+                value text NOT NULL
+            );
+            CREATE TABLE sources (
+                id bigserial PRIMARY KEY,
+                name text NOT NULL UNIQUE,
+                renamed_from text,
+                last_attempt double precision,
+                last_success double precision,
+                last_error text,
+                last_error_at double precision,
+                empty_streak integer NOT NULL DEFAULT 0,
+                failure_streak integer NOT NULL DEFAULT 0,
+                last_entries integer
+            );
+            CREATE TABLE incidents (
+                id bigint PRIMARY KEY,
+                source_id bigint NOT NULL REFERENCES sources(id),
+                external_id text NOT NULL,
+                title text NOT NULL,
+                summary text,
+                weblink text,
+                icon_url text,
+                updated double precision,         -- seconds since 1970, UTC
+                expires double precision,
+                road text,                        -- normalised: A4, B54
+                category text,
+                latitude double precision,        -- exact, as the feed or geocoder gave it
+                longitude double precision,
+                position geography(Point, 4326) GENERATED ALWAYS AS (
+                    CASE WHEN latitude IS NULL THEN NULL
+                         ELSE ST_SetSRID(ST_MakePoint(longitude, latitude), 4326)::geography END) STORED,
+                segment geography(Geometry, 4326),  -- a LineString (a Point when the feed gave one point)
+                position_source smallint,         -- 0 feed, 1 weblink, 2 geocoder
+                geocoder text,
+                geocode_query text,
+                geocode_precision text,
+                geocode_confidence double precision,
+                properties jsonb,                 -- the feed's other fields
+                content_hash bigint NOT NULL,
+                first_seen double precision NOT NULL,
+                last_changed double precision NOT NULL,
+                ended double precision,           -- a snapshot of its source stopped listing it
+                geocode_status text,              -- NULL not tried; found | not-found | failed (retried)
+                geocode_error text,
+                geocode_attempts integer NOT NULL DEFAULT 0,
+                search_folded text NOT NULL,      -- TextFolding.fold(title summary road)
+                search_plain text NOT NULL,       -- TextFolding.foldPlain(…)
+                CHECK ((latitude IS NULL) = (longitude IS NULL)),
+                CHECK (latitude IS NULL OR (latitude BETWEEN -90 AND 90 AND longitude BETWEEN -180 AND 180))
+            );
+            CREATE UNIQUE INDEX incidents_identity ON incidents (source_id, external_id);
+            CREATE INDEX incidents_position ON incidents USING gist (position);
+            CREATE INDEX incidents_updated ON incidents (updated) WHERE updated IS NOT NULL;
+            CREATE INDEX incidents_expires ON incidents (expires) WHERE expires IS NOT NULL;
+            CREATE INDEX incidents_ended ON incidents (ended) WHERE ended IS NOT NULL;
+            CREATE INDEX incidents_road ON incidents (road) WHERE road IS NOT NULL;
+            CREATE INDEX incidents_geocode_pending ON incidents (id) WHERE latitude IS NULL;
+
+            -- The change feed, as in the SQLite store: one row per run of events on consecutive
+            -- store ids; event k of a row has sequence number seq + k and concerns first_id + k.
+            CREATE TABLE changes (
+                seq bigint PRIMARY KEY,
+                count bigint NOT NULL,
+                at double precision NOT NULL,
+                kind smallint NOT NULL,           -- 0 new, 1 updated, 2 ended, 3 removed
+                first_id bigint NOT NULL
+            );
+            CREATE INDEX changes_at ON changes (at);
+
+            CREATE TABLE geocode_cache (
+                request text PRIMARY KEY,         -- provider + normalised query
+                status text NOT NULL,             -- found | not-found
+                response text NOT NULL,           -- JSON of the candidates
+                fetched double precision NOT NULL
+            );
+
+            CREATE TABLE junction_observations (
+                road text NOT NULL,
+                name_key text NOT NULL,
+                observer text NOT NULL,
+                name text NOT NULL,
+                kind text NOT NULL,
+                latitude double precision NOT NULL,
+                longitude double precision NOT NULL,
+                origin text NOT NULL,
+                PRIMARY KEY (road, name_key, observer)
+            );
+            CREATE TABLE junctions (
+                road text NOT NULL,
+                name_key text NOT NULL,
+                name text NOT NULL,
+                kind text NOT NULL,
+                latitude double precision NOT NULL,
+                longitude double precision NOT NULL,
+                support integer NOT NULL,
+                spread_m double precision NOT NULL,
+                learned_from text NOT NULL,
+                PRIMARY KEY (road, name_key)
+            );
+            INSERT INTO store_info (key, value) VALUES
+                ('schema', 'trafficgeo postgis 1'), ('index', '\(indexDescription)'),
+                ('\(sequenceKey)', '0'), ('\(nextIncidentKey)', '1');
+            """),
+    ]
+
+    static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
+
+    /// The version the database is at: 0 for none (no trafficgeo tables).
+    static func version(_ connection: PostgresConnection, logger: Logger) throws -> Int {
+        let exists = try connection.rows("SELECT to_regclass('trafficgeo_migrations') IS NOT NULL", logger: logger)
+        guard try exists.first?.decode(Bool.self) == true else { return 0 }
+        return try connection.rows("SELECT coalesce(max(version), 0) FROM trafficgeo_migrations", logger: logger).first?.decode(Int.self) ?? 0
+    }
+
+    /// Creates or upgrades the schema, each migration in its own transaction, under an advisory
+    /// lock (a second process waits, then finds the work done).
+    static func migrate(_ session: PostgresSession) throws {
+        try session.withConnection { connection in
+            let logger = session.logger
+            guard try version(connection, logger: logger) < latestVersion else { return }
+            try connection.run("SELECT pg_advisory_lock(\(migrationLock))", logger: logger)
+            defer { _ = try? connection.run("SELECT pg_advisory_unlock(\(migrationLock))", logger: logger) }
+            try ensurePostGIS(connection, session: session)
+            try connection.run("""
+                CREATE TABLE IF NOT EXISTS trafficgeo_migrations (
+                    version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())
+                """, logger: logger)
+            let current = try version(connection, logger: logger)
+            for migration in migrations where migration.version > current {
+                try connection.run("BEGIN", logger: logger)
+                do {
+                    // Our own SQL, one statement at a time (the extended protocol takes one per query).
+                    for statement in migration.statements { try connection.run(PostgresQuery(unsafeSQL: statement), logger: logger) }
+                    try connection.run("INSERT INTO trafficgeo_migrations (version, name) VALUES (\(migration.version), \(migration.name))", logger: logger)
+                    try connection.run("COMMIT", logger: logger)
+                } catch {
+                    _ = try? connection.run("ROLLBACK", logger: logger)
+                    throw StoreError.incompatible(session.location.redacted, reason: "migration \(migration.version) (\(migration.name)) failed: \(PostgresErrorText.describe(error))")
+                }
+            }
+        }
+    }
+
+    /// Creates the PostGIS extension if the database lacks it (which needs a superuser, or the
+    /// database's owner on PostgreSQL 13+ where the extension is trusted); says what to do if not.
+    private static func ensurePostGIS(_ connection: PostgresConnection, session: PostgresSession) throws {
+        let installed = try connection.rows("SELECT count(*) FROM pg_extension WHERE extname = 'postgis'", logger: session.logger)
+        if try installed.first?.decode(Int.self) ?? 0 > 0 { return }
+        do {
+            try connection.run("CREATE EXTENSION IF NOT EXISTS postgis", logger: session.logger)
+        } catch {
+            throw StoreError.cannotOpen(session.location.redacted, reason: """
+                the database has no PostGIS and trafficgeo cannot add it (\(PostgresErrorText.describe(error))); \
+                install PostGIS on the server (Debian: postgresql-15-postgis-3) and run CREATE EXTENSION postgis as a superuser
+                """)
+        }
+    }
+}

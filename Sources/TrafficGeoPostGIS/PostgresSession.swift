@@ -1,0 +1,234 @@
+import Foundation
+import Logging
+import NIOConcurrencyHelpers
+import NIOCore
+import NIOPosix
+import NIOSSL
+import PostgresNIO
+import TrafficGeoStore
+
+/// Connections to one PostgreSQL database, kept open between uses: a small pool that the store's
+/// synchronous methods check a connection out of, run on, and give back.
+///
+/// Why not postgres-nio's `PostgresClient`: it is driven by a `run()` task and answers through
+/// `async` calls only, while `IncidentStore` is synchronous (the SQLite store blocks in SQLite). A
+/// synchronous caller waiting on an `async` call must park its thread, which starves Swift's
+/// cooperative pool (two threads on two cores) when it is one of them. Here every wait is on an
+/// `EventLoopFuture` of a NIO event loop, which needs none of the caller's threads. Queries go
+/// through the extended protocol with bound parameters only (parse, bind, execute), never
+/// spliced values; the hot queries are named prepared statements, parsed once per connection
+/// (`PostgresStatements`).
+final class PostgresSession: Sendable {
+    let location: PostgresLocation
+    private let configuration: PostgresConnection.Configuration
+    private let idle = NIOLockedValueBox<[PooledConnection]>([])
+    private let nextID = NIOLockedValueBox(0)
+    /// Connections kept open while idle; more may be open while busy.
+    let maxIdle: Int
+    /// postgres-nio logs at debug and trace level only; nothing it logs holds the password.
+    let logger: Logger
+
+    init(location: PostgresLocation, maxIdle: Int = 16) throws {
+        self.location = location
+        self.maxIdle = maxIdle
+        var logger = Logger(label: "trafficgeo.postgres")
+        logger.logLevel = .critical
+        self.logger = logger
+        var configuration: PostgresConnection.Configuration
+        if location.isUnixSocket {
+            configuration = .init(unixSocketPath: location.socketPath, username: location.user, password: location.password,
+                                  database: location.database)
+        } else {
+            configuration = .init(host: location.host, port: location.port, username: location.user, password: location.password,
+                                  database: location.database, tls: try Self.tls(for: location))
+        }
+        configuration.options.connectTimeout = .seconds(15)
+        configuration.options.additionalStartupParameters = [("application_name", location.applicationName)]
+        self.configuration = configuration
+    }
+
+    /// TLS as libpq's `sslmode` asks.
+    private static func tls(for location: PostgresLocation) throws -> PostgresConnection.Configuration.TLS {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        switch location.sslMode {
+        case .disable: return .disable
+        case .allow, .prefer, .require: tls.certificateVerification = .none
+        case .verifyCA: tls.certificateVerification = .noHostnameVerification
+        case .verifyFull: tls.certificateVerification = .fullVerification
+        }
+        if let file = location.sslRootCertificate { tls.trustRoots = .file(file) }
+        do {
+            let context = try NIOSSLContext(configuration: tls)
+            return location.sslMode == .allow || location.sslMode == .prefer ? .prefer(context) : .require(context)
+        } catch {
+            throw StoreError.cannotOpen(location.redacted, reason: "TLS cannot be set up (\(error)); check sslrootcert")
+        }
+    }
+
+    // MARK: - Checking out
+
+    /// Runs `body` on a connection of the pool (opened if none is idle).
+    func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        let pooled = try checkOut()
+        do {
+            let result = try body(pooled.connection)
+            checkIn(pooled)
+            return result
+        } catch {
+            checkIn(pooled)
+            throw error
+        }
+    }
+
+    /// The same for async callers (the geocoding cache): waits without holding a thread.
+    func withConnection<T: Sendable>(_ body: @Sendable (PostgresConnection) async throws -> T) async throws -> T {
+        let pooled: PooledConnection
+        if let connection = idle.withLockedValue({ $0.popLast() }) {
+            pooled = connection
+        } else {
+            pooled = PooledConnection(connection: try await Self.mapConnectError(location) {
+                try await PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration,
+                                                     id: nextID.withLockedValue { $0 += 1; return $0 }, logger: logger).get()
+            })
+        }
+        do {
+            let result = try await body(pooled.connection)
+            checkIn(pooled)
+            return result
+        } catch {
+            checkIn(pooled)
+            throw error
+        }
+    }
+
+    /// Runs `body` inside one transaction: committed when it returns, rolled back when it throws
+    /// (or when the connection breaks: then PostgreSQL rolls it back itself).
+    func transaction<T>(readOnly: Bool = false, isolation: String = "READ COMMITTED", _ body: (PostgresConnection) throws -> T) throws -> T {
+        try withConnection { connection in
+            try connection.run("BEGIN ISOLATION LEVEL \(unescaped: isolation)\(unescaped: readOnly ? " READ ONLY" : "")", logger: logger)
+            do {
+                let result = try body(connection)
+                try connection.run("COMMIT", logger: logger)
+                return result
+            } catch {
+                _ = try? connection.run("ROLLBACK", logger: logger)
+                throw error
+            }
+        }
+    }
+
+    private func checkOut() throws -> PooledConnection {
+        if let connection = idle.withLockedValue({ $0.popLast() }) { return connection }
+        let id = nextID.withLockedValue { $0 += 1; return $0 }
+        return PooledConnection(connection: try Self.mapConnectError(location) {
+            try PostgresConnection.connect(on: MultiThreadedEventLoopGroup.singleton.next(), configuration: configuration, id: id, logger: logger).wait()
+        })
+    }
+
+    /// Keeps an open connection for the next use; a broken one (the server went away) is dropped.
+    private func checkIn(_ pooled: PooledConnection) {
+        guard !pooled.connection.isClosed else { return }
+        let kept = idle.withLockedValue { idle -> Bool in
+            guard idle.count < maxIdle else { return false }
+            idle.append(pooled)
+            return true
+        }
+        // Closed before it is let go (postgres-nio asserts that); on the caller's thread, never
+        // an event loop's.
+        if !kept { _ = try? pooled.connection.close().wait() }
+    }
+
+    /// Closes the idle connections (the store's `deinit`).
+    func close() {
+        let all = idle.withLockedValue { idle in defer { idle = [] }; return idle }
+        for pooled in all { try? pooled.connection.close().wait() }
+    }
+
+    private static func mapConnectError<T>(_ location: PostgresLocation, _ body: () throws -> T) throws -> T {
+        do { return try body() } catch { throw StoreError.cannotOpen(location.redacted, reason: PostgresErrorText.describe(error, connecting: true)) }
+    }
+
+    private static func mapConnectError<T>(_ location: PostgresLocation, _ body: () async throws -> T) async throws -> T {
+        do { return try await body() } catch { throw StoreError.cannotOpen(location.redacted, reason: PostgresErrorText.describe(error, connecting: true)) }
+    }
+}
+
+/// A connection of the pool, with the statements prepared on it.
+final class PooledConnection: Sendable {
+    let connection: PostgresConnection
+    init(connection: PostgresConnection) { self.connection = connection }
+}
+
+extension PostgresConnection {
+    /// Runs a statement and returns its rows (all of them: callers page big results themselves).
+    func rows(_ query: PostgresQuery, logger: Logger) throws -> [PostgresRow] {
+        try self.query(query, logger: logger).wait().rows
+    }
+
+    /// Runs a statement for its effect; returns the rows it affected (INSERT, UPDATE, DELETE).
+    @discardableResult
+    func run(_ query: PostgresQuery, logger: Logger) throws -> Int {
+        try self.query(query, logger: logger).wait().metadata.rows ?? 0
+    }
+}
+
+/// PostgreSQL's errors in words a user can act on.
+enum PostgresErrorText {
+    static func describe(_ error: Error, connecting: Bool = false) -> String {
+        if let store = error as? StoreError { return store.description }
+        guard let psql = error as? PSQLError else { return String(describing: error) }
+        if let info = psql.serverInfo, let message = info[.message] {
+            var text = message
+            if let detail = info[.detail] { text += " (\(detail))" }
+            if let hint = info[.hint] { text += "; \(hint)" }
+            switch info[.sqlState] {
+            case "28P01", "28000": text += "; check the user and password (URL, $PGPASSWORD or ~/.pgpass is not read)"
+            case "3D000": text += "; create it first (createdb NAME) or name another database in the URL"
+            case "42501": text += "; the user lacks the privilege: connect as the database's owner"
+            default: break
+            }
+            return text
+        }
+        switch psql.code {
+        case .connectionError:
+            let underlying = psql.underlying.map { String(describing: $0) } ?? "no answer"
+            return "the server cannot be reached (\(underlying)); is PostgreSQL running there and the host and port right?"
+        case .sslUnsupported: return "the server does not offer TLS, but sslmode asks for it (use sslmode=prefer or disable)"
+        case .serverClosedConnection, .uncleanShutdown: return "the server closed the connection; try again"
+        case .authMechanismRequiresPassword: return "the server asks for a password: give it in the URL or $PGPASSWORD"
+        case .unsupportedAuthMechanism: return "the server asks for an authentication method postgres-nio does not speak (use scram-sha-256 or md5)"
+        default: return connecting ? "cannot connect: \(psql.code)" : "\(psql.code)"
+        }
+    }
+}
+
+/// Creating and dropping whole databases on a server (the tests' private databases, made from a
+/// template that has PostGIS).
+package enum PostgresAdministration {
+    /// Creates database `name` on the server `url` names (connecting to the URL's own database).
+    package static func createDatabase(_ name: String, template: String? = nil, on url: String) throws {
+        try run(on: url) { connection, logger in
+            let sql = "CREATE DATABASE \"\(name)\"" + (template.map { " TEMPLATE \"\($0)\"" } ?? "")
+            try connection.run(PostgresQuery(unsafeSQL: sql), logger: logger)
+        }
+    }
+
+    package static func dropDatabase(_ name: String, on url: String) throws {
+        try run(on: url) { connection, logger in
+            try connection.run(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)"), logger: logger)
+        }
+    }
+
+    /// `url` with another database.
+    package static func url(_ url: String, database: String) throws -> String {
+        var location = try PostgresLocation(url: url)
+        location.database = database
+        return location.text(withPassword: true)
+    }
+
+    private static func run(on url: String, _ body: (PostgresConnection, Logger) throws -> Void) throws {
+        let session = try PostgresSession(location: try PostgresLocation(url: url), maxIdle: 0)
+        defer { session.close() }
+        try session.withConnection { try body($0, session.logger) }
+    }
+}

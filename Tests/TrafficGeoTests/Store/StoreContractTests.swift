@@ -1,0 +1,318 @@
+import Foundation
+import Testing
+@testable import TrafficGeo
+@testable import TrafficGeoFeeds
+@testable import TrafficGeoGeocoding
+@testable import TrafficGeoModel
+@testable import TrafficGeoPostGIS
+@testable import TrafficGeoProjection
+@testable import TrafficGeoQuery
+@testable import TrafficGeoSQLite
+@testable import TrafficGeoStore
+import TrafficGeoTestSupport
+
+/// The PostgreSQL server of the tests: `$TRAFFICGEO_TEST_POSTGRES`, a URL of a private cluster
+/// that has a `trafficgeo_template` database with PostGIS (`scripts/postgres-test-cluster start`,
+/// which `.ci/run` runs). Each test gets a database of its own, dropped at the end.
+enum PostgresTestServer {
+    static let url: String? = ProcessInfo.processInfo.environment["TRAFFICGEO_TEST_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 }
+    static let skipReason: Comment = "no PostgreSQL for the tests: set TRAFFICGEO_TEST_POSTGRES (scripts/postgres-test-cluster start prints it)"
+
+    /// A new database made from the template; its URL.
+    static func makeDatabase() throws -> String {
+        guard let url else { throw StoreError.cannotOpen("postgresql", reason: "TRAFFICGEO_TEST_POSTGRES is not set") }
+        let name = "tg_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
+        try PostgresAdministration.createDatabase(String(name), template: "trafficgeo_template", on: url)
+        return try PostgresAdministration.url(url, database: String(name))
+    }
+
+    static func dropDatabase(_ databaseURL: String) {
+        guard let url, let name = try? PostgresLocation(url: databaseURL).database else { return }
+        try? PostgresAdministration.dropDatabase(name, on: url)
+    }
+}
+
+/// Which store a contract test runs on: every test below runs on both.
+enum StoreBackend: String, Sendable, CustomTestStringConvertible {
+    case sqlite, postgis
+
+    var testDescription: String { rawValue }
+
+    /// A new empty store, and how to clean up after it.
+    func makeStore() throws -> (store: any IncidentStore, location: String, cleanup: @Sendable () -> Void) {
+        switch self {
+        case .sqlite:
+            let folder = TestSupport.temporaryDirectory()
+            let path = folder.appendingPathComponent("store.sqlite").path
+            return (try SQLiteIncidentStore(path: path), path, { try? FileManager.default.removeItem(at: folder) })
+        case .postgis:
+            let url = try PostgresTestServer.makeDatabase()
+            return (try PostGISIncidentStore(url: url), url, { PostgresTestServer.dropDatabase(url) })
+        }
+    }
+}
+
+/// What every `IncidentStore` must do, run on the SQLite file and on PostGIS alike.
+enum StoreContract {
+    static func incident(_ id: String, title: String = "A4 : Koeln - Olpe", lat: Double? = 50.9, lon: Double = 7.9,
+                         road: String? = "A4", category: IncidentCategory? = .accident, updated: Date? = nil, expires: Date? = nil,
+                         source: String = "feed") -> Incident {
+        Incident(source: source, id: id, title: title, updated: updated, expires: expires, road: road, category: category,
+                 position: lat.map { Coordinate(latitude: $0, longitude: lon) })
+    }
+
+    @discardableResult
+    static func ingest(_ store: any IncidentStore, _ incidents: [Incident], snapshot: SnapshotScope? = nil, skipped: [SkippedEntry] = [],
+                       source: String = "feed", now: Date = Date()) throws -> IngestSummary {
+        try store.ingest(source: source, snapshot: snapshot, now: now) { emit in
+            for i in incidents { try emit(.incident(i)) }
+            for s in skipped { try emit(.skipped(s)) }
+        }
+    }
+
+    // MARK: - Ingest
+
+    static func ingestIsIdempotentAndUpdatesInPlace(_ backend: StoreBackend) throws {
+        let (store, _, cleanup) = try backend.makeStore()
+        defer { cleanup() }
+        let first = try ingest(store, (1...30).map { incident("i\($0)", lat: 50 + Double($0) / 100) })
+        #expect(first.new == 30 && first.updated == 0 && first.unchanged == 0)
+        let again = try ingest(store, (1...30).map { incident("i\($0)", lat: 50 + Double($0) / 100) })
+        #expect(again.new == 0 && again.updated == 0 && again.unchanged == 30)
+        // One changed, one new, a repeated id in the same feed (the later entry wins).
+        let third = try ingest(store, [incident("i1", title: "A4 : changed", lat: 50.01), incident("i31", lat: 51),
+                                       incident("i31", title: "A4 : later", lat: 51)])
+        #expect(third.new == 1 && third.updated == 2 && third.unchanged == 0)
+        let all = try store.allIncidents()
+        #expect(all.count == 31)
+        #expect(all.first { $0.incident.id == "i1" }?.incident.title == "A4 : changed")
+        #expect(all.first { $0.incident.id == "i31" }?.incident.title == "A4 : later")
+        #expect(Set(all.map(\.storeID)).count == 31)
+        // A feed id means the same incident only within its source.
+        let other = try ingest(store, [incident("i1", source: "other")], source: "other")
+        #expect(other.new == 1)
+        #expect(try store.count(filter: IncidentFilter(), locatedOnly: false) == 32)
+        #expect(try store.checkIntegrity().isEmpty)
+    }
+
+    /// Every field an incident has comes back as it went in.
+    static func everyFieldRoundTrips(_ backend: StoreBackend) throws {
+        let (store, _, cleanup) = try backend.makeStore()
+        defer { cleanup() }
+        var full = Incident(source: "feed", id: "full", title: "A4 : Köln → Olpe \"quoted\" 'single' \\ back",
+                            summary: "Zwischen AS Wenden und AS Krombach; 50 % ✓ 🚗", weblink: "https://example.org/x?a=1&b=2",
+                            iconURL: "https://example.org/i.png", updated: Date(timeIntervalSince1970: 1_747_630_800.5),
+                            expires: Date(timeIntervalSince1970: 1_747_700_000), road: "A4", category: .roadworks,
+                            position: Coordinate(latitude: 50.991660000000001, longitude: -0.000000123456789),
+                            segment: [Coordinate(latitude: 50.99, longitude: 7.92), Coordinate(latitude: 50.98, longitude: 7.95),
+                                      Coordinate(latitude: -89.9999999, longitude: 179.9999999)])
+        full.positionSource = PositionSource(kind: .geocoder, geocoder: "nominatim", query: "Wenden | Krombach", precision: .junction, confidence: 0.75)
+        full.properties = ["lanes": "2", "Straße": "Köln", "empty": "", "json": "{\"a\":[1,2]}"]
+        let bare = Incident(source: "feed", id: "bare", title: "")
+        var one = incident("one-point")
+        one.segment = [Coordinate(latitude: 1, longitude: 2)]
+        try ingest(store, [full, bare, one])
+        let stored = try store.allIncidents()
+        #expect(stored.count == 3)
+        #expect(stored.first { $0.incident.id == "full" }?.incident == full)
+        #expect(stored.first { $0.incident.id == "bare" }?.incident == bare)
+        #expect(stored.first { $0.incident.id == "one-point" }?.incident == one)
+        // Unchanged when read again: the change hash covers exactly what is kept.
+        #expect(try ingest(store, [full, bare, one]).unchanged == 3)
+    }
+
+    static func snapshotsEndWhatIsGoneAndReopenWhatReturns(_ backend: StoreBackend) throws {
+        let (store, _, cleanup) = try backend.makeStore()
+        defer { cleanup() }
+        #expect(try store.changeFeedBounds() == ChangeFeedBounds(first: 1, latest: 0))
+        let first = try ingest(store, (1...5).map { incident("i\($0)", lat: 50 + Double($0) / 10) }, snapshot: .wholeSource)
+        #expect(first.changes == 1...5)
+        let events = try store.changes(after: 0, limit: 100)
+        #expect(events.map(\.sequence) == [1, 2, 3, 4, 5] && events.allSatisfy { $0.kind == .new })
+        let second = try ingest(store, [incident("i1", title: "A4 : changed", lat: 50.1)] + (3...6).map { incident("i\($0)", lat: 50 + Double($0) / 10) },
+                                snapshot: .wholeSource)
+        #expect(second.new == 1 && second.updated == 1 && second.ended == 1 && second.unchanged == 3)
+        let later = try store.changes(after: 5, limit: 100)
+        #expect(later.map(\.kind) == [.new, .updated, .ended] && later.map(\.sequence) == [6, 7, 8])
+        let byID = try store.incidents(ids: later.map(\.storeID))
+        #expect(later.map { byID[$0.storeID]!.incident.id } == ["i6", "i1", "i2"])
+        #expect(byID[later[2].storeID]!.ended != nil)
+        #expect(try store.changes(after: 2, limit: 2).map(\.sequence) == [3, 4])
+        // i2 listed again: reopened, one updated event.
+        let third = try ingest(store, [incident("i2", lat: 50.2)])
+        #expect(third.updated == 1 && third.changes == 9...9)
+        #expect(try store.incidents(ids: [later[2].storeID])[later[2].storeID]?.ended == nil)
+        // A broken entry that names an incident keeps it.
+        let fourth = try ingest(store, [incident("i1", title: "A4 : changed", lat: 50.1)], snapshot: .wholeSource,
+                                skipped: [SkippedEntry(index: 2, entryID: "i3", reason: "broken")])
+        #expect(fourth.ended == 4, "i2, i4, i5 and i6 end; i3's entry was unreadable, so it is kept")
+        // Parts: only incidents of the parts named end.
+        var a = incident("p1", source: "parts"), b = incident("p2", source: "parts")
+        a.properties[Incident.snapshotPartProperty] = "A1"
+        b.properties[Incident.snapshotPartProperty] = "A2"
+        try ingest(store, [a, b], source: "parts")
+        let parted = try store.ingest(source: "parts", snapshot: SnapshotScope(parts: ["A1"])) { _ in }
+        #expect(parted.ended == 1)
+        #expect(try store.pruneEnded(before: Date().addingTimeInterval(60)) == 5)
+        let bounds = try store.changeFeedBounds()
+        #expect(try store.changes(after: bounds.latest - 5, limit: 10).map(\.kind) == Array(repeating: .removed, count: 5))
+        #expect(try store.firstChange(atOrAfter: Date(timeIntervalSince1970: 0)) == 1)
+        #expect(try store.pruneChanges(before: Date().addingTimeInterval(60)) == Int(bounds.latest))
+        #expect(try store.changeFeedBounds() == ChangeFeedBounds(first: bounds.latest + 1, latest: bounds.latest))
+        // Numbers are never reused after pruning.
+        #expect(try ingest(store, [incident("new")]).changes == (bounds.latest + 1)...(bounds.latest + 1))
+    }
+
+    // MARK: - Geocoding
+
+    static func geocodingOutcomesAreRecorded(_ backend: StoreBackend) async throws {
+        let (store, _, cleanup) = try backend.makeStore()
+        defer { cleanup() }
+        try ingest(store, [incident("a", lat: nil), incident("b", lat: nil), incident("c", lat: nil), incident("d")])
+        var pending = try store.pendingGeocodes()
+        #expect(pending.map(\.incident.id) == ["a", "b", "c"])
+        let found = LocatedPosition(position: Coordinate(latitude: 51, longitude: 7.5), segment: nil, precision: .junction, confidence: 0.8,
+                                    provider: "gazetteer", queries: ["Wenden", "Krombach"])
+        try store.recordGeocode(storeID: pending[0].storeID, result: .success(found), geocoder: "chain")
+        try store.recordGeocode(storeID: pending[1].storeID, result: .success(nil), geocoder: "chain")
+        try store.recordGeocode(storeID: pending[2].storeID, result: .failure(.timeout(provider: "x", seconds: 10)), geocoder: "chain")
+        pending = try store.pendingGeocodes()
+        #expect(pending.map(\.incident.id) == ["c"], "failed ones are retried, not-found ones are not")
+        #expect(try store.pendingGeocodes(retryNotFound: true).map(\.incident.id) == ["b", "c"])
+        let a = try #require(try store.allIncidents().first { $0.incident.id == "a" })
+        #expect(a.incident.position == found.position)
+        #expect(a.incident.positionSource?.kind == .geocoder && a.incident.positionSource?.precision == .junction)
+        #expect(try store.nearest(to: found.position, limit: 1, maxDistance: nil, filter: IncidentFilter()).first?.incident.id == "a")
+        // The geocoder's position is kept while the feed says the same words without coordinates.
+        #expect(try ingest(store, [incident("a", lat: nil)]).unchanged == 1)
+        #expect(try store.incident(id: a.storeID)?.incident.position == found.position)
+        // Geocoded positions are filtered by confidence; feed positions always pass.
+        var confident = IncidentFilter()
+        confident.minConfidence = 0.9
+        #expect(try store.count(filter: confident, locatedOnly: true) == 1)
+        // The answer cache.
+        let answer = GeocodeAnswer(provider: "nominatim", candidates: [GeocodeCandidate(coordinate: Coordinate(latitude: 50, longitude: 8), name: "Köln", kind: .town)])
+        #expect(try await store.cachedAnswer(for: "nominatim|köln") == nil)
+        try await store.storeAnswer(answer, for: "nominatim|köln")
+        let cached = try await store.cachedAnswer(for: "nominatim|köln")
+        #expect(cached?.candidates == answer.candidates && cached?.fromCache == true)
+        #expect(try store.statistics().geocodeCacheEntries == 1)
+    }
+
+    // MARK: - Queries
+
+    static func filtersPagesAndCounts(_ backend: StoreBackend) throws {
+        let (store, _, cleanup) = try backend.makeStore()
+        defer { cleanup() }
+        let t0 = Date(timeIntervalSince1970: 1_750_000_000)
+        var list: [Incident] = []
+        for i in 0..<40 {
+            list.append(incident("i\(i)", title: i % 4 == 0 ? "A1 : Köln - Dortmund" : "A3 : Frankfurt - Würzburg", lat: i % 5 == 0 ? nil : 50 + Double(i) / 100,
+                                 road: i % 4 == 0 ? "A1" : "A3", category: i % 2 == 0 ? .accident : .roadworks,
+                                 updated: t0.addingTimeInterval(Double(i) * 60), expires: t0.addingTimeInterval(Double(i) * 60 + 600)))
+        }
+        try ingest(store, list)
+        func ids(_ filter: IncidentFilter, located: Bool = false) throws -> [String] {
+            var out: [String] = []
+            try store.all(filter: filter, locatedOnly: located) { out.append($0.incident.id) }
+            return out
+        }
+        let everything = try ids(IncidentFilter())
+        // Store order is each store's own (the SQLite file's follows a space-filling curve).
+        #expect(Set(everything) == Set(list.map(\.id)) && everything.count == 40)
+        #expect(try ids(IncidentFilter(), located: true).count == 32)
+        #expect(Set(try ids(IncidentFilter(road: "a 1"))) == Set(list.filter { $0.road == "A1" }.map(\.id)))
+        #expect(try ids(IncidentFilter(categories: [.roadworks])).count == 20)
+        #expect(Set(try ids(IncidentFilter(search: "koeln"))) == Set(list.filter { $0.road == "A1" }.map(\.id)))
+        #expect(try ids(IncidentFilter(search: "KOLN dortmund")).count == 10)
+        #expect(try ids(IncidentFilter(search: "wurzburg")).count == 30)
+        #expect(Set(try ids(IncidentFilter(since: t0.addingTimeInterval(600), until: t0.addingTimeInterval(1200)))) == Set((10..<20).map { "i\($0)" }))
+        #expect(Set(try ids(IncidentFilter(activeAt: t0.addingTimeInterval(30 * 60 + 1)))) == Set((21...30).map { "i\($0)" }))
+        #expect(try ids(IncidentFilter(source: "nope")).isEmpty)
+        #expect(try store.count(filter: IncidentFilter(road: "A3"), locatedOnly: true) == ids(IncidentFilter(road: "A3"), located: true).count)
+        // Pages walk the whole collection exactly once.
+        var paged: [String] = []
+        var offset = 0
+        while true {
+            let page = try store.all(filter: IncidentFilter(), locatedOnly: false, offset: offset, limit: 7)
+            paged += page.map(\.incident.id)
+            offset += page.count
+            if page.count < 7 { break }
+        }
+        #expect(paged == everything)
+        // Statistics agree.
+        let stats = try store.statistics(now: t0.addingTimeInterval(30 * 60 + 1))
+        #expect(stats.total == 40 && stats.located == 32 && stats.active == 10 && stats.expired == 21)
+        #expect(stats.byRoad.first { $0.0 == "A1" }?.1 == 10)
+        #expect(try store.pruneExpired(before: t0.addingTimeInterval(20 * 60 + 600)) == 20)
+        #expect(try store.count(filter: IncidentFilter(), locatedOnly: false) == 20)
+        #expect(try store.checkIntegrity().isEmpty)
+    }
+
+    static func feedHealthIsKept(_ backend: StoreBackend) throws {
+        let (store, _, cleanup) = try backend.makeStore()
+        defer { cleanup() }
+        let t = Date(timeIntervalSince1970: 1_750_000_000)
+        try store.recordFetch(FetchReport(source: "s", at: t, entries: 5))
+        try store.recordFetch(FetchReport(source: "s", at: t.addingTimeInterval(60), entries: 0))
+        try store.recordFetch(.failure(source: "s", at: t.addingTimeInterval(120), error: "HTTP 503"))
+        let health = try #require(try store.feedHealth().first)
+        #expect(health == FeedHealth(source: "s", lastAttempt: t.addingTimeInterval(120), lastSuccess: t.addingTimeInterval(60), lastError: "HTTP 503",
+                                     lastErrorAt: t.addingTimeInterval(120), emptyStreak: 1, failureStreak: 1, lastEntries: 0))
+    }
+
+    // MARK: - Junction knowledge
+
+    static func junctionKnowledgeIsLearnedAndReplaced(_ backend: StoreBackend) throws {
+        let (store, _, cleanup) = try backend.makeStore()
+        defer { cleanup() }
+        // Messages with segments that name their junctions teach where those are.
+        var messages: [Incident] = []
+        for k in 0..<3 {
+            var i = incident("m\(k)", title: "A4 : Köln - Olpe", lat: 50.95, lon: 7.80 + Double(k) * 0.001)
+            i.summary = "zwischen AS Wenden und AS Krombach Baustelle"
+            i.positionSource = PositionSource(kind: .feed)
+            i.segment = [Coordinate(latitude: 50.95, longitude: 7.80 + Double(k) * 0.001), Coordinate(latitude: 50.97, longitude: 7.95)]
+            messages.append(i)
+        }
+        let summary = try ingest(store, messages)
+        #expect(summary.junctionObservations > 0)
+        let learned = try store.knownJunctions(roads: ["A4"])
+        #expect(learned.contains { $0.name.contains("Wenden") })
+        let relearned = try store.relearnJunctions()
+        #expect(relearned.observations == summary.junctionObservations)
+        #expect(try store.knownJunctions(roads: ["A4"]) == learned)
+        // Imports: replacing removes the earlier import's rows.
+        let observations = [JunctionObservation(road: "A45", name: "AS Olpe", kind: .exit, coordinate: Coordinate(latitude: 51.03, longitude: 7.85), origin: "import:x"),
+                            JunctionObservation(road: "A45", name: "AS Olpe", kind: .exit, coordinate: Coordinate(latitude: 51.031, longitude: 7.851), origin: "import:x")]
+        try store.recordJunctionObservations(observations, observer: "import:x", replacing: true)
+        let olpe = try #require(try store.knownJunctions(roads: ["A45"]).first)
+        #expect(olpe.support == 2)
+        try store.recordJunctionObservations([], observer: "import:x", replacing: true)
+        #expect(try store.knownJunctions(roads: ["A45"]).isEmpty)
+        #expect(try store.statistics().knownJunctions == learned.count)
+        #expect(try store.roadPositions(road: "A4").count == 3)
+    }
+}
+
+@Suite("Store contract: SQLite")
+struct SQLiteStoreContractTests {
+    @Test func ingestIsIdempotentAndUpdatesInPlace() throws { try StoreContract.ingestIsIdempotentAndUpdatesInPlace(.sqlite) }
+    @Test func everyFieldRoundTrips() throws { try StoreContract.everyFieldRoundTrips(.sqlite) }
+    @Test func snapshotsEndWhatIsGoneAndReopenWhatReturns() throws { try StoreContract.snapshotsEndWhatIsGoneAndReopenWhatReturns(.sqlite) }
+    @Test func geocodingOutcomesAreRecorded() async throws { try await StoreContract.geocodingOutcomesAreRecorded(.sqlite) }
+    @Test func filtersPagesAndCounts() throws { try StoreContract.filtersPagesAndCounts(.sqlite) }
+    @Test func feedHealthIsKept() throws { try StoreContract.feedHealthIsKept(.sqlite) }
+    @Test func junctionKnowledgeIsLearnedAndReplaced() throws { try StoreContract.junctionKnowledgeIsLearnedAndReplaced(.sqlite) }
+}
+
+@Suite("Store contract: PostGIS", .enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipReason))
+struct PostGISStoreContractTests {
+    @Test func ingestIsIdempotentAndUpdatesInPlace() throws { try StoreContract.ingestIsIdempotentAndUpdatesInPlace(.postgis) }
+    @Test func everyFieldRoundTrips() throws { try StoreContract.everyFieldRoundTrips(.postgis) }
+    @Test func snapshotsEndWhatIsGoneAndReopenWhatReturns() throws { try StoreContract.snapshotsEndWhatIsGoneAndReopenWhatReturns(.postgis) }
+    @Test func geocodingOutcomesAreRecorded() async throws { try await StoreContract.geocodingOutcomesAreRecorded(.postgis) }
+    @Test func filtersPagesAndCounts() throws { try StoreContract.filtersPagesAndCounts(.postgis) }
+    @Test func feedHealthIsKept() throws { try StoreContract.feedHealthIsKept(.postgis) }
+    @Test func junctionKnowledgeIsLearnedAndReplaced() throws { try StoreContract.junctionKnowledgeIsLearnedAndReplaced(.postgis) }
+}
