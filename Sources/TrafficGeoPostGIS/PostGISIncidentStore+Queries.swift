@@ -53,11 +53,13 @@ extension PostGISIncidentStore {
             let rows = try connection.rows(query.query, logger: logger)
             var best: [Neighbour] = []
             var lastSphere = 0.0
+            let q = GeocentricPoint(point)
             for row in rows {
                 let (id, externalID, lat, lon, sphere) = try row.decode((Int64, String, Double, Double, Double).self)
                 lastSphere = sphere
                 let position = Coordinate(latitude: lat, longitude: lon)
-                let distance = Geodesic.distance(from: point, to: position)
+                // Measured as the SQLite store measures (the short-line formula, Karney near a limit).
+                let distance = Geodesic.distance(q, GeocentricPoint(position), from: point, to: position, limit: maxDistance)
                 if let maxDistance, distance > maxDistance { continue }
                 best.append(Neighbour(storeID: id, id: externalID, distance: distance, position: position))
             }
@@ -74,6 +76,7 @@ extension PostGISIncidentStore {
     }
 
     public func within(radius: Double, of center: Coordinate, filter: IncidentFilter, handle: (QueryResult) throws -> Void) throws {
+        let q = GeocentricPoint(center)
         try read { connection in
             try scan(connection, selecting: PostGISRows.selection, filter: filter, where: { query in
                 // The spheroid test of PostGIS (Karney's algorithm too) with a millimetre to spare;
@@ -82,20 +85,24 @@ extension PostGISIncidentStore {
             }) { row in
                 let stored = try PostGISRows.decode(row)
                 guard let position = stored.incident.position else { return }
-                let (distance, bearing) = Geodesic.inverse(from: center, to: position)
-                if distance <= radius { try handle(QueryResult(stored: stored, distance: distance, bearing: bearing)) }
+                // Measured as the SQLite store measures (the short-line formula, Karney near the radius).
+                let distance = Geodesic.distance(q, GeocentricPoint(position), from: center, to: position, limit: radius)
+                if distance <= radius {
+                    try handle(QueryResult(stored: stored, distance: distance, bearing: Geodesic.inverse(from: center, to: position).bearing))
+                }
             }
         }
     }
 
     func withinNeighbours(_ connection: PostgresConnection, radius: Double, of center: Coordinate, filter: IncidentFilter) throws -> [Neighbour] {
         var found: [Neighbour] = []
+        let q = GeocentricPoint(center)
         try scan(connection, selecting: "i.id, i.external_id, i.latitude, i.longitude", filter: filter, where: { query in
             "ST_DWithin(i.position, \(Self.point(center, &query)), \(query.bind(radius + 0.001 + radius * 1e-9)), true)"
         }) { row in
             let (id, externalID, lat, lon) = try (row[0].decode(Int64.self), row[1].decode(String.self), row[2].decode(Double.self), row[3].decode(Double.self))
             let position = Coordinate(latitude: lat, longitude: lon)
-            let distance = Geodesic.distance(from: center, to: position)
+            let distance = Geodesic.distance(q, GeocentricPoint(position), from: center, to: position, limit: radius)
             if distance <= radius { found.append(Neighbour(storeID: id, id: externalID, distance: distance, position: position)) }
         }
         return found.sorted { QueryResult.precedes(($0.distance, $0.storeID), ($1.distance, $1.storeID)) }

@@ -80,4 +80,15 @@ extension Geodesic {
     public static func distance(_ a: GeocentricPoint, _ b: GeocentricPoint, from ca: Coordinate, to cb: Coordinate) -> Double {
         shortLineDistance(a, b) ?? distance(from: ca, to: cb)
     }
+
+    /// `distance(_:_:from:to:)` of a candidate that its caller compares with `limit` (a radius or
+    /// a maximum distance): within a micrometre of it Karney's algorithm decides (the short-line
+    /// formula is nanometres off), so a limit of exactly a reported distance includes it. Every
+    /// store measures with this, so that all give the same distances.
+    @inline(__always)
+    public static func distance(_ a: GeocentricPoint, _ b: GeocentricPoint, from ca: Coordinate, to cb: Coordinate, limit: Double?) -> Double {
+        let d = distance(a, b, from: ca, to: cb)
+        if let limit, abs(d - limit) < 1e-6 { return distance(from: ca, to: cb) }
+        return d
+    }
 }

@@ -165,14 +165,10 @@ extension SQLiteIncidentStore {
         }
     }
 
-    /// The geodesic distance of a candidate, compared with `limit` (a radius or maximum distance)
-    /// by the caller: within a micrometre of it Karney's algorithm decides (the short-line
-    /// formula is nanometres off), so a limit of exactly a reported distance includes it.
+    /// The geodesic distance of a candidate compared with `limit` by the caller (`Geodesic.distance(_:_:from:to:limit:)`).
     @inline(__always)
     private static func distance(_ q: GeocentricPoint, _ p: GeocentricPoint, from a: Coordinate, to b: Coordinate, limit: Double?) -> Double {
-        let distance = Geodesic.distance(q, p, from: a, to: b)
-        if let limit, abs(distance - limit) < 1e-6 { return Geodesic.distance(from: a, to: b) }
-        return distance
+        Geodesic.distance(q, p, from: a, to: b, limit: limit)
     }
 }
 

@@ -15,6 +15,12 @@ struct QueryEngineTests {
     /// A store of `count` random incidents: a third anywhere on Earth, a third near the
     /// antimeridian, a third near the poles, as GeoJSON points.
     static func makeStore(count: Int, seed: UInt64, in folder: URL) throws -> (SQLiteIncidentStore, [Coordinate]) {
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        return (store, try fill(store, count: count, seed: seed, in: folder))
+    }
+
+    /// Ingests the random incidents into `store`; returns their positions (incident `pN` at index N).
+    static func fill(_ store: any IncidentStore, count: Int, seed: UInt64, in folder: URL) throws -> [Coordinate] {
         var generator = SplitMix64(seed: seed)
         var points: [Coordinate] = []
         var features: [String] = []
@@ -34,10 +40,29 @@ struct QueryEngineTests {
             features.append("{\"type\":\"Feature\",\"id\":\"p\(i)\",\"geometry\":{\"type\":\"Point\",\"coordinates\":[\(p.longitude),\(p.latitude)]},\"properties\":{\"title\":\"A\(i % 9 + 1) : P\(i)\",\"category\":\"\(i % 2 == 0 ? "accident" : "roadworks")\"}}")
         }
         let url = try TestSupport.write("{\"type\":\"FeatureCollection\",\"features\":[\n" + features.joined(separator: ",\n") + "]}", name: "points.geojson", in: folder)
-        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         let summary = try FeedIngestor(store: store, sourceName: "points").ingest(FeedInput(localFile: url.path))
         #expect(summary.new == count && summary.skipped.isEmpty)
-        return (store, points)
+        return points
+    }
+
+    /// The boxes of `boundingBoxesEqualAScanOfEveryPoint`: across the antimeridian, at the poles,
+    /// random sizes, and one with a point on its corner.
+    static func testBoxes(seed: UInt64, corner: Coordinate) -> [LonLatBox] {
+        var generator = SplitMix64(seed: seed)
+        var boxes = [LonLatBox(west: 175, south: -10, east: -175, north: 10),      // across the antimeridian
+                     LonLatBox(west: -180, south: 85, east: 180, north: 90),       // a polar cap (scanned)
+                     LonLatBox(west: 10, south: 80, east: 40, north: 88.9),        // near a pole, wide
+                     LonLatBox(west: 179, south: 0, east: 180, north: 1)]
+        for _ in 0..<60 {
+            let south = Double.random(in: -89...85, using: &generator), west = Double.random(in: -180...180, using: &generator)
+            let size = [0.5, 3, 12, 29, 45][Int.random(in: 0..<5, using: &generator)]
+            var east = west + size * Double.random(in: 0.2...1, using: &generator)
+            if east > 180 { east -= 360 }
+            boxes.append(LonLatBox(west: west, south: south, east: east, north: min(90, south + size * Double.random(in: 0.2...1, using: &generator))))
+        }
+        // Points on a box's edges are inside it.
+        boxes.append(LonLatBox(west: corner.longitude, south: corner.latitude, east: min(180, corner.longitude + 1), north: min(90, corner.latitude + 1)))
+        return boxes
     }
 
     static func queryPoints(seed: UInt64) -> [Coordinate] {
@@ -101,21 +126,7 @@ struct QueryEngineTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let (store, points) = try Self.makeStore(count: 3000, seed: 31, in: folder)
         let engine = QueryEngine(store: store)
-        var generator = SplitMix64(seed: 32)
-        var boxes = [LonLatBox(west: 175, south: -10, east: -175, north: 10),      // across the antimeridian
-                     LonLatBox(west: -180, south: 85, east: 180, north: 90),       // a polar cap (scanned)
-                     LonLatBox(west: 10, south: 80, east: 40, north: 88.9),        // near a pole, wide
-                     LonLatBox(west: 179, south: 0, east: 180, north: 1)]
-        for _ in 0..<60 {
-            let south = Double.random(in: -89...85, using: &generator), west = Double.random(in: -180...180, using: &generator)
-            let size = [0.5, 3, 12, 29, 45][Int.random(in: 0..<5, using: &generator)]
-            var east = west + size * Double.random(in: 0.2...1, using: &generator)
-            if east > 180 { east -= 360 }
-            boxes.append(LonLatBox(west: west, south: south, east: east, north: min(90, south + size * Double.random(in: 0.2...1, using: &generator))))
-        }
-        // Points on a box's edges are inside it.
-        let corner = points[0]
-        boxes.append(LonLatBox(west: corner.longitude, south: corner.latitude, east: min(180, corner.longitude + 1), north: min(90, corner.latitude + 1)))
+        let boxes = Self.testBoxes(seed: 32, corner: points[0])
         for box in boxes {
             var got: [String] = []
             try engine.inBoundingBox(west: box.west, south: box.south, east: box.east, north: box.north) { got.append($0.incident.id) }
