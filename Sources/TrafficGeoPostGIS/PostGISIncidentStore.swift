@@ -163,8 +163,17 @@ public final class PostGISIncidentStore: IncidentStore {
             }
             if let first = recorded.first, let last = recorded.last { summary.changes = first.lowerBound...last.upperBound }
         }
+        // Many new rows: fresh statistics now, so that the next query is planned on them (the
+        // planner would not use the GiST index on a table it believes empty), not when
+        // autovacuum gets to it.
+        if summary.new >= Self.analyzeAfter {
+            _ = try? session.withConnection { try $0.run("ANALYZE incidents", logger: logger) }
+        }
         return summary
     }
+
+    /// New incidents from one ingest after which the table's statistics are refreshed.
+    static let analyzeAfter = 10_000
 
     /// Ends the source's open incidents in `scope` that the ingest did not name (`SnapshotScope`).
     private func endMissing(_ connection: PostgresConnection, source: String, scope: SnapshotScope, writer: PostGISIncidentWriter,

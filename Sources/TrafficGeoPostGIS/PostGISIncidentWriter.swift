@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOCore
 import PostgresNIO
 import TrafficGeoModel
 import TrafficGeoStore
@@ -38,11 +39,20 @@ final class PostGISIncidentWriter {
     private let now: Double
     private var sources: [String: Int64] = [:]
     private var freshSources: Set<Int64> = []
-    /// Keys stored by an earlier batch of this ingest (looked up again when repeated).
-    private var written: Set<Key> = []
+    /// Hashes of the keys stored by an earlier batch of this ingest: a key whose hash is here is
+    /// looked up again (a collision only costs a lookup that finds nothing). Hashes, not keys: a
+    /// set of a million strings was a tenth of a big ingest's client time.
+    private var written: Set<Int> = []
     private var pending: [(key: Key, incident: Incident)] = []
     private var nextID: Int64
     let batchSize: Int
+    /// The table was empty when this ingest began: a big load drops the secondary indexes and the
+    /// source foreign key at its first full batch and builds them at `finish` (readers of the
+    /// empty table wait until then).
+    private let tableWasEmpty: Bool
+    private var indexesDropped = false
+    /// The last batch's write, still running on the server while the next batch is prepared.
+    private var inFlight: EventLoopFuture<PostgresQueryResult>?
 
     init(connection: PostgresConnection, logger: Logger, now: Date, batchSize: Int = 5000) throws {
         self.connection = connection
@@ -52,6 +62,22 @@ final class PostGISIncidentWriter {
         self.batchSize = max(1, batchSize)
         let next = try connection.rows("SELECT value FROM store_info WHERE key = \(PostGISSchema.nextIncidentKey)", logger: logger)
         nextID = try next.first.flatMap { Int64(try $0.decode(String.self)) } ?? 1
+        tableWasEmpty = try connection.rows("SELECT NOT EXISTS (SELECT 1 FROM incidents)", logger: logger).first?.decode(Bool.self) ?? false
+    }
+
+    /// Sends a write without waiting for it (the server works while the next batch is read and
+    /// encoded); the one before is waited for first, so that errors surface and order holds.
+    private func send(_ query: PostgresQuery) throws {
+        try settle()
+        inFlight = connection.query(query, logger: logger)
+    }
+
+    /// Waits for the write in flight.
+    private func settle() throws {
+        if let inFlight {
+            self.inFlight = nil
+            _ = try inFlight.wait()
+        }
     }
 
     /// The id of the source, added if new.
@@ -78,11 +104,23 @@ final class PostGISIncidentWriter {
     /// Writes what is pending; call before the transaction commits.
     func finish() throws {
         try flush()
+        try settle()
+        if indexesDropped {
+            for index in PostGISSchema.incidentIndexes { try connection.run(PostgresQuery(unsafeSQL: index.sql), logger: logger) }
+            try connection.run(PostgresQuery(unsafeSQL: PostGISSchema.sourceForeignKey.sql), logger: logger)
+            indexesDropped = false
+        }
         try connection.run("UPDATE store_info SET value = \(String(nextID)) WHERE key = \(PostGISSchema.nextIncidentKey)", logger: logger)
     }
 
     private func flush() throws {
         guard !pending.isEmpty else { return }
+        if tableWasEmpty, !indexesDropped, pending.count >= batchSize {
+            try settle()
+            for index in PostGISSchema.incidentIndexes { try connection.run(PostgresQuery(unsafeSQL: "DROP INDEX \(index.name)"), logger: logger) }
+            try connection.run(PostgresQuery(unsafeSQL: "ALTER TABLE incidents DROP CONSTRAINT \(PostGISSchema.sourceForeignKey.name)"), logger: logger)
+            indexesDropped = true
+        }
         var slots = try storedRows(for: pending.map(\.key))
         var newRows: [(id: Int64, sourceID: Int64, incident: Incident)] = []
         var changed: [Int64: Incident] = [:]
@@ -134,9 +172,9 @@ final class PostGISIncidentWriter {
             for row in newRows {
                 batch.append(storeID: row.id, sourceID: row.sourceID, incident: row.incident, firstSeen: now, lastChanged: now)
                 insertedIDs.append(row.id)
-                written.insert(Key(source: row.sourceID, id: PostgresText.storable(row.incident.id)))
+                written.insert(Key(source: row.sourceID, id: PostgresText.storable(row.incident.id)).hashValue)
             }
-            try connection.run(PostgresQuery(unsafeSQL: PostGISRows.Batch.insertSQL, binds: batch.bindings), logger: logger)
+            try send(PostgresQuery(unsafeSQL: PostGISRows.Batch.insertSQL, binds: batch.bindings))
         }
         if !changed.isEmpty {
             var batch = PostGISRows.Batch()
@@ -144,10 +182,10 @@ final class PostGISIncidentWriter {
                 // source and first seen are not written by the update.
                 batch.append(storeID: id, sourceID: 0, incident: changed[id]!, firstSeen: 0, lastChanged: now)
             }
-            try connection.run(PostgresQuery(unsafeSQL: PostGISRows.Batch.updateSQL, binds: batch.bindings), logger: logger)
+            try send(PostgresQuery(unsafeSQL: PostGISRows.Batch.updateSQL, binds: batch.bindings))
         }
         if !reopened.isEmpty {
-            try connection.run("UPDATE incidents SET ended = NULL, last_changed = \(now) WHERE id = ANY(\(reopened))", logger: logger)
+            try send("UPDATE incidents SET ended = NULL, last_changed = \(now) WHERE id = ANY(\(reopened))")
         }
     }
 
@@ -155,8 +193,9 @@ final class PostGISIncidentWriter {
     /// this ingest began has only those an earlier batch wrote.
     private func storedRows(for keys: [Key]) throws -> [Key: Slot] {
         var lookup = Set<Key>()
-        for key in keys where !freshSources.contains(key.source) || written.contains(key) { lookup.insert(key) }
+        for key in keys where !freshSources.contains(key.source) || written.contains(key.hashValue) { lookup.insert(key) }
         guard !lookup.isEmpty else { return [:] }
+        try settle()
         let list = Array(lookup)
         let rows = try connection.rows("""
             SELECT \(unescaped: PostGISRows.selection), i.source_id FROM incidents i

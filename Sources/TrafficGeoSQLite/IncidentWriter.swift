@@ -155,7 +155,7 @@ final class IncidentWriter {
     }
 
     /// The change hash of the field values: 47 bits, which SQLite stores in 6 bytes instead of 8.
-    private static func hash(_ list: [DatabaseValue]) -> Int64 {
+    static func hash(_ list: [DatabaseValue]) -> Int64 {
         var hash = StableHash()
         for value in list { hash.combine(column: value) }
         return hash.int64 & (1 << 47 - 1)

@@ -139,6 +139,18 @@ struct EveryCommandTests {
     /// Every example of the README's "Use" section, run as written (against the bundled samples
     /// in a fresh database; the Nominatim ones, which need a server, are left out).
     @Test func theReadmeExamplesWorkAsWritten() throws {
+        try readmeExamples(database: db)
+    }
+
+    /// The same with `$TRAFFICGEO_DB` a PostGIS database: every command works on both stores.
+    @Test(.enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipReason))
+    func theReadmeExamplesWorkOnPostGIS() throws {
+        let url = try PostgresTestServer.makeDatabase()
+        defer { PostgresTestServer.dropDatabase(url) }
+        try readmeExamples(database: url)
+    }
+
+    private func readmeExamples(database: String) throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         let readme = try String(contentsOf: TestSupport.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
         let use = try #require(readme.components(separatedBy: "## Use").dropFirst().first?.components(separatedBy: "\n\n").dropFirst().first)
@@ -149,7 +161,7 @@ struct EveryCommandTests {
         _ = try TestSupport.write(#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[7.9,50.98]},"properties":{"name":"Wenden","highway":"motorway_junction"}}]}"#,
                                   name: "motorway-junctions.geojson", in: folder)
         var environment = ProcessInfo.processInfo.environment
-        environment["TRAFFICGEO_DB"] = db
+        environment["TRAFFICGEO_DB"] = database
         environment["NO_COLOR"] = "1"
         for line in lines where !line.contains("127.0.0.1") {
             // The comment goes; the command runs in a shell, as typed, from the example folder.

@@ -1,0 +1,92 @@
+import Foundation
+import Testing
+@testable import TrafficGeo
+@testable import TrafficGeoFeeds
+@testable import TrafficGeoGeocoding
+@testable import TrafficGeoModel
+@testable import TrafficGeoPostGIS
+@testable import TrafficGeoSQLite
+@testable import TrafficGeoStore
+
+/// `trafficgeo copy`: an SQLite file to PostGIS and back again loses nothing.
+@Suite("Copying a store between SQLite and PostGIS",
+       .enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipReason),
+       .enabled(if: TestSupport.cliExecutable != nil, "the trafficgeo executable was not built beside the tests"))
+struct StoreCopyTests {
+    func cli(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        var environment = ProcessInfo.processInfo.environment
+        environment["TRAFFICGEO_DB"] = nil
+        return try TestSupport.run(TestSupport.cliExecutable!.path, arguments, environment: environment)
+    }
+
+    /// Every record a store hands over.
+    static func records(_ store: any TransferableStore) throws -> [StoreRecord] {
+        var all: [StoreRecord] = []
+        try store.exportRecords { all.append($0) }
+        return all
+    }
+
+    @Test func aFileGoesToPostGISAndBackLosingNothing() async throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = try PostgresTestServer.makeDatabase()
+        defer { PostgresTestServer.dropDatabase(url) }
+        // A file with a bit of everything: several sources, ended and geocoded incidents, feed
+        // health, a change feed with its first events pruned, cached answers, junction knowledge.
+        let path = folder.appendingPathComponent("a.sqlite").path
+        do {
+            let file = try SQLiteIncidentStore(path: path)
+            _ = try FeedIngestor(store: file).ingest(FeedInput(localFile: TestSupport.repositoryRoot.appendingPathComponent("data/sample/lmst.de_DE.xml").path))
+            var list = (1...40).map { StoreContract.incident("i\($0)", lat: $0 % 7 == 0 ? nil : 50 + Double($0) / 50, lon: 7 + Double($0) / 30) }
+            for k in 0..<3 {
+                list[k].summary = "zwischen AS Wenden und AS Krombach"
+                list[k].segment = [list[k].position!, Coordinate(latitude: 50.97, longitude: 7.95)]
+                list[k].positionSource = PositionSource(kind: .feed)
+                list[k].properties = ["Straße": "Köln", "n": "\(k)"]
+            }
+            try StoreContract.ingest(file, list, snapshot: .wholeSource, now: Date(timeIntervalSince1970: 1_750_000_000))
+            try StoreContract.ingest(file, Array(list.dropFirst(5)), snapshot: .wholeSource, now: Date(timeIntervalSince1970: 1_750_000_600))
+            let pending = try file.pendingGeocodes()
+            try file.recordGeocode(storeID: pending[0].storeID, result: .success(nil), geocoder: "g")
+            try file.recordGeocode(storeID: pending[1].storeID, result: .failure(.timeout(provider: "g", seconds: 10)), geocoder: "g")
+            try file.recordFetch(FetchReport(source: "feed", at: Date(timeIntervalSince1970: 1_750_000_000), entries: 40))
+            try await file.storeAnswer(GeocodeAnswer(provider: "p", candidates: []), for: "p|nowhere")
+            try file.recordJunctionObservations([JunctionObservation(road: "A45", name: "AS Olpe", kind: .exit,
+                                                                     coordinate: Coordinate(latitude: 51.03, longitude: 7.85), origin: "import:x")],
+                                                observer: "import:x", replacing: true)
+            _ = try file.pruneChanges(before: Date(timeIntervalSince1970: 1_750_000_001))
+        }
+        let there = try cli(["copy", "--from", path, "--to", url])
+        #expect(there.status == 0, Comment(rawValue: there.stderr))
+        #expect(there.stderr.contains("incidents") && !there.stderr.contains("password"), Comment(rawValue: there.stderr))
+        let back = folder.appendingPathComponent("b.sqlite").path
+        let again = try cli(["copy", "--from", url, "--to", back])
+        #expect(again.status == 0, Comment(rawValue: again.stderr))
+
+        let original = try Self.records(try SQLiteIncidentStore(path: path, readOnly: true))
+        let onServer = try Self.records(try PostGISIncidentStore(url: url, readOnly: true))
+        let returned = try Self.records(try SQLiteIncidentStore(path: back, readOnly: true))
+        #expect(original.count > 60)
+        #expect(onServer == original)
+        #expect(returned == original)
+        // The copies answer alike and go on where the original stopped.
+        let server = try PostGISIncidentStore(url: url), copy = try SQLiteIncidentStore(path: back)
+        #expect(try server.checkIntegrity().isEmpty && copy.checkIntegrity().isEmpty)
+        let q = Coordinate(latitude: 50.5, longitude: 7.3)
+        let a = try SQLiteIncidentStore(path: path).nearest(to: q, limit: 10, maxDistance: nil, filter: IncidentFilter())
+        #expect(try server.nearest(to: q, limit: 10, maxDistance: nil, filter: IncidentFilter()) == a)
+        #expect(try copy.nearest(to: q, limit: 10, maxDistance: nil, filter: IncidentFilter()) == a)
+        let bounds = try server.changeFeedBounds()
+        let next = try StoreContract.ingest(server, [StoreContract.incident("later")])
+        #expect(next.changes == (bounds.latest + 1)...(bounds.latest + 1))
+        #expect(try server.allIncidents().first { $0.incident.id == "later" }!.storeID > a.map(\.stored.storeID).max()!)
+
+        // Into a store that holds something: refused, nothing changed. A failed copy to a new
+        // file leaves no file behind.
+        let refused = try cli(["copy", "--from", path, "--to", url])
+        #expect(refused.status != 0 && refused.stderr.contains("empty"), Comment(rawValue: refused.stderr))
+        let missing = folder.appendingPathComponent("nothing.sqlite").path
+        let failed = try cli(["copy", "--from", "postgresql://postgres@/no_such_database_here?host=/nonexistent&port=1", "--to", missing])
+        #expect(failed.status != 0 && !FileManager.default.fileExists(atPath: missing), Comment(rawValue: failed.stderr))
+    }
+}
