@@ -52,7 +52,7 @@ extension IncidentFilter {
         for word in words {
             // Köln is "koeln" (spelled out) or "koln" (plain vowels): a word matches either folding.
             let w = query.bind(PostgresText.storable(word))
-            clauses.append("(strpos(i.search_folded, \(w)) > 0 OR strpos(i.search_plain, \(w)) > 0)")
+            clauses.append("(strpos(i.search_folded, \(w)) > 0 OR strpos(i.search_plain, \(w)) > 0)")   // NULL plain: as folded
         }
         return clauses.isEmpty ? "TRUE" : clauses.joined(separator: " AND ")
     }

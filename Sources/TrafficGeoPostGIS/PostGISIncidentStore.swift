@@ -113,6 +113,8 @@ public final class PostGISIncidentStore: IncidentStore {
         try write { connection in
             try adopt(connection, formerNames, into: source)
             let writer = try PostGISIncidentWriter(connection: connection, logger: logger, now: now)
+            // Its worker must be idle before the transaction ends, also when reading failed.
+            defer { writer.drain() }
             var learner: JunctionLearningRun?
             do {
                 try read { event in

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import NIOCore
 import PostgresNIO
 import TrafficGeoModel
@@ -12,7 +13,14 @@ import TrafficGeoStore
 /// `IncidentWriter`: identity by (source, feed id), change hashes, a position found earlier kept
 /// while the words stay the same, a repeated feed id counted as an update, a listed incident
 /// reopened if it had ended.
-final class PostGISIncidentWriter {
+///
+/// Batches are written on a worker thread of their own (`worker`, one batch at a time, in order)
+/// while the ingest's thread goes on reading the feed: reading and encoding were the larger part
+/// of a big load. The ingest's thread touches only `pending`, the source table (`sourceID`) and
+/// `firstFailure`; the worker everything a batch decides. The counts and ids are read after
+/// `finish()`, which drains the worker. (Hence `@unchecked Sendable`: that discipline, not the
+/// compiler, keeps the two apart.)
+final class PostGISIncidentWriter: @unchecked Sendable {
     struct Counts { var inserted = 0, updated = 0, unchanged = 0 }
     private(set) var counts = Counts()
     /// Stored incidents this writer changed (or reopened), in order, each once.
@@ -44,6 +52,10 @@ final class PostGISIncidentWriter {
     /// set of a million strings was a tenth of a big ingest's client time.
     private var written: Set<Int> = []
     private var pending: [(key: Key, incident: Incident)] = []
+    private let worker = DispatchQueue(label: "trafficgeo.postgis.writer")
+    /// At most two batches wait for the worker: memory stays bounded when the server is slower.
+    private let queued = DispatchSemaphore(value: 2)
+    private let failure = NIOLockedValueBox<Error?>(nil)
     private var nextID: Int64
     let batchSize: Int
     /// The table was empty when this ingest began: a big load drops the secondary indexes and the
@@ -98,12 +110,35 @@ final class PostGISIncidentWriter {
     func upsert(_ incident: Incident) throws {
         let key = Key(source: try sourceID(incident.source), id: PostgresText.storable(incident.id))
         pending.append((key, incident))
-        if pending.count >= batchSize { try flush() }
+        if pending.count >= batchSize { try handOff() }
+    }
+
+    /// Gives the pending batch to the worker; throws what an earlier batch failed with.
+    private func handOff() throws {
+        if let error = failure.withLockedValue({ $0 }) { throw error }
+        guard !pending.isEmpty else { return }
+        let batch = pending, fresh = freshSources
+        pending = []
+        queued.wait()
+        worker.async { [self] in
+            defer { queued.signal() }
+            guard failure.withLockedValue({ $0 }) == nil else { return }
+            do { try flush(batch, freshSources: fresh) } catch { failure.withLockedValue { $0 = $0 ?? error } }
+        }
+    }
+
+    /// Waits until the worker is idle and nothing is in flight, whatever happened: the
+    /// transaction may then end (an ingest that failed rolls back only after this).
+    func drain() {
+        worker.sync {}
+        _ = try? settle()
     }
 
     /// Writes what is pending; call before the transaction commits.
     func finish() throws {
-        try flush()
+        try handOff()
+        worker.sync {}
+        if let error = failure.withLockedValue({ $0 }) { throw error }
         try settle()
         if indexesDropped {
             for index in PostGISSchema.incidentIndexes { try connection.run(PostgresQuery(unsafeSQL: index.sql), logger: logger) }
@@ -113,7 +148,8 @@ final class PostGISIncidentWriter {
         try connection.run("UPDATE store_info SET value = \(String(nextID)) WHERE key = \(PostGISSchema.nextIncidentKey)", logger: logger)
     }
 
-    private func flush() throws {
+    /// Decides and writes one batch (on the worker).
+    private func flush(_ pending: [(key: Key, incident: Incident)], freshSources: Set<Int64>) throws {
         guard !pending.isEmpty else { return }
         if tableWasEmpty, !indexesDropped, pending.count >= batchSize {
             try settle()
@@ -121,7 +157,7 @@ final class PostGISIncidentWriter {
             try connection.run(PostgresQuery(unsafeSQL: "ALTER TABLE incidents DROP CONSTRAINT \(PostGISSchema.sourceForeignKey.name)"), logger: logger)
             indexesDropped = true
         }
-        var slots = try storedRows(for: pending.map(\.key))
+        var slots = try storedRows(for: pending.map(\.key), freshSources: freshSources)
         var newRows: [(id: Int64, sourceID: Int64, incident: Incident)] = []
         var changed: [Int64: Incident] = [:]
         var changedOrder: [Int64] = []
@@ -166,7 +202,6 @@ final class PostGISIncidentWriter {
                 counts.inserted += 1
             }
         }
-        pending = []
         if !newRows.isEmpty {
             var batch = PostGISRows.Batch()
             for row in newRows {
@@ -191,7 +226,7 @@ final class PostGISIncidentWriter {
 
     /// The stored rows of these keys, where they may exist: a source that had no incidents when
     /// this ingest began has only those an earlier batch wrote.
-    private func storedRows(for keys: [Key]) throws -> [Key: Slot] {
+    private func storedRows(for keys: [Key], freshSources: Set<Int64>) throws -> [Key: Slot] {
         var lookup = Set<Key>()
         for key in keys where !freshSources.contains(key.source) || written.contains(key.hashValue) { lookup.insert(key) }
         guard !lookup.isEmpty else { return [:] }

@@ -95,6 +95,40 @@ enum StoreContract {
         #expect(try store.checkIntegrity().isEmpty)
     }
 
+    /// Feeds bigger than a batch (the PostGIS store writes 5,000 rows at a time, the first big
+    /// load into an empty store without its indexes): ids repeated across batches, then a second
+    /// ingest that changes some and leaves the rest.
+    static func bigIngestsInBatchesCountAsSmallOnes(_ backend: StoreBackend) throws {
+        let (store, _, cleanup) = try backend.makeStore()
+        defer { cleanup() }
+        // 12,000 entries, 10,000 ids: the last 2,000 repeat the first (the later entry wins).
+        var first: [Incident] = []
+        for n in 0..<12_000 {
+            let lat = 47 + Double(n % 10_000) / 2_000, lon = 6 + Double(n % 10_000 % 97) / 10
+            first.append(incident("i\(n % 10_000)", title: n >= 10_000 ? "A4 : again \(n)" : "A4 : first \(n)", lat: lat, lon: lon))
+        }
+        let a = try ingest(store, first)
+        #expect(a.new == 10_000 && a.updated == 2_000 && a.unchanged == 0)
+        #expect(try store.count(filter: IncidentFilter(), locatedOnly: true) == 10_000)
+        #expect(try store.count(filter: IncidentFilter(search: "again"), locatedOnly: false) == 2_000)
+        #expect(try store.checkIntegrity().isEmpty)
+        // Every tenth changes; the rest are as stored.
+        var second: [Incident] = []
+        for n in 0..<10_000 {
+            let title: String
+            if n % 10 == 0 { title = "A4 : changed \(n)" } else if n < 2_000 { title = "A4 : again \(n + 10_000)" } else { title = "A4 : first \(n)" }
+            let lat = 47 + Double(n) / 2_000, lon = 6 + Double(n % 97) / 10
+            second.append(incident("i\(n)", title: title, lat: lat, lon: lon))
+        }
+        let b = try ingest(store, second)
+        #expect(b.new == 0 && b.updated == 1_000 && b.unchanged == 9_000)
+        let q = Coordinate(latitude: 49, longitude: 7)
+        let nearest = try store.nearest(to: q, limit: 5, maxDistance: nil, filter: IncidentFilter())
+        let truth: [String] = second.map { (id: $0.id, d: Geodesic.distance(from: q, to: $0.position!)) }.sorted { $0.d < $1.d }.prefix(5).map { $0.id }
+        #expect(nearest.map { $0.incident.id } == truth)
+        #expect(try store.checkIntegrity().isEmpty)
+    }
+
     /// Every field an incident has comes back as it went in.
     static func everyFieldRoundTrips(_ backend: StoreBackend) throws {
         let (store, _, cleanup) = try backend.makeStore()
@@ -299,6 +333,7 @@ enum StoreContract {
 struct SQLiteStoreContractTests {
     @Test func ingestIsIdempotentAndUpdatesInPlace() throws { try StoreContract.ingestIsIdempotentAndUpdatesInPlace(.sqlite) }
     @Test func everyFieldRoundTrips() throws { try StoreContract.everyFieldRoundTrips(.sqlite) }
+    @Test func bigIngestsInBatchesCountAsSmallOnes() throws { try StoreContract.bigIngestsInBatchesCountAsSmallOnes(.sqlite) }
     @Test func snapshotsEndWhatIsGoneAndReopenWhatReturns() throws { try StoreContract.snapshotsEndWhatIsGoneAndReopenWhatReturns(.sqlite) }
     @Test func geocodingOutcomesAreRecorded() async throws { try await StoreContract.geocodingOutcomesAreRecorded(.sqlite) }
     @Test func filtersPagesAndCounts() throws { try StoreContract.filtersPagesAndCounts(.sqlite) }
@@ -310,6 +345,7 @@ struct SQLiteStoreContractTests {
 struct PostGISStoreContractTests {
     @Test func ingestIsIdempotentAndUpdatesInPlace() throws { try StoreContract.ingestIsIdempotentAndUpdatesInPlace(.postgis) }
     @Test func everyFieldRoundTrips() throws { try StoreContract.everyFieldRoundTrips(.postgis) }
+    @Test func bigIngestsInBatchesCountAsSmallOnes() throws { try StoreContract.bigIngestsInBatchesCountAsSmallOnes(.postgis) }
     @Test func snapshotsEndWhatIsGoneAndReopenWhatReturns() throws { try StoreContract.snapshotsEndWhatIsGoneAndReopenWhatReturns(.postgis) }
     @Test func geocodingOutcomesAreRecorded() async throws { try await StoreContract.geocodingOutcomesAreRecorded(.postgis) }
     @Test func filtersPagesAndCounts() throws { try StoreContract.filtersPagesAndCounts(.postgis) }
