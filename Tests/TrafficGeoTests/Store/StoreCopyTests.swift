@@ -89,4 +89,38 @@ struct StoreCopyTests {
         let failed = try cli(["copy", "--from", "postgresql://postgres@/no_such_database_here?host=/nonexistent&port=1", "--to", missing])
         #expect(failed.status != 0 && !FileManager.default.fileExists(atPath: missing), Comment(rawValue: failed.stderr))
     }
+
+    /// An ingest killed at any moment leaves the PostGIS store as it was (one transaction, which
+    /// PostgreSQL rolls back when the client goes), with its indexes, and the next ingest works.
+    @Test func aKilledIngestLeavesTheDatabaseAsItWas() throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = try PostgresTestServer.makeDatabase()
+        defer { PostgresTestServer.dropDatabase(url) }
+        let sample = TestSupport.repositoryRoot.appendingPathComponent("data/sample/lmst.de_DE.xml").path
+        #expect(try cli(["ingest", "--db", url, sample]).status == 0)
+        var rows = "id,title,lat,lon\n"
+        for n in 0..<80_000 { rows += "r\(n),A\(n % 9 + 1) : P\(n),\(47 + Double(n % 1000) / 125),\(6 + Double(n / 1000) / 17)\n" }
+        let big = try TestSupport.write(rows, name: "big.csv", in: folder)
+        let before = try Self.records(try PostGISIncidentStore(url: url, readOnly: true))
+        var killed = 0
+        for delay in [0.2, 0.6, 1.2] {
+            let ingest = try TestSupport.launch(TestSupport.cliExecutable!, ["ingest", "--db", url, "--no-geocode", big.path])
+            Thread.sleep(forTimeInterval: delay)
+            let finished = !ingest.isRunning
+            TestSupport.stop(ingest)
+            guard !finished else { continue }
+            killed += 1
+            let after = try Self.records(try PostGISIncidentStore(url: url, readOnly: true))
+            #expect(after == before, "killed after \(delay) s")
+        }
+        #expect(killed > 0, "every ingest finished before it was killed: the test proved nothing")
+        let store = try PostGISIncidentStore(url: url)
+        #expect(try store.checkIntegrity().isEmpty)
+        // The next ingest takes the writer lock the killed one held, and the indexes are all there.
+        let done = try cli(["ingest", "--db", url, "--no-geocode", big.path])
+        #expect(done.status == 0, Comment(rawValue: done.stderr))
+        #expect(try store.count(filter: IncidentFilter(), locatedOnly: false) == 80_012)
+        #expect(try store.checkIntegrity().isEmpty)
+    }
 }
