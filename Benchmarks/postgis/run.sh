@@ -29,7 +29,7 @@ say() { printf '### %s\n' "$*" >&2; }
 [ -x "$BIN" ] || { echo "run.sh: build first: swift build -c release --product trafficgeo" >&2; exit 1; }
 [ -f "$GEN" ] || { echo "run.sh: needs ../shared/tools/spatial-anchors (the harness's data generator)" >&2; exit 1; }
 need=()
-for p in postgresql-$PGVER postgresql-$PGVER-postgis-3; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
+for p in postgresql-$PGVER postgresql-$PGVER-postgis-3 iproute2 bc; do dpkg -s "$p" >/dev/null 2>&1 || need+=("$p"); done
 if ((${#need[@]})); then
   say "installing ${need[*]}"
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null \

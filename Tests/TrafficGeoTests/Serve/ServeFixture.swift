@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 @testable import TrafficGeoModel
+@testable import TrafficGeoPostGIS
 @testable import TrafficGeoSQLite
 @testable import TrafficGeoServe
 @testable import TrafficGeoStore
@@ -12,8 +13,10 @@ import NIOHTTP1
 /// client that asks it like any HTTP client.
 final class ServeFixture: Sendable {
     let folder: URL
-    let path: String
-    let writer: SQLiteIncidentStore
+    /// The store's file or URL.
+    let location: String
+    let writer: any IncidentStore
+    private let cleanup: @Sendable () -> Void
     let port: Int
     /// When the incidents were ingested; their times count from it.
     let now: Date
@@ -43,10 +46,22 @@ final class ServeFixture: Sendable {
         return out
     }
 
-    init(configuration: ServeConfiguration = ServeConfiguration()) async throws {
+    init(configuration: ServeConfiguration = ServeConfiguration(), backend: StoreBackend = .sqlite) async throws {
         folder = TestSupport.temporaryDirectory()
-        path = folder.appendingPathComponent("serve.sqlite").path
-        writer = try SQLiteIncidentStore(path: path)
+        let reader: any IncidentStore
+        switch backend {
+        case .sqlite:
+            location = folder.appendingPathComponent("serve.sqlite").path
+            writer = try SQLiteIncidentStore(path: location)
+            reader = try SQLiteIncidentStore(path: location, readOnly: true)
+            cleanup = {}
+        case .postgis:
+            let url = try PostgresTestServer.makeDatabase()
+            location = url
+            writer = try PostGISIncidentStore(url: url)
+            reader = try PostGISIncidentStore(url: url, readOnly: true)
+            cleanup = { PostgresTestServer.dropDatabase(url) }
+        }
         let now = Date()
         self.now = now
         let all = Self.incidents(now: now)
@@ -55,7 +70,6 @@ final class ServeFixture: Sendable {
         _ = try writer.ingest(source: "desk", snapshot: .wholeSource, now: now) { emit in
             for i in all where i.id != "gone" { try emit(.incident(i)) }
         }
-        let reader = try SQLiteIncidentStore(path: path, readOnly: true)
         var configuration = configuration
         configuration.port = 0
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
@@ -73,8 +87,8 @@ final class ServeFixture: Sendable {
     enum ServeFixtureError: Error { case didNotStart }
 
     /// Runs `body` against a fresh fixture and stops it afterwards, whether `body` throws or not.
-    static func serving(_ body: (ServeFixture) async throws -> Void) async throws {
-        let f = try await ServeFixture()
+    static func serving(backend: StoreBackend = .sqlite, _ body: (ServeFixture) async throws -> Void) async throws {
+        let f = try await ServeFixture(backend: backend)
         do {
             try await body(f)
         } catch {
@@ -89,6 +103,7 @@ final class ServeFixture: Sendable {
         await stopper.stop()
         _ = await server.result
         try? FileManager.default.removeItem(at: folder)
+        cleanup()
     }
 
     var base: String { "http://127.0.0.1:\(port)" }
