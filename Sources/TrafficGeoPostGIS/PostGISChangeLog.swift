@@ -51,18 +51,12 @@ enum PostGISChangeLog {
             (SELECT seq, count, at, kind, first_id FROM changes WHERE seq > \(sequence + 1) ORDER BY seq LIMIT \(limit))
             ORDER BY seq
             """, logger: logger)
-        var events: [Change] = []
-        for row in rows {
+        let runs = try rows.compactMap { row -> ChangeRun? in
             let (seq, count, at, code, firstID) = try row.decode((Int64, Int64, Double, Int16, Int64).self)
-            guard let kind = ChangeKind(storeCode: Int64(code)) else { continue }
-            var k = max(0, sequence + 1 - seq)
-            while k < count, events.count < limit {
-                events.append(Change(sequence: seq + k, at: Date(timeIntervalSince1970: at), kind: kind, storeID: firstID + k))
-                k += 1
-            }
-            if events.count >= limit { break }
+            guard let kind = ChangeKind(storeCode: Int64(code)) else { return nil }
+            return ChangeRun(sequence: seq, count: count, at: at, kind: kind, firstID: firstID)
         }
-        return events
+        return ChangeRun.events(runs, after: sequence, limit: limit)
     }
 
     static func bounds(_ connection: PostgresConnection, logger: Logger) throws -> ChangeFeedBounds {

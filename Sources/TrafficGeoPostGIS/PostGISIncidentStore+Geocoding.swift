@@ -22,17 +22,12 @@ extension PostGISIncidentStore {
         } catch {
             throw StoreError.readFailed(location, reason: PostgresErrorText.describe(error))
         }
-        guard let json else { return nil }
-        var answer = try JSONDecoder().decode(GeocodeAnswer.self, from: Data(json.utf8))
-        answer.fromCache = true
-        return answer
+        return try json.map(GeocodeAnswer.init(cachedJSON:))
     }
 
     public func storeAnswer(_ answer: GeocodeAnswer, for key: String) async throws {
-        var stored = answer
-        stored.fromCache = false
-        let json = PostgresText.storable(String(decoding: try JSONEncoder().encode(stored), as: UTF8.self))
-        let status = answer.candidates.isEmpty ? "not-found" : "found", fetched = Date().timeIntervalSince1970
+        let (status, text) = try answer.cacheEntry()
+        let json = PostgresText.storable(text), fetched = Date().timeIntervalSince1970
         let logger = self.logger
         let key = PostgresText.storable(key)
         do {

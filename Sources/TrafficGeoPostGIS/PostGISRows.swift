@@ -40,7 +40,7 @@ enum PostGISRows {
             incident.position = Coordinate(latitude: lat, longitude: lon)
         }
         incident.segment = try value(13, ByteBuffer.self).flatMap(SegmentWKB.decode)
-        if let kind = try value(14, Int.self).flatMap(PositionSource.Kind.init(storeCode:)) {
+        if let kind = try value(14, Int.self).flatMap { PositionSource.Kind(storeCode: Int64($0)) } {
             incident.positionSource = PositionSource(kind: kind, geocoder: try value(15), query: try value(16),
                                                      precision: try value(17, String.self).flatMap(GeocodePrecision.init(rawValue:)),
                                                      confidence: try value(18))
@@ -192,38 +192,6 @@ enum PostGISRows {
             + ", ended = NULL, geocode_status = CASE WHEN u.latitude IS NULL THEN NULL ELSE i.geocode_status END"
             + ", geocode_error = CASE WHEN u.latitude IS NULL THEN NULL ELSE i.geocode_error END"
             + " FROM " + unnest + " WHERE i.id = u.id"
-    }
-}
-
-extension PositionSource.Kind {
-    /// The kind as stored (the SQLite store's codes).
-    var storeCode: Int64 {
-        switch self {
-        case .feed: 0
-        case .weblink: 1
-        case .geocoder: 2
-        }
-    }
-
-    init?(storeCode: Int) {
-        switch storeCode {
-        case 0: self = .feed
-        case 1: self = .weblink
-        case 2: self = .geocoder
-        default: return nil
-        }
-    }
-}
-
-/// The properties object as JSON text (keys sorted: the same text for the same properties).
-enum PropertiesJSON {
-    static func text(_ dictionary: [String: String]) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: dictionary, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    static func parse(_ text: String) -> [String: String] {
-        ((try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any])?.compactMapValues { $0 as? String } ?? [:]
     }
 }
 

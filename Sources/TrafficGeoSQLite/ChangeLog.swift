@@ -57,18 +57,11 @@ enum ChangeLog {
             UNION ALL
             SELECT * FROM (SELECT seq, count, at, kind, first_id FROM changes WHERE seq > ? ORDER BY seq LIMIT ?)
             """, arguments: [sequence + 1, sequence + 1, limit])
-        var events: [Change] = []
-        for row in rows {
-            let seq: Int64 = row[0], count: Int64 = row[1], at: Double = row[2], firstID: Int64 = row[4]
-            guard let kind = ChangeKind(storeCode: row[3]) else { continue }
-            var k = max(0, sequence + 1 - seq)
-            while k < count, events.count < limit {
-                events.append(Change(sequence: seq + k, at: Date(timeIntervalSince1970: at), kind: kind, storeID: firstID + k))
-                k += 1
-            }
-            if events.count >= limit { break }
+        let runs = rows.compactMap { row -> ChangeRun? in
+            guard let kind = ChangeKind(storeCode: row[3]) else { return nil }
+            return ChangeRun(sequence: row[0], count: row[1], at: row[2], kind: kind, firstID: row[4])
         }
-        return events
+        return ChangeRun.events(runs, after: sequence, limit: limit)
     }
 
     static func bounds(_ db: Database) throws -> ChangeFeedBounds {

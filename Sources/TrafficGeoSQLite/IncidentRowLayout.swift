@@ -103,7 +103,7 @@ enum IncidentRowLayout {
                 precision: (field(.geocodePrecision) as String?).flatMap(GeocodePrecision.init(rawValue:)),
                 confidence: field(.geocodeConfidence))
         }
-        incident.properties = (field(.properties) as String?).map(ColumnJSON.parseObject) ?? [:]
+        incident.properties = (field(.properties) as String?).map(PropertiesJSON.parse) ?? [:]
         // (A local, not `.map(Date.init)` in the call: that crashed the 6.3 optimiser, CopyPropagation.)
         var ended: Date?
         if let seconds = Double.fromDatabaseValue(column(Selected.ended)) { ended = Date(timeIntervalSince1970: seconds) }
@@ -172,7 +172,7 @@ enum IncidentRowLayout {
             case .geocodeQuery: value(source?.query)
             case .geocodePrecision: value(source?.precision?.rawValue)
             case .geocodeConfidence: value(source?.confidence)
-            case .properties: value(i.properties.isEmpty ? nil : ColumnJSON.object(i.properties))
+            case .properties: value(i.properties.isEmpty ? nil : PropertiesJSON.text(i.properties))
             }
         }
         return values
@@ -200,25 +200,6 @@ enum IncidentRowLayout {
 }
 
 extension PositionSource.Kind {
-    /// The kind as stored: a small integer (0 and 1 take no bytes in an SQLite record, a word
-    /// 4 to 8; a million feed positions, 4 MB).
-    var storeCode: Int64 {
-        switch self {
-        case .feed: 0
-        case .weblink: 1
-        case .geocoder: 2
-        }
-    }
-
-    init?(storeCode: Int64) {
-        switch storeCode {
-        case 0: self = .feed
-        case 1: self = .weblink
-        case 2: self = .geocoder
-        default: return nil
-        }
-    }
-
     /// SQL for the name of the stored kind in `column`.
     static func nameSQL(_ column: String) -> String {
         let cases: [Self] = [.feed, .weblink, .geocoder]
@@ -226,7 +207,7 @@ extension PositionSource.Kind {
     }
 }
 
-/// Compact JSON text for the segment and properties columns.
+/// Compact JSON text for the segment column (the properties: `PropertiesJSON`).
 enum ColumnJSON {
     static func coordinates(_ points: [Coordinate]) -> String {
         "[" + points.map { "[\(format($0.longitude)),\(format($0.latitude))]" }.joined(separator: ",") + "]"
@@ -235,16 +216,6 @@ enum ColumnJSON {
     static func parseCoordinates(_ text: String) -> [Coordinate]? {
         guard let array = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [[Double]] else { return nil }
         return array.compactMap { $0.count >= 2 ? Coordinate(latitude: $0[1], longitude: $0[0]) : nil }
-    }
-
-    static func object(_ dictionary: [String: String]) -> String {
-        let data = (try? JSONSerialization.data(withJSONObject: dictionary, options: [.sortedKeys])) ?? Data("{}".utf8)
-        return String(decoding: data, as: UTF8.self)
-    }
-
-    static func parseObject(_ text: String) -> [String: String] {
-        ((try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any])?
-            .compactMapValues { $0 as? String } ?? [:]
     }
 
     /// Shortest round-tripping decimal text of a coordinate value.

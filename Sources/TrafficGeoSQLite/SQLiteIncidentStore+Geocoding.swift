@@ -12,17 +12,12 @@ extension SQLiteIncidentStore {
         let json = try await asyncRead { db in
             try String.fetchOne(db.cachedStatement(sql: "SELECT response FROM geocode_cache WHERE request = ?"), arguments: [key])
         }
-        guard let json else { return nil }
-        var answer = try JSONDecoder().decode(GeocodeAnswer.self, from: Data(json.utf8))
-        answer.fromCache = true
-        return answer
+        return try json.map(GeocodeAnswer.init(cachedJSON:))
     }
 
     public func storeAnswer(_ answer: GeocodeAnswer, for key: String) async throws {
-        var stored = answer
-        stored.fromCache = false
-        let json = String(decoding: try JSONEncoder().encode(stored), as: UTF8.self)
-        let status = answer.candidates.isEmpty ? "not-found" : "found", fetched = Date().timeIntervalSince1970
+        let (status, json) = try answer.cacheEntry()
+        let fetched = Date().timeIntervalSince1970
         try await asyncWrite { db in
             try db.execute(sql: """
                 INSERT INTO geocode_cache(request, status, response, fetched) VALUES (?, ?, ?, ?)

@@ -101,6 +101,23 @@ public struct JunctionRecord: Sendable, Equatable {
     }
 }
 
+extension ChangeRun {
+    /// The events in `runs` (oldest first) after `sequence`, at most `limit`: a store reads the
+    /// run that holds event `sequence + 1` and the runs after it, and expands them here.
+    package static func events(_ runs: [ChangeRun], after sequence: Int64, limit: Int) -> [Change] {
+        var events: [Change] = []
+        for run in runs {
+            var k = max(0, sequence + 1 - run.sequence)
+            while k < run.count, events.count < limit {
+                events.append(Change(sequence: run.sequence + k, at: Date(timeIntervalSince1970: run.at), kind: run.kind, storeID: run.firstID + k))
+                k += 1
+            }
+            if events.count >= limit { break }
+        }
+        return events
+    }
+}
+
 /// How many records of each kind a copy moved.
 public struct TransferSummary: Sendable, Equatable {
     public var sources = 0, incidents = 0, changes = 0, geocodeAnswers = 0, junctionObservations = 0, junctions = 0
