@@ -14,10 +14,9 @@ import TrafficGeoStore
 /// `async` calls only, while `IncidentStore` is synchronous (the SQLite store blocks in SQLite). A
 /// synchronous caller waiting on an `async` call must park its thread, which starves Swift's
 /// cooperative pool (two threads on two cores) when it is one of them. Here every wait is on an
-/// `EventLoopFuture` of a NIO event loop, which needs none of the caller's threads. Queries go
-/// through the extended protocol with bound parameters only (parse, bind, execute), never
-/// spliced values; the hot queries are named prepared statements, parsed once per connection
-/// (`PostgresStatements`).
+/// `EventLoopFuture` of a NIO event loop, which needs none of the caller's threads. Every
+/// statement goes through the extended protocol as a prepared statement with bound parameters
+/// (parse, bind, execute of the unnamed statement), never with values spliced into its text.
 final class PostgresSession: Sendable {
     let location: PostgresLocation
     private let configuration: PostgresConnection.Configuration
@@ -153,7 +152,7 @@ final class PostgresSession: Sendable {
     }
 }
 
-/// A connection of the pool, with the statements prepared on it.
+/// A connection of the pool.
 final class PooledConnection: Sendable {
     let connection: PostgresConnection
     init(connection: PostgresConnection) { self.connection = connection }
