@@ -58,11 +58,13 @@ final class PostGISIncidentWriter: @unchecked Sendable {
     private let failure = NIOLockedValueBox<Error?>(nil)
     private var nextID: Int64
     let batchSize: Int
-    /// The table was empty when this ingest began: a big load drops the secondary indexes and the
-    /// source foreign key at its first full batch and builds them at `finish` (readers of the
-    /// empty table wait until then).
+    /// The table was empty when this ingest began: a big load drops the indexes, the primary key
+    /// and the source foreign key at its first full batch and builds them at `finish` (readers of
+    /// the empty table wait until then).
     private let tableWasEmpty: Bool
-    private var indexesDropped = false
+    /// What a bulk load dropped and must build again; nil when not (or no longer) loading in bulk.
+    private var dropped: [String]?
+    private var bulkLoadDecided = false
     /// The last batch's write, still running on the server while the next batch is prepared.
     private var inFlight: EventLoopFuture<PostgresQueryResult>?
 
@@ -140,22 +142,42 @@ final class PostGISIncidentWriter: @unchecked Sendable {
         worker.sync {}
         if let error = failure.withLockedValue({ $0 }) { throw error }
         try settle()
-        if indexesDropped {
-            for index in PostGISSchema.incidentIndexes { try connection.run(PostgresQuery(unsafeSQL: index.sql), logger: logger) }
-            try connection.run(PostgresQuery(unsafeSQL: PostGISSchema.sourceForeignKey.sql), logger: logger)
-            indexesDropped = false
-        }
+        try endBulkLoad()
         try connection.run("UPDATE store_info SET value = \(String(nextID)) WHERE key = \(PostGISSchema.nextIncidentKey)", logger: logger)
+    }
+
+    /// Starts a bulk load into the empty table with this first full batch: drops the primary
+    /// key, the foreign key and every index but the partial ones that few of these rows enter.
+    private func beginBulkLoad(_ batch: [(key: Key, incident: Incident)]) throws {
+        try settle()
+        var dropped: [String] = []
+        for index in PostGISSchema.incidentIndexes {
+            if let enters = index.indexes, batch.lazy.filter({ enters($0.incident) }).count * 10 < batch.count { continue }
+            try connection.run(PostgresQuery(unsafeSQL: "DROP INDEX \(index.name)"), logger: logger)
+            dropped.append(index.sql)
+        }
+        for constraint in [PostGISSchema.primaryKey, PostGISSchema.sourceForeignKey] {
+            try connection.run(PostgresQuery(unsafeSQL: "ALTER TABLE incidents DROP CONSTRAINT \(constraint.name)"), logger: logger)
+            dropped.append(constraint.sql)
+        }
+        self.dropped = dropped
+    }
+
+    /// Builds what `beginBulkLoad` dropped: at `finish`, or as soon as a batch must look up rows
+    /// written before it (a feed that repeats ids far apart), which needs the indexes.
+    private func endBulkLoad() throws {
+        guard let dropped else { return }
+        try settle()
+        for sql in dropped { try connection.run(PostgresQuery(unsafeSQL: sql), logger: logger) }
+        self.dropped = nil
     }
 
     /// Decides and writes one batch (on the worker).
     private func flush(_ pending: [(key: Key, incident: Incident)], freshSources: Set<Int64>) throws {
         guard !pending.isEmpty else { return }
-        if tableWasEmpty, !indexesDropped, pending.count >= batchSize {
-            try settle()
-            for index in PostGISSchema.incidentIndexes { try connection.run(PostgresQuery(unsafeSQL: "DROP INDEX \(index.name)"), logger: logger) }
-            try connection.run(PostgresQuery(unsafeSQL: "ALTER TABLE incidents DROP CONSTRAINT \(PostGISSchema.sourceForeignKey.name)"), logger: logger)
-            indexesDropped = true
+        if tableWasEmpty, !bulkLoadDecided, pending.count >= batchSize {
+            bulkLoadDecided = true
+            try beginBulkLoad(pending)
         }
         var slots = try storedRows(for: pending.map(\.key), freshSources: freshSources)
         var newRows: [(id: Int64, sourceID: Int64, incident: Incident)] = []
@@ -230,6 +252,7 @@ final class PostGISIncidentWriter: @unchecked Sendable {
         var lookup = Set<Key>()
         for key in keys where !freshSources.contains(key.source) || written.contains(key.hashValue) { lookup.insert(key) }
         guard !lookup.isEmpty else { return [:] }
+        try endBulkLoad()
         try settle()
         let list = Array(lookup)
         let rows = try connection.rows("""

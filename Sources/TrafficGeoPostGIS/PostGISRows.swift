@@ -175,13 +175,13 @@ enum PostGISRows {
             return b
         }
 
-        /// New rows: every column.
-        static let insertSQL = "INSERT INTO incidents (" + columns.joined(separator: ", ") + ") SELECT "
-            + columns.map(value).joined(separator: ", ") + " FROM " + unnest
+        /// New rows: every column, and the position made from the coordinates.
+        static let insertSQL = "INSERT INTO incidents (" + columns.joined(separator: ", ") + ", position) SELECT "
+            + columns.map(value).joined(separator: ", ") + ", " + PostGISSchema.positionFromCoordinates + " FROM " + unnest
 
-        /// Every column but the identity and first seen.
+        /// Every column but the identity and first seen; the position follows the coordinates.
         private static let assignments = columns.filter { !["id", "source_id", "external_id", "first_seen"].contains($0) }
-            .map { "\($0) = \(value($0))" }.joined(separator: ", ")
+            .map { "\($0) = \(value($0))" }.joined(separator: ", ") + ", position = " + PostGISSchema.positionFromCoordinates
 
         /// Rows whose fields were replaced in place (a geocoder's position), by id.
         static let replaceSQL = "UPDATE incidents i SET " + assignments + " FROM " + unnest + " WHERE i.id = u.id"
