@@ -179,6 +179,8 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                // A batch column bound to a statement on a real server.
+                .product(name: "PostgresNIO", package: "postgres-nio"),
             ]
         ),
     ],

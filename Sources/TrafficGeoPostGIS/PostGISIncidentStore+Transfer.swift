@@ -85,7 +85,7 @@ extension PostGISIncidentStore: TransferableStore {
             var maxID: Int64 = 0
             func flush() throws {
                 if batch.count > 0 {
-                    try connection.run(PostgresQuery(unsafeSQL: PostGISRows.Batch.insertSQL, binds: batch.bindings), logger: logger)
+                    try connection.run(batch.insertQuery, logger: logger)
                     batch = PostGISRows.Batch()
                 }
                 if !extra.id.isEmpty {

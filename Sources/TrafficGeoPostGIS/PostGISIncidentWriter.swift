@@ -180,6 +180,7 @@ final class PostGISIncidentWriter: @unchecked Sendable {
             try beginBulkLoad(pending)
         }
         var slots = try storedRows(for: pending.map(\.key), freshSources: freshSources)
+        slots.reserveCapacity(pending.count)
         var newRows: [(id: Int64, sourceID: Int64, incident: Incident)] = []
         var changed: [Int64: Incident] = [:]
         var changedOrder: [Int64] = []
@@ -225,13 +226,13 @@ final class PostGISIncidentWriter: @unchecked Sendable {
             }
         }
         if !newRows.isEmpty {
-            var batch = PostGISRows.Batch()
+            var batch = PostGISRows.Batch(rows: newRows.count)
             for row in newRows {
                 batch.append(storeID: row.id, sourceID: row.sourceID, incident: row.incident, firstSeen: now, lastChanged: now)
                 insertedIDs.append(row.id)
                 written.insert(Key(source: row.sourceID, id: PostgresText.storable(row.incident.id)).hashValue)
             }
-            try send(PostgresQuery(unsafeSQL: PostGISRows.Batch.insertSQL, binds: batch.bindings))
+            try send(batch.insertQuery)
         }
         if !changed.isEmpty {
             var batch = PostGISRows.Batch()

@@ -90,31 +90,60 @@ enum PostGISRows {
         return hash.int64
     }
 
-    /// The text word search looks in, folded both ways (`IncidentFilter.words`).
-    /// The plain folding is nil where it equals the other (text without umlauts): fewer bytes a row.
-    static func searchText(_ i: Incident) -> (folded: String, plain: String?) {
-        let text = i.title + " " + (i.summary ?? "") + " " + (i.road ?? "")
-        let folded = TextFolding.fold(text), plain = TextFolding.foldPlain(text)
-        return (folded, plain == folded ? nil : plain)
+    /// The text word search looks in (title, summary and road), folded both ways
+    /// (`IncidentFilter.words`), as UTF-8. The plain folding is nil where it equals the other (text
+    /// without umlauts; ASCII text is not folded twice): fewer bytes a row.
+    static func searchText(_ i: Incident) -> (folded: [UInt8], plain: [UInt8]?) {
+        func fold(umlautsAsVowels: Bool) -> (bytes: [UInt8], ascii: Bool) {
+            var out: [UInt8] = []
+            out.reserveCapacity(i.title.utf8.count + (i.summary?.utf8.count ?? 0) + (i.road?.utf8.count ?? 0) + 2)
+            var ascii = TextFolding.append(i.title, to: &out, umlautsAsVowels: umlautsAsVowels)
+            if let summary = i.summary { ascii = TextFolding.append(summary, to: &out, umlautsAsVowels: umlautsAsVowels) && ascii }
+            if let road = i.road { ascii = TextFolding.append(road, to: &out, umlautsAsVowels: umlautsAsVowels) && ascii }
+            return (out, ascii)
+        }
+        let folded = fold(umlautsAsVowels: false)
+        if folded.ascii { return (folded.bytes, nil) }
+        let plain = fold(umlautsAsVowels: true).bytes
+        return (folded.bytes, plain == folded.bytes ? nil : plain)
     }
 
     /// A batch of whole rows, column by column, written by one `INSERT … SELECT … FROM (SELECT
     /// unnest(…), …)` (new incidents) or `UPDATE … FROM (SELECT unnest(…), …)` (changed ones).
     struct Batch {
-        var id = ColumnArray<Int64>(), sourceID = ColumnArray<Int64>(), externalID = ColumnArray<String>()
-        var title = ColumnArray<String>(), summary = ColumnArray<String>(), weblink = ColumnArray<String>(), iconURL = ColumnArray<String>()
-        var updated = ColumnArray<Double>(), expires = ColumnArray<Double>(), road = ColumnArray<String>(), category = ColumnArray<String>()
-        var latitude = ColumnArray<Double>(), longitude = ColumnArray<Double>(), segment = ColumnArray<ByteBuffer>()
-        var positionSource = ColumnArray<Int16>(), geocoder = ColumnArray<String>(), geocodeQuery = ColumnArray<String>()
-        var geocodePrecision = ColumnArray<String>(), geocodeConfidence = ColumnArray<Double>(), properties = ColumnArray<String>()
-        var contentHash = ColumnArray<Int64>(), firstSeen = ColumnArray<Double>(), lastChanged = ColumnArray<Double>()
-        var searchFolded = ColumnArray<String>(), searchPlain = ColumnArray<String>()
+        var id, sourceID, contentHash: ColumnArray<Int64>
+        var externalID, title, summary, weblink, iconURL, road, category: ColumnArray<String>
+        var updated, expires, latitude, longitude, geocodeConfidence, firstSeen, lastChanged: ColumnArray<Double>
+        var segment: ColumnArray<ByteBuffer>
+        var positionSource: ColumnArray<Int16>
+        var geocoder, geocodeQuery, geocodePrecision, properties, searchFolded, searchPlain: ColumnArray<String>
         private(set) var count = 0
+
+        /// A batch with room for `rows` rows (a guess for the text columns), so that its columns
+        /// are not copied as they grow.
+        init(rows: Int = 0) {
+            (id, sourceID, contentHash) = (.init(rows: rows), .init(rows: rows), .init(rows: rows))
+            (updated, expires, latitude, longitude) = (.init(rows: rows), .init(rows: rows), .init(rows: rows), .init(rows: rows))
+            (geocodeConfidence, firstSeen, lastChanged) = (.init(rows: rows), .init(rows: rows), .init(rows: rows))
+            (externalID, title, searchFolded) = (.init(rows: rows, bytesEach: 16), .init(rows: rows, bytesEach: 48), .init(rows: rows, bytesEach: 48))
+            (summary, weblink, iconURL, road, category) = (.init(rows: rows), .init(rows: rows), .init(rows: rows), .init(rows: rows), .init(rows: rows))
+            (geocoder, geocodeQuery, geocodePrecision, properties, searchPlain) = (.init(rows: rows), .init(rows: rows), .init(rows: rows), .init(rows: rows), .init(rows: rows))
+            (segment, positionSource) = (.init(rows: rows), .init(rows: rows))
+        }
 
         mutating func append(storeID: Int64, sourceID source: Int64, incident original: Incident, firstSeen first: Double, lastChanged last: Double) {
             // The hash of the incident as read, so that reading it again finds it unchanged.
             contentHash.append(PostGISRows.contentHash(original))
-            let i = PostgresText.storable(original)
+            // Copied only when some text holds NUL (a copy of every row was a twentieth of a load).
+            if PostgresText.holdsNUL(original) {
+                appendFields(storeID: storeID, sourceID: source, incident: PostgresText.storable(original), firstSeen: first, lastChanged: last)
+            } else {
+                appendFields(storeID: storeID, sourceID: source, incident: original, firstSeen: first, lastChanged: last)
+            }
+        }
+
+        /// Every column but the content hash, of an incident whose text PostgreSQL can store.
+        private mutating func appendFields(storeID: Int64, sourceID source: Int64, incident i: Incident, firstSeen first: Double, lastChanged last: Double) {
             id.append(storeID)
             sourceID.append(source)
             externalID.append(i.id)
@@ -138,8 +167,8 @@ enum PostGISRows {
             firstSeen.append(first)
             lastChanged.append(last)
             let search = PostGISRows.searchText(i)
-            searchFolded.append(search.folded)
-            searchPlain.append(search.plain)
+            searchFolded.append(utf8: search.folded)
+            if let plain = search.plain { searchPlain.append(utf8: plain) } else { searchPlain.append(nil) }
             count += 1
         }
 
@@ -151,11 +180,15 @@ enum PostGISRows {
         private static let types = ["bigint", "bigint", "text", "text", "text", "text", "text", "float8", "float8", "text",
                                     "text", "float8", "float8", "bytea", "smallint", "text", "text",
                                     "text", "float8", "text", "bigint", "float8", "float8", "text", "text"]
-        /// `(SELECT unnest($1::bigint[]) AS id, …) AS u`: the arrays zipped into rows. In the select
-        /// list, not as `FROM unnest($1, $2, …)`, which materialises every array first: a third
-        /// less of the server's time for an insert (measured on 200,000 rows: 0.74 s against 1.07 s).
-        static let unnest = "(SELECT " + zip(columns, types).enumerated().map { "unnest($\($0.offset + 1)::\($0.element.1)[]) AS \($0.element.0)" }
-            .joined(separator: ", ") + ") AS u"
+        /// `(SELECT unnest($1::bigint[]) AS id, …) AS u`: the arrays of these columns zipped into
+        /// rows. In the select list, not as `FROM unnest($1, $2, …)`, which materialises every
+        /// array first: a third less of the server's time for an insert (measured on 200,000
+        /// rows: 0.74 s against 1.07 s).
+        private static func unnest(_ columns: [Int]) -> String {
+            "(SELECT " + columns.enumerated().map { "unnest($\($0.offset + 1)::\(types[$0.element])[]) AS \(Self.columns[$0.element])" }
+                .joined(separator: ", ") + ") AS u"
+        }
+        static let unnest = unnest(Array(columns.indices))
         /// What a column of `u` becomes in the table.
         static func value(_ column: String) -> String {
             switch column {
@@ -165,19 +198,37 @@ enum PostGISRows {
             }
         }
 
+        /// The columns in the order of `columns`.
+        private var boundColumns: [any BoundColumn] {
+            [id, sourceID, externalID, title, summary, weblink, iconURL, updated, expires, road, category, latitude, longitude, segment,
+             positionSource, geocoder, geocodeQuery, geocodePrecision, geocodeConfidence, properties, contentHash, firstSeen,
+             lastChanged, searchFolded, searchPlain]
+        }
+
+        /// Every column, for `updateSQL` and `replaceSQL`.
         var bindings: PostgresBindings {
-            var b = PostgresBindings(capacity: 25)
-            b.append(id); b.append(sourceID); b.append(externalID); b.append(title); b.append(summary); b.append(weblink)
-            b.append(iconURL); b.append(updated); b.append(expires); b.append(road); b.append(category); b.append(latitude)
-            b.append(longitude); b.append(segment); b.append(positionSource); b.append(geocoder); b.append(geocodeQuery)
-            b.append(geocodePrecision); b.append(geocodeConfidence); b.append(properties); b.append(contentHash)
-            b.append(firstSeen); b.append(lastChanged); b.append(searchFolded); b.append(searchPlain)
+            var b = PostgresBindings(capacity: Self.columns.count)
+            for column in boundColumns { column.bind(into: &b) }
             return b
         }
 
-        /// New rows: every column, and the position made from the coordinates.
-        static let insertSQL = "INSERT INTO incidents (" + columns.joined(separator: ", ") + ", position) SELECT "
-            + columns.map(value).joined(separator: ", ") + ", " + PostGISSchema.positionFromCoordinates + " FROM " + unnest
+        /// The columns the position is made from: always sent.
+        private static let coordinateColumns = Set(["latitude", "longitude"].map { columns.firstIndex(of: $0)! })
+
+        /// New rows: the columns that hold a value in some row of the batch (a column NULL
+        /// throughout is left to its default, NULL: many feeds fill half the columns, and each
+        /// array costs the server its decoding and unnesting per row), and the position made from
+        /// the coordinates.
+        var insertQuery: PostgresQuery {
+            let all = boundColumns
+            let sent = all.indices.filter { !all[$0].allNull || Self.coordinateColumns.contains($0) }
+            var b = PostgresBindings(capacity: sent.count)
+            for k in sent { all[k].bind(into: &b) }
+            let names = sent.map { Self.columns[$0] }
+            let sql = "INSERT INTO incidents (" + names.joined(separator: ", ") + ", position) SELECT "
+                + names.map(Self.value).joined(separator: ", ") + ", " + PostGISSchema.positionFromCoordinates + " FROM " + Self.unnest(sent)
+            return PostgresQuery(unsafeSQL: sql, binds: b)
+        }
 
         /// Every column but the identity and first seen; the position follows the coordinates.
         private static let assignments = columns.filter { !["id", "source_id", "external_id", "first_seen"].contains($0) }
@@ -203,6 +254,19 @@ enum PostgresText {
     }
 
     static func storable(_ text: String?) -> String? { text.map(storable) }
+
+    /// Whether any text of the incident holds NUL (what `storable` would change).
+    static func holdsNUL(_ i: Incident) -> Bool {
+        func nul(_ text: String?) -> Bool {
+            guard let utf8 = text?.utf8 else { return false }
+            // memchr where the bytes are contiguous (native strings): this test runs on every
+            // field of every row a load writes.
+            return utf8.withContiguousStorageIfAvailable { bytes in bytes.baseAddress.map { memchr($0, 0, bytes.count) != nil } ?? false } ?? utf8.contains(0)
+        }
+        return nul(i.source) || nul(i.id) || nul(i.title) || nul(i.summary) || nul(i.weblink) || nul(i.iconURL) || nul(i.road)
+            || nul(i.positionSource?.geocoder) || nul(i.positionSource?.query)
+            || i.properties.contains { nul($0.key) || nul($0.value) }
+    }
 
     static func storable(_ i: Incident) -> Incident {
         var i = i

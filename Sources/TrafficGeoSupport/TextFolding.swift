@@ -31,8 +31,10 @@ public enum TextFolding {
     }
 
     /// Appends the folded words of `text` to `out` (bytes of folded text), a space before them
-    /// when `out` already holds words: several texts fold into one buffer as if joined.
-    package static func append(_ text: String, to out: inout [UInt8], umlautsAsVowels: Bool = false) {
+    /// when `out` already holds words: several texts fold into one buffer as if joined. True when
+    /// the text was ASCII throughout (then `umlautsAsVowels` cannot have changed anything).
+    @discardableResult
+    package static func append(_ text: String, to out: inout [UInt8], umlautsAsVowels: Bool = false) -> Bool {
         var pendingSpace = !out.isEmpty
         var text = text
         let done = text.withUTF8 { bytes -> Bool in
@@ -61,7 +63,7 @@ public enum TextFolding {
             out.removeSubrange((end ?? start)...)
             return end != nil
         }
-        if done { return }
+        if done { return true }
         func emit(_ bytes: some Sequence<UInt8>) {
             if pendingSpace, !out.isEmpty { out.append(0x20) }
             pendingSpace = false
@@ -93,5 +95,6 @@ public enum TextFolding {
                 emit(stripped.utf8)
             }
         }
+        return false
     }
 }

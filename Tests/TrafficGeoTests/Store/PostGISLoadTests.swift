@@ -1,4 +1,5 @@
 import Foundation
+import PostgresNIO
 import Testing
 @testable import TrafficGeoModel
 @testable import TrafficGeoPostGIS
@@ -100,5 +101,32 @@ struct PostGISLoadTests {
         #expect(try Self.positionsAstray(url) == 0)
         #expect(try store.nearest(to: Coordinate(latitude: -10, longitude: -179.9), limit: 1, maxDistance: nil, filter: IncidentFilter()).first?.incident.id == "b")
         #expect(try Self.layout(url).constraints.contains("incidents_position_known"))
+    }
+
+    /// A batch's column writes its NULLs only once a value follows them (or when bound): the
+    /// server must read back exactly the elements appended, in any arrangement.
+    @Test(arguments: [[], [nil], [nil, nil, nil], [nil, "a", nil, "b"], ["a", nil, nil], ["ä", "b"]] as [[String?]])
+    func aBatchColumnReadsBackAsAppended(_ values: [String?]) throws {
+        var text = ColumnArray<String>(rows: values.count, bytesEach: 4)
+        var utf8 = ColumnArray<String>()
+        var numbers = ColumnArray<Double>()
+        for (n, value) in values.enumerated() {
+            text.append(value)
+            if let value { utf8.append(utf8: Array(value.utf8)) } else { utf8.appendNull() }
+            numbers.append(value.map { _ in Double(n) + 0.5 })
+        }
+        #expect(text.count == values.count && text.allNull == !values.contains { $0 != nil })
+        let session = try PostgresSession(location: PostgresLocation(url: PostgresTestServer.url!))
+        defer { session.close() }
+        let read = try session.withConnection { c in
+            var bindings = PostgresBindings()
+            let columns: [any BoundColumn] = [text, utf8, numbers]
+            for column in columns { column.bind(into: &bindings) }
+            return try c.rows(PostgresQuery(unsafeSQL: "SELECT a, b, c FROM unnest($1::text[], $2::text[], $3::float8[]) AS u(a, b, c)", binds: bindings),
+                              logger: session.logger)
+                .map { try $0.decode((String?, String?, Double?).self) }
+        }
+        #expect(read.map(\.0) == values && read.map(\.1) == values)
+        #expect(read.map(\.2) == values.enumerated().map { n, value in value.map { _ in Double(n) + 0.5 } })
     }
 }
