@@ -14,14 +14,14 @@
 # ms per query, as the harness's "cli" driver counts. ROUNDS rounds alternate the two sides; the
 # table shows each side's median and the ratio of medians.
 #
-#   swift build -c release --product trafficgeo && Benchmarks/postgis/run.sh     (~6 min)
-#   ROUNDS=3 POSTGIS_BENCH_DIR=/tmp/trafficgeo-postgis-bench
+#   swift build -c release --product trafficgeo && Benchmarks/postgis/run.sh     (~4 min)
+#   ROUNDS=5 POSTGIS_BENCH_DIR=/tmp/trafficgeo-postgis-bench
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 BIN="${TRAFFICGEO_BIN:-$ROOT/.build/release/trafficgeo}"
 WORK="${POSTGIS_BENCH_DIR:-/tmp/trafficgeo-postgis-bench}"
-ROUNDS="${ROUNDS:-3}"
+ROUNDS="${ROUNDS:-5}"
 GEN="$ROOT/../shared/tools/spatial-anchors/gen.py"
 PGVER=15
 say() { printf '### %s\n' "$*" >&2; }
