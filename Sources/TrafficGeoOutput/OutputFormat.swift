@@ -1,4 +1,12 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+/// write(2), named apart from `TextSink.write`.
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+import Darwin
+private let systemWrite = Darwin.write
+#endif
 import TrafficGeoModel
 import TrafficGeoStore
 
@@ -85,14 +93,19 @@ public protocol ResultWriter: AnyObject {
 public final class TextSink {
     private let handle: FileHandle
     private var buffer: [UInt8] = []
+    /// The first write that failed; later writes are dropped.
+    private var failure: OutputError?
     private let temporaryPath: String?
     private let finalPath: String?
+    /// What messages call the destination: "stdout" or the path given.
+    private let name: String
 
     /// Standard output.
     public init() {
         handle = FileHandle.standardOutput
         temporaryPath = nil
         finalPath = nil
+        name = "stdout"
     }
 
     /// A file: written to a temporary file beside it and renamed into place by `commit()`, so
@@ -108,6 +121,7 @@ public final class TextSink {
             self.handle = handle
             temporaryPath = nil
             finalPath = nil
+            name = path
             return
         }
         let url = URL(fileURLWithPath: path)
@@ -144,9 +158,13 @@ public final class TextSink {
         self.handle = FileHandle(fileDescriptor: fd, closeOnDealloc: true)
         temporaryPath = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
         finalPath = path
+        name = path
     }
 
     public func write(_ text: String) {
+        // After a failed write nothing more is kept: the output would only pile up in memory
+        // until `commit` reports the failure.
+        guard failure == nil else { return }
         // Through the string's contiguous bytes: Data's generic append went byte by byte (a fifth
         // of writing a big batch of result rows).
         var text = text
@@ -154,12 +172,35 @@ public final class TextSink {
         if buffer.count >= 1 << 16 { try? flush() }
     }
 
+    /// Throws the error of an earlier failed write, if any: a long run stops at its next
+    /// result instead of computing output nobody will read (`… | head`).
+    public func throwIfFailed() throws {
+        if let failure { throw failure }
+    }
+
     public func flush() throws {
+        try throwIfFailed()
         guard !buffer.isEmpty else { return }
-        do {
-            try handle.write(contentsOf: Data(buffer))
-        } catch {
-            throw OutputError.cannotWrite(finalPath ?? "stdout", reason: error.localizedDescription)
+        // write(2) itself, to tell a reader that has gone (EPIPE) from other failures: SwiftNIO
+        // ignores SIGPIPE process-wide once it opens a socket (the PostGIS store, an HTTP
+        // geocoder), so the signal that ends a plain `trafficgeo near | head` never comes.
+        let fd = handle.fileDescriptor
+        let error: Int32? = buffer.withUnsafeBytes { bytes in
+            var offset = 0
+            while offset < bytes.count {
+                let n = systemWrite(fd, bytes.baseAddress! + offset, bytes.count - offset)
+                if n < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += n
+            }
+            return nil
+        }
+        if let error {
+            failure = error == EPIPE ? .readerGone(name) : .cannotWrite(name, reason: String(cString: strerror(error)))
+            buffer.removeAll()
+            throw failure!
         }
         buffer.removeAll(keepingCapacity: true)
     }
@@ -187,10 +228,14 @@ public final class TextSink {
 
 public enum OutputError: Error, Sendable, CustomStringConvertible {
     case cannotWrite(String, reason: String)
+    /// The reader of a pipe quit (`trafficgeo near … | head`): not a failure to report, the
+    /// command just ends, as a command killed by SIGPIPE does.
+    case readerGone(String)
 
     public var description: String {
         switch self {
         case let .cannotWrite(path, reason): return "cannot write \(path): \(reason)"
+        case let .readerGone(path): return "cannot write \(path): the reader has gone (broken pipe)"
         }
     }
 }

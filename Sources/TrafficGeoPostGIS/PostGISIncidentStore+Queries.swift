@@ -84,7 +84,7 @@ extension PostGISIncidentStore {
                 // Measured as the SQLite store measures (the short-line formula, Karney near the radius).
                 let distance = Geodesic.distance(q, GeocentricPoint(position), from: center, to: position, limit: radius)
                 if distance <= radius {
-                    try handle(QueryResult(stored: stored, distance: distance, bearing: Geodesic.inverse(from: center, to: position).bearing))
+                    try asCaller { try handle(QueryResult(stored: stored, distance: distance, bearing: Geodesic.inverse(from: center, to: position).bearing)) }
                 }
             }
         }
@@ -128,7 +128,7 @@ extension PostGISIncidentStore {
             }) { row in
                 let stored = try PostGISRows.decode(row)
                 guard let position = stored.incident.position, box.contains(position) else { return }
-                try handle(QueryResult(stored: stored))
+                try asCaller { try handle(QueryResult(stored: stored)) }
             }
         }
     }
@@ -139,7 +139,8 @@ extension PostGISIncidentStore {
     public func all(filter: IncidentFilter, locatedOnly: Bool, handle: (QueryResult) throws -> Void) throws {
         try read { connection in
             try scan(connection, selecting: PostGISRows.selection, filter: filter, where: { _ in locatedOnly ? "i.latitude IS NOT NULL" : "TRUE" }) { row in
-                try handle(QueryResult(stored: PostGISRows.decode(row)))
+                let result = QueryResult(stored: try PostGISRows.decode(row))
+                try asCaller { try handle(result) }
             }
         }
     }
@@ -166,8 +167,9 @@ extension PostGISIncidentStore {
     }
 
     /// One read transaction for all of `body`'s queries: every query sees the same committed state.
+    /// `body`'s own errors pass as they are; its queries report the database's as failed reads.
     public func withNeighbourSearch<T>(_ body: (any NeighbourSearch) throws -> T) throws -> T {
-        try read { connection in try body(PostGISNeighbourSearch(store: self, connection: connection)) }
+        try read { connection in try asCaller { try body(PostGISNeighbourSearch(store: self, connection: connection)) } }
     }
 
     /// The rows matching `filter` and a condition of ours, in store order, a page at a time (a
@@ -201,10 +203,10 @@ private struct PostGISNeighbourSearch: NeighbourSearch {
     let connection: PostgresConnection
 
     func nearestNeighbours(to point: Coordinate, limit: Int, maxDistance: Double?, filter: IncidentFilter) throws -> [Neighbour] {
-        try store.nearestNeighbours(connection, to: point, limit: limit, maxDistance: maxDistance, filter: filter)
+        try store.reportingReadFailure { try store.nearestNeighbours(connection, to: point, limit: limit, maxDistance: maxDistance, filter: filter) }
     }
 
     func withinNeighbours(radius: Double, of center: Coordinate, filter: IncidentFilter) throws -> [Neighbour] {
-        try store.withinNeighbours(connection, radius: radius, of: center, filter: filter)
+        try store.reportingReadFailure { try store.withinNeighbours(connection, radius: radius, of: center, filter: filter) }
     }
 }

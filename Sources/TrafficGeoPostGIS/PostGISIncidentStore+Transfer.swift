@@ -9,7 +9,9 @@ import TrafficGeoStore
 
 /// Handing over everything the database holds, and filling an empty one (`trafficgeo copy`).
 extension PostGISIncidentStore: TransferableStore {
-    public func exportRecords(_ handle: (StoreRecord) throws -> Void) throws {
+    public func exportRecords(_ receive: (StoreRecord) throws -> Void) throws {
+        // The receiver's errors (the other store of a copy) are its own, not this database's.
+        func handle(_ record: StoreRecord) throws { try asCaller { try receive(record) } }
         try read { connection in
             for row in try connection.rows("""
                 SELECT name, renamed_from, last_attempt, last_success, last_error, last_error_at, empty_streak, failure_streak, last_entries

@@ -67,21 +67,35 @@ public final class PostGISIncidentStore: IncidentStore {
 
     // MARK: - Transactions
 
+    /// An error of the caller's own closure run inside a transaction (an output that cannot be
+    /// written, the other store of a copy): it leaves the store as thrown, and is never
+    /// reported as a failure of the database.
+    struct CallerError: Error {
+        let underlying: any Error
+    }
+
+    /// Runs the caller's `body` inside a transaction, its errors marked as the caller's.
+    func asCaller<T>(_ body: () throws -> T) throws -> T {
+        do { return try body() } catch { throw CallerError(underlying: error) }
+    }
+
     /// Runs `body` in a read transaction (one snapshot: REPEATABLE READ).
     func read<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
-        do {
-            return try session.transaction(readOnly: true, isolation: "REPEATABLE READ", body)
-        } catch let error as StoreError {
-            throw error
-        } catch {
-            throw StoreError.readFailed(location, reason: PostgresErrorText.describe(error))
-        }
+        try reportingReadFailure { try session.transaction(readOnly: true, isolation: "REPEATABLE READ", body) }
     }
 
     /// Runs `body` as one statement's worth of reading, without a transaction of its own.
     func readOne<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
+        try reportingReadFailure { try session.withConnection(body) }
+    }
+
+    /// The database's errors in `body` as a failed read of this store; the caller's own
+    /// (`CallerError`) and the store's as they are.
+    func reportingReadFailure<T>(_ body: () throws -> T) throws -> T {
         do {
-            return try session.withConnection(body)
+            return try body()
+        } catch let error as CallerError {
+            throw error.underlying
         } catch let error as StoreError {
             throw error
         } catch {
@@ -96,6 +110,8 @@ public final class PostGISIncidentStore: IncidentStore {
                 try connection.run("SELECT pg_advisory_xact_lock(\(PostGISSchema.writerLock))", logger: logger)
                 return try body(connection)
             }
+        } catch let error as CallerError {
+            throw error.underlying
         } catch let error as StoreError {
             throw error
         } catch let error as FeedError {

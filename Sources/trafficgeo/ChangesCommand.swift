@@ -70,6 +70,7 @@ struct ChangesCommand: AsyncParsableCommand {
                         guard let stored, filter.matches(stored) else { continue }
                     }
                     sink.write(format == .ndjson ? ChangeText.ndjson(change, stored) + "\n" : ChangeText.geojsonSequence(change, stored))
+                    try sink.throwIfFailed()
                     printed += 1
                     if let limit, printed >= limit { break reading }
                 }

@@ -82,6 +82,7 @@ struct GeocodeBatchCommand: AsyncParsableCommand {
             do {
                 summary = try await batch.run(queries: queries, texts: texts, shouldStop: { stop.isSet }, progress: progress) { row, result in
                     sink.write(table.outputLine(row: row, result: result.fields))
+                    try sink.throwIfFailed()
                 }
                 try sink.commit()
             } catch {

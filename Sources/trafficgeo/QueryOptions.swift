@@ -100,6 +100,7 @@ struct BatchQueryOptions: ParsableArguments {
                 let found = try answer(p.coordinate)
                 latencies.append(Self.milliseconds(clock.now - t0))
                 for n in found { sink.write(NeighbourRows.line(qid: p.qid, n)) }
+                try sink.throwIfFailed()
             }
             try sink.commit()
         } catch {
@@ -290,6 +291,7 @@ struct QueryOptions: ParsableArguments {
             try produce { result in
                 if onlySegments && !geometry.fits(result.incident) { leftOut += 1; return }
                 try writer.write(result)
+                try sink.throwIfFailed()
                 count += 1
             }
             try writer.end()

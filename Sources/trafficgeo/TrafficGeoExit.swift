@@ -24,6 +24,9 @@ enum TrafficGeoExit {
     static let unavailable = ExitCode(69)
     /// Output could not be written.  (EX_CANTCREAT)
     static let cannotCreate = ExitCode(73)
+    /// The reader of stdout quit (`… | head`): what a shell reports for a command SIGPIPE ended
+    /// (128 + 13), which is how trafficgeo ends when no library has ignored that signal.
+    static let readerGone = ExitCode(141)
 
     static func code(for error: Error) -> ExitCode {
         switch error {
@@ -34,6 +37,7 @@ enum TrafficGeoExit {
             case .unknownFormat, .empty, .formatMismatch, .malformed, .tooLarge: return dataError
             }
         case QueryLocations.ReadError.notFound: return noInput
+        case OutputError.readerGone: return readerGone
         case is OutputError: return cannotCreate
         case let geocoding as GeocodingError:
             switch geocoding {
@@ -54,6 +58,9 @@ enum TrafficGeoExit {
             throw error
         } catch let error as ValidationError {
             throw error
+        } catch OutputError.readerGone {
+            // Silent, like a command ended by SIGPIPE: the reader has what it wanted.
+            throw readerGone
         } catch {
             Terminal.printError("trafficgeo: error: \(error)")
             throw code(for: error)

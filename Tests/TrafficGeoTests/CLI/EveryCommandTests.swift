@@ -180,6 +180,44 @@ struct EveryCommandTests {
         #expect(count(try String(contentsOf: folder.appendingPathComponent("incidents.geojson"), encoding: .utf8)) >= 10)
     }
 
+    // MARK: a reader that quits
+
+    /// `trafficgeo … | head` ends quietly with the status a shell gives a command SIGPIPE ended
+    /// (141), on both stores: on PostGIS, SwiftNIO has ignored SIGPIPE, so the write fails
+    /// instead, and that failure must neither print an error nor be blamed on the database.
+    @Test func aReaderThatQuitsEndsTheOutputQuietly() throws {
+        try readerQuits(database: db)
+    }
+
+    @Test(.enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipReason))
+    func aReaderThatQuitsEndsTheOutputQuietlyOnPostGIS() throws {
+        let url = try PostgresTestServer.makeDatabase()
+        defer { PostgresTestServer.dropDatabase(url) }
+        try readerQuits(database: url)
+    }
+
+    private func readerQuits(database: String) throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        // Far more output than a pipe holds (64 KiB), so the writes go on after head has quit.
+        var csv = "id,title,lat,lon\n"
+        for i in 0..<3000 { csv += "p\(i),A\(i % 90 + 1) : Nord - Sued,\(47 + Double(i % 800) / 100),\(6 + Double(i / 800) * 2)\n" }
+        let feed = try TestSupport.write(csv, name: "points.csv", in: folder)
+        let ingest = try cli(["ingest", "--db", database, "--no-geocode", feed.path])
+        #expect(ingest.status == 0, Comment(rawValue: ingest.stderr))
+        let queries = try TestSupport.write("qid,lat,lon\n" + (0..<500).map { "\($0),\(48 + Double($0) / 100),9" }.joined(separator: "\n"), name: "q.csv", in: folder)
+        let program = TestSupport.cliExecutable!.path
+        for command in ["export --format geojson", "near --lat 50 --lon 8 -k 3000 --format json", "within --lat 50 --lon 8 --radius 900km --format csv",
+                        "near --queries \(queries.path) -k 50", "changes --since 0"] {
+            let r = try TestSupport.run("/bin/bash", ["-c", "set -o pipefail; '\(program)' \(command) --db '\(database)' | head -c 100 > /dev/null"])
+            #expect(r.status == 141 && r.stderr.isEmpty, "\(command): status \(r.status), \(r.stderr)")
+        }
+        // A full disk is still an error that names the output.
+        if FileManager.default.fileExists(atPath: "/dev/full") {
+            let full = try cli(["export", "--db", database, "-o", "/dev/full"])
+            #expect(full.status == 73 && full.stderr.contains("cannot write /dev/full: No space left on device"), Comment(rawValue: full.stderr))
+        }
+    }
+
     // MARK: point 10
 
     @Test func smallThingsAUserMeets() throws {

@@ -178,6 +178,32 @@ struct OutputFormatTests {
         #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path) == ["out.json"])
     }
 
+    /// The reader of a pipe quits: the write fails with EPIPE (SIGPIPE ignored, as SwiftNIO
+    /// ignores it in any process that opens a socket), later writes are dropped instead of
+    /// piling up, and every later flush or commit reports the same failure.
+    @Test func aReaderThatQuitStopsTheSink() throws {
+        signal(SIGPIPE, SIG_IGN)
+        var fds: [Int32] = [0, 0]
+        #expect(pipe(&fds) == 0)
+        let path = "/dev/fd/\(fds[1])"
+        let sink = try TextSink(path: path)   // a pipe is written as it is, never renamed over
+        close(fds[1])
+        close(fds[0])
+        sink.write("first line\n")
+        func failure(_ body: () throws -> Void) -> OutputError? {
+            do { try body(); return nil } catch { return error as? OutputError }
+        }
+        guard case .readerGone(path)? = failure({ try sink.flush() }) else {
+            Issue.record("the flush did not report the reader as gone")
+            return
+        }
+        sink.write(String(repeating: "x", count: 1 << 17))
+        guard case .readerGone? = failure({ try sink.throwIfFailed() }), case .readerGone? = failure({ try sink.commit() }) else {
+            Issue.record("a later check or commit forgot the failure")
+            return
+        }
+    }
+
     /// RFC 7946 checks: FeatureCollection, no crs, every feature an id, geometry null or valid with
     /// [longitude, latitude] in range.
     static func validateRFC7946(_ text: String, expectedFeatures: Int) throws {
