@@ -26,14 +26,14 @@ final class AnnotationCardWriter: ResultWriter {
 
     func write(_ result: QueryResult) throws {
         let a = Annotation(result)
-        if count > 0 { sink.write("\n") }
+        if count > 0 { try sink.write("\n") }
         count += 1
         let pin = color ? Self.ansi(a.pinColor) + "●" + "\u{1B}[0m" : "●"
         let label = [a.pinColor.rawValue, a.category].compactMap { $0 }.joined(separator: " · ")
-        sink.write("\(pin) \(color ? "\u{1B}[1m" + a.title + "\u{1B}[0m" : a.title)  [\(label)]\n")
+        try sink.write("\(pin) \(color ? "\u{1B}[1m" + a.title + "\u{1B}[0m" : a.title)  [\(label)]\n")
         if let subtitle = a.subtitle {
             let lines = width.map { Self.wrap(subtitle, width: max(20, $0 - 2), lines: Self.subtitleLines) } ?? [subtitle]
-            for line in lines { sink.write("  " + line + "\n") }
+            for line in lines { try sink.write("  " + line + "\n") }
         }
         var facts: [String] = []
         if let c = a.coordinate {
@@ -50,11 +50,11 @@ final class AnnotationCardWriter: ResultWriter {
         if let geocoded = Self.geocodedNote(a) { facts.append(geocoded) }
         if let updated = a.updated { facts.append("updated \(Self.readable(updated))") }
         if let expires = a.expires { facts.append("expires \(Self.readable(expires))") }
-        sink.write("  " + facts.joined(separator: " · ") + "\n")
+        try sink.write("  " + facts.joined(separator: " · ") + "\n")
     }
 
     func end() throws {
-        if count == 0 { sink.write("No incidents found.\n") }
+        if count == 0 { try sink.write("No incidents found.\n") }
     }
 
     /// A feed that gives only a date ("2025-05-19") is stored at midnight UTC: a card shows the
@@ -128,17 +128,17 @@ final class TableWriter: ResultWriter {
             AnnotationCardWriter.truncate(a.title, 60),
         ])
         // A table needs its column widths: it holds rows, so flush in blocks for big results.
-        if rows.count >= 1000 { emit() }
+        if rows.count >= 1000 { try emit() }
     }
 
-    func end() throws { emit() }
+    func end() throws { try emit() }
 
-    private func emit() {
+    private func emit() throws {
         let all = [Self.header] + rows
         let widths = (0..<Self.header.count).map { c in all.map { $0[c].count }.max() ?? 0 }
         for row in all {
             let cells = row.enumerated().map { c, v in c == row.count - 1 ? v : v.padding(toLength: widths[c], withPad: " ", startingAt: 0) }
-            sink.write(cells.joined(separator: "  ") + "\n")
+            try sink.write(cells.joined(separator: "  ") + "\n")
         }
         rows.removeAll()
     }

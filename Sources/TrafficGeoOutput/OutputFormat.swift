@@ -88,12 +88,12 @@ public protocol ResultWriter: AnyObject {
 /// A buffered UTF-8 text destination: stdout, or a file written atomically (temp + rename).
 ///
 ///     let sink = try TextSink(path: "incidents.geojson")
-///     sink.write("...")
+///     try sink.write("...")
 ///     try sink.commit()   // renames the finished file into place
 public final class TextSink {
     private let handle: FileHandle
     private var buffer: [UInt8] = []
-    /// The first write that failed; later writes are dropped.
+    /// The first write that failed; every later write, flush or commit throws it.
     private var failure: OutputError?
     private let temporaryPath: String?
     private let finalPath: String?
@@ -161,20 +161,19 @@ public final class TextSink {
         name = path
     }
 
-    public func write(_ text: String) {
-        // After a failed write nothing more is kept: the output would only pile up in memory
-        // until `commit` reports the failure.
-        guard failure == nil else { return }
+    /// Appends `text`, writing the buffer out once it holds 64 KiB. After a failed write (the
+    /// reader of a pipe quit, a full disk) every later one throws the same failure: a long run
+    /// stops at its next result instead of computing output nobody will read (`… | head`).
+    public func write(_ text: String) throws {
+        try throwIfFailed()
         // Through the string's contiguous bytes: Data's generic append went byte by byte (a fifth
         // of writing a big batch of result rows).
         var text = text
         text.withUTF8 { buffer.append(contentsOf: $0) }
-        if buffer.count >= 1 << 16 { try? flush() }
+        if buffer.count >= 1 << 16 { try flush() }
     }
 
-    /// Throws the error of an earlier failed write, if any: a long run stops at its next
-    /// result instead of computing output nobody will read (`… | head`).
-    public func throwIfFailed() throws {
+    private func throwIfFailed() throws {
         if let failure { throw failure }
     }
 

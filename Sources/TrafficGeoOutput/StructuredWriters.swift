@@ -10,15 +10,15 @@ final class JSONArrayWriter: ResultWriter {
 
     init(sink: TextSink) { self.sink = sink }
 
-    func begin() throws { sink.write("[") }
+    func begin() throws { try sink.write("[") }
 
     func write(_ result: QueryResult) throws {
-        sink.write(count == 0 ? "\n" : ",\n")
-        sink.write(Annotation(result).jsonText)
+        try sink.write(count == 0 ? "\n" : ",\n")
+        try sink.write(Annotation(result).jsonText)
         count += 1
     }
 
-    func end() throws { sink.write(count == 0 ? "]\n" : "\n]\n") }
+    func end() throws { try sink.write(count == 0 ? "]\n" : "\n]\n") }
 }
 
 /// `--format geojson` (RFC 7946 FeatureCollection) and `geojsonseq` (RFC 8142: each Feature
@@ -38,21 +38,21 @@ package final class GeoJSONWriter: ResultWriter {
     }
 
     package func begin() throws {
-        if !sequence { sink.write("{\"type\":\"FeatureCollection\",\"features\":[") }
+        if !sequence { try sink.write("{\"type\":\"FeatureCollection\",\"features\":[") }
     }
 
     package func write(_ result: QueryResult) throws {
         let feature = Self.feature(result, geometry: geometry)
         if sequence {
-            sink.write("\u{1E}" + feature + "\n")
+            try sink.write("\u{1E}" + feature + "\n")
         } else {
-            sink.write((count == 0 ? "\n" : ",\n") + feature)
+            try sink.write((count == 0 ? "\n" : ",\n") + feature)
         }
         count += 1
     }
 
     package func end() throws {
-        if !sequence { sink.write(count == 0 ? "]}\n" : "\n]}\n") }
+        if !sequence { try sink.write(count == 0 ? "]}\n" : "\n]}\n") }
     }
 
     /// One Feature. `rawID` replaces the id (JSON text: `serve` uses the store id, which fits in
@@ -145,7 +145,7 @@ final class CSVResultWriter: ResultWriter {
     func begin() throws {
         var header = Self.header
         if !crs.isWGS84 { (header[3], header[4]) = crs.columnNames }
-        sink.write(header.joined(separator: ",") + "\r\n")
+        try sink.write(header.joined(separator: ",") + "\r\n")
     }
 
     func write(_ result: QueryResult) throws {
@@ -165,7 +165,7 @@ final class CSVResultWriter: ResultWriter {
             a.pinColor.rawValue, a.road ?? "", a.category ?? "", a.updated ?? "", a.expires ?? "", a.weblink ?? "", a.source,
             a.positionSource ?? "", a.precision ?? "", a.confidence.map { JSONObjectText.number($0, digits: 2) } ?? "",
         ]
-        sink.write(fields.map(Self.quote).joined(separator: ",") + "\r\n")
+        try sink.write(fields.map(Self.quote).joined(separator: ",") + "\r\n")
     }
 
     func end() throws {}

@@ -110,8 +110,6 @@ public final class PostGISIncidentStore: IncidentStore {
                 try connection.run("SELECT pg_advisory_xact_lock(\(PostGISSchema.writerLock))", logger: logger)
                 return try body(connection)
             }
-        } catch let error as CallerError {
-            throw error.underlying
         } catch let error as StoreError {
             throw error
         } catch let error as FeedError {

@@ -69,8 +69,7 @@ struct ChangesCommand: AsyncParsableCommand {
                     if !filter.isEmpty {
                         guard let stored, filter.matches(stored) else { continue }
                     }
-                    sink.write(format == .ndjson ? ChangeText.ndjson(change, stored) + "\n" : ChangeText.geojsonSequence(change, stored))
-                    try sink.throwIfFailed()
+                    try sink.write(format == .ndjson ? ChangeText.ndjson(change, stored) + "\n" : ChangeText.geojsonSequence(change, stored))
                     printed += 1
                     if let limit, printed >= limit { break reading }
                 }

@@ -76,13 +76,12 @@ struct GeocodeBatchCommand: AsyncParsableCommand {
 
             let stop = StopSignal.install()
             let sink = try output.map { try TextSink(path: $0) } ?? TextSink()
-            if let header = table.outputHeader() { sink.write(header) }
+            if let header = table.outputHeader() { try sink.write(header) }
             let progress = Self.progressReporter(quiet: global.quiet)
             let summary: BatchSummary
             do {
                 summary = try await batch.run(queries: queries, texts: texts, shouldStop: { stop.isSet }, progress: progress) { row, result in
-                    sink.write(table.outputLine(row: row, result: result.fields))
-                    try sink.throwIfFailed()
+                    try sink.write(table.outputLine(row: row, result: result.fields))
                 }
                 try sink.commit()
             } catch {

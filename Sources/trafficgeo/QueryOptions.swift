@@ -89,7 +89,7 @@ struct BatchQueryOptions: ParsableArguments {
         guard let queries else { return }
         let points = try QueryLocations.read(path: queries)
         let sink = try output.map { try TextSink(path: $0) } ?? TextSink()
-        sink.write(NeighbourRows.header)
+        try sink.write(NeighbourRows.header)
         var latencies: [Double] = []
         latencies.reserveCapacity(points.count)
         let clock = ContinuousClock()
@@ -99,8 +99,7 @@ struct BatchQueryOptions: ParsableArguments {
                 let t0 = clock.now
                 let found = try answer(p.coordinate)
                 latencies.append(Self.milliseconds(clock.now - t0))
-                for n in found { sink.write(NeighbourRows.line(qid: p.qid, n)) }
-                try sink.throwIfFailed()
+                for n in found { try sink.write(NeighbourRows.line(qid: p.qid, n)) }
             }
             try sink.commit()
         } catch {
@@ -291,7 +290,6 @@ struct QueryOptions: ParsableArguments {
             try produce { result in
                 if onlySegments && !geometry.fits(result.incident) { leftOut += 1; return }
                 try writer.write(result)
-                try sink.throwIfFailed()
                 count += 1
             }
             try writer.end()
