@@ -93,7 +93,9 @@ let package = Package(
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "GRDBSQLite", package: "GRDB.swift"),
                            // NIOLockedValueBox: the one lock type.
-                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                           // ThreadSpecificVariable: a read connection per long-lived reader thread.
+                           .product(name: "NIOPosix", package: "swift-nio")]
         ),
         // The PostGIS store: a PostgreSQL server (`postgresql://…`), the same answers as the file.
         .target(

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NIOPosix
 import TrafficGeoFeeds
 import TrafficGeoModel
 import TrafficGeoStore
@@ -18,6 +19,11 @@ public final class SQLiteIncidentStore: IncidentStore {
     let pool: DatabasePool
     /// The spatial index's nodes as read by earlier queries (`SQLiteIncidentStore+Queries`).
     let nodeCache = IndexNodeCache()
+    /// The read connection of each long-lived reader thread (`ReaderThread`), opened at its first
+    /// read and closed when the thread ends.
+    private let threadConnections = ThreadSpecificVariable<ThreadConnection>()
+    /// How those connections are opened: as the pool's readers.
+    private let threadConnectionConfiguration: Configuration
 
     /// The default database: `$TRAFFICGEO_DB`, else `$XDG_DATA_HOME/trafficgeo/incidents.sqlite`
     /// (`~/.local/share/trafficgeo/incidents.sqlite`).
@@ -47,6 +53,9 @@ public final class SQLiteIncidentStore: IncidentStore {
             // cached geocoder answer, the main cost of a fast batch run.
             if !readOnly { try db.execute(sql: "PRAGMA synchronous = NORMAL") }
         }
+        var readerConfig = config
+        readerConfig.readonly = true
+        threadConnectionConfiguration = readerConfig
         if !readOnly {
             let folder = (path as NSString).deletingLastPathComponent
             if !folder.isEmpty, !FileManager.default.fileExists(atPath: folder) {
@@ -231,6 +240,7 @@ public final class SQLiteIncidentStore: IncidentStore {
 
     /// Runs `block` on a read-only connection (a consistent snapshot in WAL mode).
     public func read<T>(_ block: (Database) throws -> T) throws -> T {
+        if ReaderThread.isCurrentMarked { return try readOnThreadConnection(block) }
         do {
             // The snapshot is GRDB's `read`'s deferred transaction, begun and committed through
             // cached statements: `read` prepares BEGIN and COMMIT anew every time, 3 % of a
@@ -239,6 +249,41 @@ public final class SQLiteIncidentStore: IncidentStore {
                 try db.cachedStatement(sql: "BEGIN DEFERRED TRANSACTION").execute()
                 let result: T
                 do {
+                    result = try block(db)
+                } catch {
+                    try? db.cachedStatement(sql: "ROLLBACK TRANSACTION").execute()
+                    throw error
+                }
+                try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+                return result
+            }
+        } catch let error as DatabaseError {
+            throw StoreError.readFailed(path, reason: StoreError.describe(error))
+        }
+    }
+
+    /// `read` on the calling thread's own connection (a long-lived reader thread, `ReaderThread`).
+    /// The pool's `read` checks the schema version before every read, so that its statement and
+    /// schema caches never outlive a schema change by another process; here the same is done
+    /// when the connection's data version (any commit by another connection) has changed.
+    private func readOnThreadConnection<T>(_ block: (Database) throws -> T) throws -> T {
+        do {
+            let connection: ThreadConnection
+            if let kept = threadConnections.currentValue {
+                connection = kept
+            } else {
+                connection = ThreadConnection(try Self.retryingWhileBusy { try DatabaseQueue(path: path, configuration: threadConnectionConfiguration) })
+                threadConnections.currentValue = connection
+            }
+            return try connection.queue.inDatabase { db in
+                try db.cachedStatement(sql: "BEGIN DEFERRED TRANSACTION").execute()
+                let result: T
+                do {
+                    let version = try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? -1
+                    if version != connection.dataVersion {
+                        db.clearSchemaCache()
+                        connection.dataVersion = version
+                    }
                     result = try block(db)
                 } catch {
                     try? db.cachedStatement(sql: "ROLLBACK TRANSACTION").execute()
@@ -430,4 +475,13 @@ extension StoreError {
         }
         return String(describing: error)
     }
+}
+
+/// A long-lived reader thread's own connection and the data version it last saw. Unchecked
+/// Sendable: used only by the thread that keeps it (`ThreadSpecificVariable`).
+private final class ThreadConnection: @unchecked Sendable {
+    let queue: DatabaseQueue
+    var dataVersion: Int64 = -1
+
+    init(_ queue: DatabaseQueue) { self.queue = queue }
 }

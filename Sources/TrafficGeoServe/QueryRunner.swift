@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import NIOPosix
+import TrafficGeoStore
 
 /// Runs store queries on threads of their own (SQLite calls block; Swift's cooperative pool has
 /// one thread per core and must keep serving connections and event streams), and answers 503
@@ -66,6 +67,8 @@ final class QueryRunner: Sendable {
             pool.submit { state in
                 let result: Result<T, any Error>
                 if case .active = state {
+                    // These threads live as long as the server: the store may keep a connection for each.
+                    ReaderThread.markCurrent()
                     result = Result { try body() }
                 } else {
                     result = .failure(Problem(status: .serviceUnavailable, title: "Shutting down", detail: "The server is stopping; try again shortly."))

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import NIOConcurrencyHelpers
 import Testing
 @testable import TrafficGeoModel
 @testable import TrafficGeoProjection
@@ -178,6 +179,50 @@ struct StoreLayoutTests {
         _ = try Self.ingest(other, [Self.fullIncident(id: "new", latitude: 50.205)])
         #expect(try engine.nearest(to: Coordinate(latitude: 50.205, longitude: 7.1234), limit: 1).first?.incident.id == "new")
         #expect(store.nodeCache.reads.withLockedValue { $0 } == 2)
+    }
+
+    /// A long-lived reader thread (`ReaderThread`, serve's query threads) reads on a connection
+    /// of its own: the same one each time, answering as the pool does, seeing what another
+    /// connection commits, and a schema another connection changed (GRDB's schema cache is
+    /// cleared, as the pool does for its readers).
+    @Test func aReaderThreadKeepsItsOwnConnectionAndSeesEveryCommit() throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try Self.store(folder)
+        _ = try Self.ingest(store, (0..<50).map { Self.fullIncident(id: "n\($0)", latitude: 50 + Double($0) * 0.01) })
+        let engine = QueryEngine(store: store)
+        let point = Coordinate(latitude: 50.2, longitude: 7)
+        let fromPool = try engine.nearest(to: point, limit: 5)
+        #expect(!ReaderThread.isCurrentMarked)
+
+        let outcome = try Self.onReaderThread { () throws -> [String] in
+            var seen: [String] = []
+            let connection = try store.read { ObjectIdentifier($0) }
+            if try engine.nearest(to: point, limit: 5) == fromPool { seen.append("same answer") }
+            if try !store.read({ try $0.tableExists("extra") }) { seen.append("no table yet") }
+            let other = try Self.store(folder)
+            _ = try Self.ingest(other, [Self.fullIncident(id: "new", latitude: 50.205)])
+            try other.pool.write { try $0.execute(sql: "CREATE TABLE extra (x)") }
+            if try engine.nearest(to: Coordinate(latitude: 50.205, longitude: 7.1234), limit: 1).first?.incident.id == "new" { seen.append("new incident") }
+            if try store.read({ try $0.tableExists("extra") }) { seen.append("new table") }
+            if try store.read({ ObjectIdentifier($0) }) == connection { seen.append("one connection") }
+            return seen
+        }
+        #expect(outcome == ["same answer", "no table yet", "new incident", "new table", "one connection"])
+    }
+
+    /// Runs `body` on a new thread marked as a long-lived reader, and waits for it.
+    static func onReaderThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) throws -> T {
+        let done = DispatchSemaphore(value: 0)
+        let result = NIOLockedValueBox<Result<T, any Error>?>(nil)
+        let thread = Thread {
+            ReaderThread.markCurrent()
+            result.withLockedValue { $0 = Result { try body() } }
+            done.signal()
+        }
+        thread.start()
+        done.wait()
+        return try result.withLockedValue { $0! }.get()
     }
 
     /// In defensive mode SQLite refuses writes to the R*Tree's shadow tables, which the bulk loader
