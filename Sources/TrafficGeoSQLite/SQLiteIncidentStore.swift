@@ -238,63 +238,47 @@ public final class SQLiteIncidentStore: IncidentStore {
 
     // MARK: - Reading
 
-    /// Runs `block` on a read-only connection (a consistent snapshot in WAL mode).
+    /// Runs `block` on a read-only connection (a consistent snapshot in WAL mode): on a
+    /// long-lived reader thread (`ReaderThread`) that thread's own, else one from the pool.
     public func read<T>(_ block: (Database) throws -> T) throws -> T {
-        if ReaderThread.isCurrentMarked { return try readOnThreadConnection(block) }
         do {
-            // The snapshot is GRDB's `read`'s deferred transaction, begun and committed through
-            // cached statements: `read` prepares BEGIN and COMMIT anew every time, 3 % of a
-            // 10-nearest request in `serve`.
-            return try pool.unsafeRead { db in
-                try db.cachedStatement(sql: "BEGIN DEFERRED TRANSACTION").execute()
-                let result: T
-                do {
-                    result = try block(db)
-                } catch {
-                    try? db.cachedStatement(sql: "ROLLBACK TRANSACTION").execute()
-                    throw error
+            if ReaderThread.isCurrentMarked {
+                let connection = try threadConnection()
+                return try connection.queue.inDatabase { db in
+                    try Self.inSnapshot(db) { db in
+                        try connection.noticeCommits(db)
+                        return try block(db)
+                    }
                 }
-                try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
-                return result
             }
+            return try pool.unsafeRead { db in try Self.inSnapshot(db, block) }
         } catch let error as DatabaseError {
             throw StoreError.readFailed(path, reason: StoreError.describe(error))
         }
     }
 
-    /// `read` on the calling thread's own connection (a long-lived reader thread, `ReaderThread`).
-    /// The pool's `read` checks the schema version before every read, so that its statement and
-    /// schema caches never outlive a schema change by another process; here the same is done
-    /// when the connection's data version (any commit by another connection) has changed.
-    private func readOnThreadConnection<T>(_ block: (Database) throws -> T) throws -> T {
+    /// `block` in one deferred read transaction, the snapshot of GRDB's `read`, but begun and
+    /// committed through cached statements: `read` prepares BEGIN and COMMIT anew every time, 3 %
+    /// of a 10-nearest request in `serve`.
+    private static func inSnapshot<T>(_ db: Database, _ block: (Database) throws -> T) throws -> T {
+        try db.cachedStatement(sql: "BEGIN DEFERRED TRANSACTION").execute()
+        let result: T
         do {
-            let connection: ThreadConnection
-            if let kept = threadConnections.currentValue {
-                connection = kept
-            } else {
-                connection = ThreadConnection(try Self.retryingWhileBusy { try DatabaseQueue(path: path, configuration: threadConnectionConfiguration) })
-                threadConnections.currentValue = connection
-            }
-            return try connection.queue.inDatabase { db in
-                try db.cachedStatement(sql: "BEGIN DEFERRED TRANSACTION").execute()
-                let result: T
-                do {
-                    let version = try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? -1
-                    if version != connection.dataVersion {
-                        db.clearSchemaCache()
-                        connection.dataVersion = version
-                    }
-                    result = try block(db)
-                } catch {
-                    try? db.cachedStatement(sql: "ROLLBACK TRANSACTION").execute()
-                    throw error
-                }
-                try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
-                return result
-            }
-        } catch let error as DatabaseError {
-            throw StoreError.readFailed(path, reason: StoreError.describe(error))
+            result = try block(db)
+        } catch {
+            try? db.cachedStatement(sql: "ROLLBACK TRANSACTION").execute()
+            throw error
         }
+        try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()
+        return result
+    }
+
+    /// The calling long-lived reader thread's own connection (`ReaderThread`), opened at its first read.
+    private func threadConnection() throws -> ThreadConnection {
+        if let kept = threadConnections.currentValue { return kept }
+        let connection = ThreadConnection(try Self.retryingWhileBusy { try DatabaseQueue(path: path, configuration: threadConnectionConfiguration) })
+        threadConnections.currentValue = connection
+        return connection
     }
 
     /// `read` through GRDB's async access, for async callers (the caller's thread is not held).
@@ -481,7 +465,19 @@ extension StoreError {
 /// Sendable: used only by the thread that keeps it (`ThreadSpecificVariable`).
 private final class ThreadConnection: @unchecked Sendable {
     let queue: DatabaseQueue
-    var dataVersion: Int64 = -1
+    private var dataVersion: Int64 = -1
 
     init(_ queue: DatabaseQueue) { self.queue = queue }
+
+    /// Called first in each read. The pool checks the schema version before every read, so
+    /// that GRDB's statement and schema caches never outlive a schema change by another
+    /// process; here the same is done when anything was committed since the last read (the
+    /// data version, which also starts the read transaction).
+    func noticeCommits(_ db: Database) throws {
+        let version = try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? -1
+        if version != dataVersion {
+            db.clearSchemaCache()
+            dataVersion = version
+        }
+    }
 }
