@@ -6,8 +6,8 @@ import Darwin
 
 /// Threads that run store reads one after another for as long as the store is in use (a
 /// server's query threads) say so here; a store may then keep a read connection for each such
-/// thread instead of taking one from a shared pool for every read (for a 10-nearest request in
-/// `serve`, the pool's checkout and checks cost more than the store's own work besides the query).
+/// thread instead of taking one from a shared pool for every read (the pool's checkout and
+/// checks were ≈ 10 % of the CPU of a 10-nearest request in `serve`).
 /// Other threads (a command's main thread, Swift's cooperative pool, whose threads come and go)
 /// read through the pool as before.
 public enum ReaderThread {
