@@ -17,27 +17,31 @@ ROUNDS="${ROUNDS:-3}"
 command -v wrk >/dev/null || { echo "ab.sh: needs wrk (apt install wrk)" >&2; exit 69; }
 ticks="$(getconf CLK_TCK)"
 
+server=""
 one() {  # binary label → one JSON line
   "$1" serve --quiet --db "$WORK/trafficgeo.sqlite" --port 0 2>/dev/null &
-  local pid=$! port=""
+  server=$!
+  local pid=$server port=""
   for _ in $(seq 1 100); do
     port="$(ss -ltnpH | grep "pid=$pid," | awk '{print $4}' | sed 's/.*://' | head -1 || true)"
     [ -n "$port" ] && break
     sleep 0.1
   done
-  [ -n "$port" ] || { echo "ab.sh: $1 did not start" >&2; kill "$pid"; exit 1; }
+  [ -n "$port" ] || { echo "ab.sh: $1 did not start" >&2; exit 1; }
   wrk -t 2 -c 8 -d 3s -s "$HERE/nearest.lua" "http://127.0.0.1:$port" >/dev/null   # warm-up
   local before after out
   before="$(awk '{print $14 + $15}' "/proc/$pid/stat")"
   out="$(wrk -t 2 -c "$CONNECTIONS" -d "${DURATION}s" -s "$HERE/nearest.lua" "http://127.0.0.1:$port" | tail -1)"
   after="$(awk '{print $14 + $15}' "/proc/$pid/stat")"
   kill "$pid"; wait "$pid" 2>/dev/null || true
+  server=""
   python3 -c 'import json,sys; r=json.loads(sys.argv[1]); r["side"]=sys.argv[2]; r["cpu_us_per_request"]=round((int(sys.argv[4])-int(sys.argv[3]))/int(sys.argv[5])*1e6/max(1,r["requests"]),1); print(json.dumps(r))' \
     "$out" "$2" "$before" "$after" "$ticks"
 }
 
 results="$(mktemp)"
-trap 'rm -f "$results"' EXIT
+# A failed step (wrk missing a server, ...) must not leave a server running.
+trap 'rm -f "$results"; [ -z "$server" ] || kill "$server" 2>/dev/null || true' EXIT
 for r in $(seq 1 "$ROUNDS"); do
   echo "### round $r of $ROUNDS ($CONNECTIONS connections, $DURATION s each)" >&2
   one "$1" A >>"$results"
