@@ -113,23 +113,17 @@ enum IncidentRowLayout {
                               ended: ended)
     }
 
-    /// The stored incident with this store id.
-    /// The incidents with these ids (those that exist), in one statement per 500 ids: a
-    /// statement and its row set-up cost more than decoding a row.
+    /// The incidents with these ids (those that exist). A few ids (a page of nearest results)
+    /// are looked up one by one with one statement; more in one `IN` statement per 500 ids: a
+    /// statement and its row set-up cost more than decoding a row, but for a short list `IN`
+    /// builds and sorts a temporary index of the ids first, which made fetching the 10 results of
+    /// a nearest request in `serve` cost as much as finding them.
     static func fetch(_ db: Database, ids: [Int64]) throws -> [Int64: StoredIncident] {
         var found: [Int64: StoredIncident] = [:]
         found.reserveCapacity(ids.count)
-        // In chunks: SQLite allows 32766 parameters to a statement.
-        var start = 0
-        while start < ids.count {
-            let chunk = ids[start ..< min(ids.count, start + 500)]
-            let marks = String(repeating: "?,", count: chunk.count - 1) + "?"
-            let statement = try db.cachedStatement(sql: "SELECT \(selection) FROM incidents i WHERE i.id IN (\(marks))")
-            // Bound and stepped through SQLite's C API: GRDB's arguments and row cursor were a
-            // tenth of a 10-nearest request in `serve`.
-            let raw = statement.sqliteStatement
-            sqlite3_reset(raw)
-            for (k, id) in chunk.enumerated() { sqlite3_bind_int64(raw, Int32(k + 1), id) }
+        // Bound and stepped through SQLite's C API: GRDB's arguments and row cursor were a
+        // tenth of a 10-nearest request in `serve`.
+        func collect(_ raw: SQLiteStatement) throws {
             var code = sqlite3_step(raw)
             while code == SQLITE_ROW {
                 let stored = decode(raw, startingAt: 0)
@@ -138,13 +132,38 @@ enum IncidentRowLayout {
             }
             sqlite3_reset(raw)
             guard code == SQLITE_DONE else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage) }
+        }
+        if ids.count <= pointLookups {
+            let raw = try db.cachedStatement(sql: byID).sqliteStatement
+            for id in ids {
+                sqlite3_reset(raw)
+                sqlite3_bind_int64(raw, 1, id)
+                try collect(raw)
+            }
+            return found
+        }
+        // In chunks: SQLite allows 32766 parameters to a statement.
+        var start = 0
+        while start < ids.count {
+            let chunk = ids[start ..< min(ids.count, start + 500)]
+            let marks = String(repeating: "?,", count: chunk.count - 1) + "?"
+            let raw = try db.cachedStatement(sql: "SELECT \(selection) FROM incidents i WHERE i.id IN (\(marks))").sqliteStatement
+            sqlite3_reset(raw)
+            for (k, id) in chunk.enumerated() { sqlite3_bind_int64(raw, Int32(k + 1), id) }
+            try collect(raw)
             start += chunk.count
         }
         return found
     }
 
+    /// Up to this many ids are fetched by one lookup each (`fetch(_:ids:)`).
+    static let pointLookups = 64
+    /// One incident by store id (made once: the statement cache is keyed by the SQL text).
+    private static let byID = "SELECT \(selection) FROM incidents i WHERE i.id = ?"
+
+    /// The stored incident with this store id.
     static func fetch(_ db: Database, id: Int64) throws -> StoredIncident? {
-        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(selection) FROM incidents i WHERE i.id = ?"), arguments: [id]).map { decode($0) }
+        try Row.fetchOne(db.cachedStatement(sql: byID), arguments: [id]).map { decode($0) }
     }
 
     // MARK: - Writing
