@@ -75,7 +75,7 @@ package final class GeoJSONWriter: ResultWriter {
         o.add("type", "Feature")
         // A feature's id must be unique in the collection: source and feed id together are.
         if let rawID { o.add(raw: "id", rawID) } else { o.add("id", "\(incident.source)#\(incident.id)") }
-        o.add(raw: "geometry", geometry(incident, choice))
+        o.add(raw: "geometry") { writeGeometry(incident, choice, to: &$0) }
         o.openObject("properties")
         o.add("id", incident.id)
         o.add("title", annotation.title)
@@ -104,16 +104,32 @@ package final class GeoJSONWriter: ResultWriter {
         return o.closedBytes()
     }
 
-    /// A Point at the incident, or (as chosen) a LineString along its segment, which starts at the incident.
-    static func geometry(_ incident: Incident, _ choice: GeometryChoice) -> String {
-        func pair(_ c: Coordinate) -> String {
-            "[\(JSONObjectText.number(c.longitude, digits: 6)),\(JSONObjectText.number(c.latitude, digits: 6))]"
+    /// A Point at the incident, or (as chosen) a LineString along its segment, which starts at
+    /// the incident; written into `out` (a page of features is one buffer: no String per feature).
+    static func writeGeometry(_ incident: Incident, _ choice: GeometryChoice, to out: inout [UInt8]) {
+        func pair(_ c: Coordinate) {
+            out.append(UInt8(ascii: "["))
+            JSONObjectText.appendNumber(c.longitude, digits: 6, to: &out)
+            out.append(UInt8(ascii: ","))
+            JSONObjectText.appendNumber(c.latitude, digits: 6, to: &out)
+            out.append(UInt8(ascii: "]"))
         }
         if choice != .point, let segment = incident.segment, segment.count >= 2 {
-            return "{\"type\":\"LineString\",\"coordinates\":[" + segment.map(pair).joined(separator: ",") + "]}"
+            out.append(contentsOf: #"{"type":"LineString","coordinates":["#.utf8)
+            for (i, c) in segment.enumerated() {
+                if i > 0 { out.append(UInt8(ascii: ",")) }
+                pair(c)
+            }
+            out.append(contentsOf: "]}".utf8)
+            return
         }
-        guard let p = incident.position else { return "null" }
-        return "{\"type\":\"Point\",\"coordinates\":\(pair(p))}"
+        guard let p = incident.position else {
+            out.append(contentsOf: "null".utf8)
+            return
+        }
+        out.append(contentsOf: #"{"type":"Point","coordinates":"#.utf8)
+        pair(p)
+        out.append(UInt8(ascii: "}"))
     }
 
     /// Maki icon names, as simplestyle-spec viewers understand them.
