@@ -82,9 +82,11 @@ extension PostGISIncidentStore {
                 let stored = try PostGISRows.decode(row)
                 guard let position = stored.incident.position else { return }
                 // Measured as the SQLite store measures (the short-line formula, Karney near the radius).
-                let distance = Geodesic.distance(q, GeocentricPoint(position), from: center, to: position, limit: radius)
+                let p = GeocentricPoint(position)
+                let distance = Geodesic.distance(q, p, from: center, to: position, limit: radius)
                 if distance <= radius {
-                    try asCaller { try handle(QueryResult(stored: stored, distance: distance, bearing: Geodesic.inverse(from: center, to: position).bearing)) }
+                    let bearing = Geodesic.bearing(q, p, from: center, to: position)
+                    try asCaller { try handle(QueryResult(stored: stored, distance: distance, bearing: bearing)) }
                 }
             }
         }

@@ -81,6 +81,30 @@ extension Geodesic {
         shortLineDistance(a, b) ?? distance(from: ca, to: cb)
     }
 
+    /// The initial bearing from `a` to `b` in degrees, [0, 360). For a short line away from the
+    /// poles it is the direction of the chord in `a`'s horizontal plane: that is the azimuth of
+    /// the normal section from `a` through `b`, which differs from the geodesic's by about
+    /// e′²(s/N)²/12 radians (Bomford): under 10⁻⁶° at 30 km, so it rounds like Karney's azimuth
+    /// (`shortLineBearingMatchesKarney`), at a twentieth of the cost: radius queries, whose
+    /// distances come from the short-line formula, no longer run Karney's algorithm per result
+    /// for the bearing alone. Chords under a metre (whose direction the coordinates' rounding
+    /// blurs), longer lines and points near a pole (where azimuths follow Karney's conventions)
+    /// take Karney's. (Nearest results carry Karney's distance, and its azimuth with it.)
+    @inlinable
+    public static func bearing(_ a: GeocentricPoint, _ b: GeocentricPoint, from ca: Coordinate, to cb: Coordinate) -> Double {
+        let dx = b.x - a.x, dy = b.y - a.y, dz = b.z - a.z
+        let c2 = dx * dx + dy * dy + dz * dz
+        guard c2 >= 1, c2 <= shortLineLimit * shortLineLimit, abs(ca.latitude) < 89 else {
+            return inverse(from: ca, to: cb).bearing
+        }
+        let east = -a.sinLon * dx + a.cosLon * dy
+        let north = -a.sinLat * a.cosLon * dx - a.sinLat * a.sinLon * dy + a.cosLat * dz
+        var degrees = atan2(east, north) * (180 / .pi)
+        if degrees < 0 { degrees += 360 }
+        if degrees >= 360 { degrees -= 360 }
+        return degrees
+    }
+
     /// `distance(_:_:from:to:)` of a candidate that its caller compares with `limit` (a radius or
     /// a maximum distance): within a micrometre of it Karney's algorithm decides (the short-line
     /// formula is nanometres off), so a limit of exactly a reported distance includes it. Every

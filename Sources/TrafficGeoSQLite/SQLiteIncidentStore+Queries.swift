@@ -31,9 +31,10 @@ extension SQLiteIncidentStore {
             var candidates = try SQLiteCandidates(db, nodes: indexNodes(db), around: center, maxDistance: radius, filter: filter,
                                                   inIDOrder: true, decoding: true)
             defer { candidates.close() }
-            try Self.scanWithin(&candidates, radius: radius, of: center) { found, distance in
+            let q = candidates.query
+            try Self.scanWithin(&candidates, radius: radius, of: center) { found, p, distance in
                 try handle(QueryResult(stored: found.incident, distance: distance,
-                                       bearing: Geodesic.inverse(from: center, to: found.position).bearing))
+                                       bearing: Geodesic.bearing(q, p, from: center, to: found.position)))
             }
         }
     }
@@ -148,20 +149,21 @@ extension SQLiteIncidentStore {
         var candidates = try SQLiteCandidates(db, nodes: nodes, around: center, maxDistance: radius, filter: filter, inIDOrder: true)
         defer { candidates.close() }
         var found: [Neighbour] = []
-        try scanWithin(&candidates, radius: radius, of: center) { row, distance in
+        try scanWithin(&candidates, radius: radius, of: center) { row, _, distance in
             found.append(Neighbour(storeID: row.storeID, id: row.externalID, distance: distance, position: row.position))
         }
         return found.sorted { QueryResult.precedes(($0.distance, $0.storeID), ($1.distance, $1.storeID)) }
     }
 
-    /// Calls `body` with the exact distance of each candidate within `radius` (boundary included).
+    /// Calls `body` with each candidate within `radius` (boundary included), its geocentric
+    /// point and its exact distance.
     private static func scanWithin(_ candidates: inout SQLiteCandidates, radius: Double, of center: Coordinate,
-                                   body: (SQLiteCandidates, Double) throws -> Void) throws {
+                                   body: (SQLiteCandidates, GeocentricPoint, Double) throws -> Void) throws {
         let q = candidates.query
         while let (p, position) = try candidates.next() {
             if q.chord(to: p) > radius { continue }
             let distance = Self.distance(q, p, from: center, to: position, limit: radius)
-            if distance <= radius { try body(candidates, distance) }
+            if distance <= radius { try body(candidates, p, distance) }
         }
     }
 
