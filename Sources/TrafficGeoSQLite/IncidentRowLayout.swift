@@ -113,11 +113,12 @@ enum IncidentRowLayout {
                               ended: ended)
     }
 
-    /// The incidents with these ids (those that exist). A few ids (a page of nearest results)
-    /// are looked up one by one with one statement; more in one `IN` statement per 500 ids: a
-    /// statement and its row set-up cost more than decoding a row, but for a short list `IN`
-    /// builds and sorts a temporary index of the ids first, which made fetching the 10 results of
-    /// a nearest request in `serve` cost as much as finding them.
+    /// The incidents with these ids (those that exist). Up to 64 ids (a page of nearest
+    /// results) are a table of values, each looked up by one statement; more go in one `IN`
+    /// statement per 500 ids. A statement and its row set-up cost more than decoding a row; for
+    /// a short list, `IN` builds and sorts a temporary index of the ids first (fetching the 10
+    /// results of a nearest request in `serve` then cost as much as finding them), and a lookup
+    /// statement per id pays the statement's start and end ten times.
     static func fetch(_ db: Database, ids: [Int64]) throws -> [Int64: StoredIncident] {
         var found: [Int64: StoredIncident] = [:]
         found.reserveCapacity(ids.count)
@@ -133,13 +134,11 @@ enum IncidentRowLayout {
             sqlite3_reset(raw)
             guard code == SQLITE_DONE else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage) }
         }
-        if ids.count <= pointLookups {
-            let raw = try db.cachedStatement(sql: byID).sqliteStatement
-            for id in ids {
-                sqlite3_reset(raw)
-                sqlite3_bind_int64(raw, 1, id)
-                try collect(raw)
-            }
+        if !ids.isEmpty, ids.count <= byListedIDs.count {
+            let raw = try db.cachedStatement(sql: byListedIDs[ids.count - 1]).sqliteStatement
+            sqlite3_reset(raw)
+            for (k, id) in ids.enumerated() { sqlite3_bind_int64(raw, Int32(k + 1), id) }
+            try collect(raw)
             return found
         }
         // In chunks: SQLite allows 32766 parameters to a statement.
@@ -156,8 +155,10 @@ enum IncidentRowLayout {
         return found
     }
 
-    /// Up to this many ids are fetched by one lookup each (`fetch(_:ids:)`).
-    static let pointLookups = 64
+    /// For 1…64 ids: the ids as a table of values, each looked up in turn (`fetch(_:ids:)`).
+    private static let byListedIDs = (1...64).map { n in
+        "SELECT \(selection) FROM (VALUES " + Array(repeating: "(?)", count: n).joined(separator: ",") + ") v CROSS JOIN incidents i ON i.id = v.column1"
+    }
     /// One incident by store id (made once: the statement cache is keyed by the SQL text).
     private static let byID = "SELECT \(selection) FROM incidents i WHERE i.id = ?"
 
