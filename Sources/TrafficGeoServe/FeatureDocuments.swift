@@ -12,16 +12,32 @@ struct Link: Sendable {
     var type: String
     var title: String
 
-    var json: String {
-        var o = JSONObjectText()
-        o.add("href", href)
-        o.add("rel", rel)
-        o.add("type", type)
-        o.add("title", title)
-        return o.closed()
+    /// The links as a JSON array.
+    static func array(_ links: [Link]) -> String {
+        var bytes: [UInt8] = []
+        write(links, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    static func array(_ links: [Link]) -> String { "[" + links.map(\.json).joined(separator: ",") + "]" }
+    /// The links as a JSON array, written after what `bytes` holds (a page of features: no
+    /// String per link).
+    static func write(_ links: [Link], to bytes: inout [UInt8]) {
+        // Moved, not copied: each link's object writer takes the buffer over.
+        var out: [UInt8] = []
+        swap(&out, &bytes)
+        out.append(UInt8(ascii: "["))
+        for (i, link) in links.enumerated() {
+            if i > 0 { out.append(UInt8(ascii: ",")) }
+            var o = JSONObjectText(appendingTo: consume out)
+            o.add("href", link.href)
+            o.add("rel", link.rel)
+            o.add("type", link.type)
+            o.add("title", link.title)
+            out = o.closedBytes()
+        }
+        out.append(UInt8(ascii: "]"))
+        swap(&out, &bytes)
+    }
 }
 
 enum MediaType {
@@ -114,7 +130,7 @@ enum FeatureDocuments {
         }
         bytes.append(contentsOf: "],\"numberMatched\":\(page.numberMatched),\"numberReturned\":\(page.results.count)".utf8)
         bytes.append(contentsOf: ",\"links\":".utf8)
-        bytes.append(contentsOf: Link.array(links).utf8)
+        Link.write(links, to: &bytes)
         let stableCount = bytes.count
         bytes.append(contentsOf: ",\"timeStamp\":".utf8)
         bytes.append(contentsOf: JSONObjectText.string(TimestampParser.format(timeStamp)).utf8)

@@ -29,12 +29,14 @@ struct ItemsQuery: Sendable, Equatable {
     /// trafficgeo's own, the command line's options.
     static let ownParameters: Set<String> = ["lat", "lon", "radius", "nearest", "road", "category", "q", "active-at",
                                              "min-confidence", "precision", "sortby"]
+    /// What an items request (and the map page) takes: both of the above.
+    static let itemsParameters = standardParameters.union(ownParameters)
     /// The events stream takes the conditions, not paging or ordering.
     static let eventParameters: Set<String> = ["bbox", "lat", "lon", "radius", "road", "category", "q", "min-confidence", "precision"]
 
     init() {}
 
-    init(_ p: QueryParameters, allowed: Set<String> = standardParameters.union(ownParameters), now: Date = Date()) throws(Problem) {
+    init(_ p: QueryParameters, allowed: Set<String> = itemsParameters, now: Date = Date()) throws(Problem) {
         try p.allowOnly(allowed)
         if let text = try p.single("limit") {
             guard let n = Int(text), (1...Self.maxLimit).contains(n) else {
