@@ -114,8 +114,8 @@ enum IncidentRowLayout {
     }
 
     /// The incidents with these ids (those that exist). Up to 64 ids (a page of nearest
-    /// results) are a table of values, each looked up by one statement; more go in one `IN`
-    /// statement per 500 ids. A statement and its row set-up cost more than decoding a row; for
+    /// results) go as a table of values that one statement joins to the incidents, id by id;
+    /// more go in one `IN` statement per 500 ids. A statement and its row set-up cost more than decoding a row; for
     /// a short list, `IN` builds and sorts a temporary index of the ids first (fetching the 10
     /// results of a nearest request in `serve` then cost as much as finding them), and a lookup
     /// statement per id pays the statement's start and end ten times.
@@ -155,7 +155,7 @@ enum IncidentRowLayout {
         return found
     }
 
-    /// For 1…64 ids: the ids as a table of values, each looked up in turn (`fetch(_:ids:)`).
+    /// For 1…64 ids: the ids as a table of values, each looked up in the incidents in turn (`fetch(_:ids:)`).
     private static let byListedIDs = (1...64).map { n in
         "SELECT \(selection) FROM (VALUES " + Array(repeating: "(?)", count: n).joined(separator: ",") + ") v CROSS JOIN incidents i ON i.id = v.column1"
     }
