@@ -144,35 +144,40 @@ struct RTreeSearch {
         return nil
     }
 
-    // A binary min-heap on `chord`.
+    // A binary min-heap on `chord`, sifted through the array's buffer: indexing the array itself
+    // checked its uniqueness and bounds at every step (a query pushes ~300 cells).
     private mutating func push(_ item: Item) {
         heap.append(item)
-        var i = heap.count - 1
-        while i > 0 {
-            let parent = (i - 1) / 2
-            guard item.chord < heap[parent].chord else { break }
-            heap[i] = heap[parent]
-            i = parent
+        heap.withUnsafeMutableBufferPointer { h in
+            var i = h.count - 1
+            while i > 0 {
+                let parent = (i - 1) / 2
+                guard item.chord < h[parent].chord else { break }
+                h[i] = h[parent]
+                i = parent
+            }
+            h[i] = item
         }
-        heap[i] = item
     }
 
     private mutating func pop() -> Item? {
         guard let top = heap.first else { return nil }
         let last = heap.removeLast()
         if heap.isEmpty { return top }
-        var i = 0
-        let count = heap.count
-        while true {
-            let l = 2 * i + 1
-            guard l < count else { break }
-            let r = l + 1
-            let m = r < count && heap[r].chord < heap[l].chord ? r : l
-            guard heap[m].chord < last.chord else { break }
-            heap[i] = heap[m]
-            i = m
+        heap.withUnsafeMutableBufferPointer { h in
+            var i = 0
+            let count = h.count
+            while true {
+                let l = 2 * i + 1
+                guard l < count else { break }
+                let r = l + 1
+                let m = r < count && h[r].chord < h[l].chord ? r : l
+                guard h[m].chord < last.chord else { break }
+                h[i] = h[m]
+                i = m
+            }
+            h[i] = last
         }
-        heap[i] = last
         return top
     }
 }
