@@ -14,7 +14,8 @@ extension SQLiteIncidentStore {
         // One read transaction: the incidents fetched are the ones the index pointed at.
         // Decoded results carry Karney's distance (it comes with the bearing) for every result.
         try read { db in
-            let neighbours = try Self.nearestNeighbours(db, nodes: indexNodes(db), point: point, limit: limit, maxDistance: maxDistance, filter: filter)
+            let neighbours = try Self.nearestNeighbours(db, nodes: indexNodes(db), point: point, limit: limit, maxDistance: maxDistance,
+                                                        filter: filter, feedIDs: false)
             let incidents = try IncidentRowLayout.fetch(db, ids: neighbours.map(\.storeID))
             return try neighbours.map {
                 let (distance, bearing) = Geodesic.inverse(from: point, to: $0.position)
@@ -115,8 +116,10 @@ extension SQLiteIncidentStore {
 
     // MARK: - The searches
 
+    /// The `limit` nearest, measured; with `feedIDs` false their `id` is left empty (the decoded
+    /// answer reads it with the incident: a String per candidate taken was 1 % of a request).
     fileprivate static func nearestNeighbours(_ db: Database, nodes: RTreeNodes, point: Coordinate, limit: Int,
-                                              maxDistance: Double?, filter: IncidentFilter) throws -> [Neighbour] {
+                                              maxDistance: Double?, filter: IncidentFilter, feedIDs: Bool = true) throws -> [Neighbour] {
         guard limit > 0 else { return [] }
         var candidates = try SQLiteCandidates(db, nodes: nodes, around: point, maxDistance: maxDistance ?? .greatestFiniteMagnitude, filter: filter)
         defer { candidates.close() }
@@ -138,7 +141,7 @@ extension SQLiteIncidentStore {
                 best.removeLast()
             }
             let at = best.firstIndex(where: { QueryResult.precedes((distance, storeID), ($0.distance, $0.storeID)) }) ?? best.endIndex
-            best.insert(Neighbour(storeID: storeID, id: candidates.externalID, distance: distance, position: position), at: at)
+            best.insert(Neighbour(storeID: storeID, id: feedIDs ? candidates.externalID : "", distance: distance, position: position), at: at)
             if best.count == limit { candidates.farthest = Swift.min(candidates.farthest, best[limit - 1].distance) }
         }
         return best
