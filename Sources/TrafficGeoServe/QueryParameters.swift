@@ -45,13 +45,22 @@ struct QueryParameters: Sendable {
         }
     }
 
-    /// The query string with `changes` applied (nil removes), encoded.
-    func encoded(changing changes: [String: String?]) -> String {
-        var out = items.filter { changes[$0.name] == nil }
+    /// The query string with `changes` applied (nil removes), encoded: the parameters not
+    /// changed in their order, then the changed ones by name. (A literal list, not a
+    /// Dictionary: every items answer builds three of these for its links.)
+    func encoded(changing changes: KeyValuePairs<String, String?>) -> String {
+        var out = items.filter { item in !changes.contains { $0.key == item.name } }
         for (name, value) in changes.sorted(by: { $0.key < $1.key }) {
-            if let value = value { out.append((name, value)) }
+            if let value { out.append((name, value)) }
         }
-        return out.map { Self.escape($0.name) + "=" + Self.escape($0.value) }.joined(separator: "&")
+        var text = ""
+        for (i, item) in out.enumerated() {
+            if i > 0 { text += "&" }
+            text += Self.escape(item.name)
+            text += "="
+            text += Self.escape(item.value)
+        }
+        return text
     }
 
     // Percent-coding by hand, on UTF-8 bytes: Foundation's goes through CFString, which was a
