@@ -36,6 +36,14 @@ struct StoreLayoutTests {
         try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
     }
 
+    /// A store in `folder` with 50 incidents northwards from (50, 7), its query engine, and a
+    /// point among them.
+    static func fiftyIncidents(_ folder: URL) throws -> (SQLiteIncidentStore, QueryEngine, Coordinate) {
+        let store = try Self.store(folder)
+        _ = try Self.ingest(store, (0..<50).map { Self.fullIncident(id: "n\($0)", latitude: 50 + Double($0) * 0.01) })
+        return (store, QueryEngine(store: store), Coordinate(latitude: 50.2, longitude: 7))
+    }
+
     static func ingest(_ store: SQLiteIncidentStore, _ incidents: [Incident]) throws -> IngestSummary {
         try store.ingest(source: "layout") { emit in for i in incidents { try emit(.incident(i)) } }
     }
@@ -164,10 +172,7 @@ struct StoreLayoutTests {
     @Test func queriesReuseTheIndexNodesUntilTheStoreChanges() throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try Self.store(folder)
-        _ = try Self.ingest(store, (0..<50).map { Self.fullIncident(id: "n\($0)", latitude: 50 + Double($0) * 0.01) })
-        let engine = QueryEngine(store: store)
-        let point = Coordinate(latitude: 50.2, longitude: 7)
+        let (store, engine, point) = try Self.fiftyIncidents(folder)
         let first = try engine.nearest(to: point, limit: 3)
         for _ in 0..<20 {
             #expect(try engine.nearest(to: point, limit: 3) == first)
@@ -188,10 +193,7 @@ struct StoreLayoutTests {
     @Test func aReaderThreadKeepsItsOwnConnectionAndSeesEveryCommit() throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let store = try Self.store(folder)
-        _ = try Self.ingest(store, (0..<50).map { Self.fullIncident(id: "n\($0)", latitude: 50 + Double($0) * 0.01) })
-        let engine = QueryEngine(store: store)
-        let point = Coordinate(latitude: 50.2, longitude: 7)
+        let (store, engine, point) = try Self.fiftyIncidents(folder)
         let fromPool = try engine.nearest(to: point, limit: 5)
         #expect(!ReaderThread.isCurrentMarked)
 
