@@ -1,17 +1,20 @@
 import GRDB
 import GRDBSQLite
+import TrafficGeoModel
 import TrafficGeoProjection
 
 /// The nodes of the `incident_blocks` R*Tree, read straight from its `%_node` shadow table
-/// (`RTreeNodeReader`) as a search reaches them and kept parsed: plain values, no connection.
+/// (`RTreeNodeReader`) as a search reaches them and kept parsed: plain values, no connection;
+/// and the positions of the leaf entries' rows as searches read them (`rows(ofEntry:read:)`).
 ///
 /// Why not SQLite's own R*Tree query (`MATCH` with a query callback): for a 10-NN query that walk
 /// was most of the time: every visited node re-read through a blob handle, every cell's box
 /// decoded and handed to the callback through the virtual-table machinery. Here a node is read
 /// once and searched in Swift (`RTreeSearch`), in SQLite's format (`RTreeNodeFormat`).
 ///
-/// The nodes are those of the snapshot they were read in: reuse them in another transaction only
-/// while the database is unchanged (`IndexNodeCache` checks `PRAGMA data_version`).
+/// Nodes and rows are those of the snapshot they were read in: reuse them in another transaction
+/// only while the database is unchanged (`IndexNodeCache` and a query thread's connection check
+/// `PRAGMA data_version`).
 /// Unchecked Sendable: kept in `IndexNodeCache` per connection, and a connection serves one read
 /// at a time, so one instance is never used by two threads at once.
 final class RTreeNodes: @unchecked Sendable {
@@ -26,13 +29,31 @@ final class RTreeNodes: @unchecked Sendable {
         var cells: [Cell]
     }
 
+    /// A located incident of a leaf entry, as the entry owns it (`BlockIndex.owns`).
+    struct Row {
+        var id: Int64
+        var position: Coordinate
+    }
+
     /// Nodes read so far, and where each node number is among them.
     private(set) var loaded: [Node] = []
     private var slots: [Int64: Int32] = [:]
     private(set) var depth = 0
 
+    /// The rows of the leaf entries read so far, positions only, for searches with no filter
+    /// (`SQLiteCandidates`): stepping SQLite through a 10-nearest query's ~65 candidate rows was
+    /// a tenth of a request in `serve`. Of the same snapshot as the nodes. 24 bytes a row; past
+    /// `rowCapacity` the rows are dropped and read again as searches reach them.
+    private(set) var rows: [Row] = []
+    private var rowsOfEntry: [Int64: Range<Int>] = [:]
+    private let rowCapacity: Int
+    /// 2M rows: ≈ 50 MiB with their entry map, for each connection that keeps nodes (a query
+    /// thread of `serve`).
+    static let defaultRowCapacity = 2_000_000
+
     /// Reads the root.
-    init(_ reader: RTreeNodeReader) throws {
+    init(_ reader: RTreeNodeReader, rowCapacity: Int = RTreeNodes.defaultRowCapacity) throws {
+        self.rowCapacity = rowCapacity
         guard let root = try load(1, level: nil, reader) else {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "the R*Tree \(BlockIndex.table) has no root node")
         }
@@ -46,6 +67,25 @@ final class RTreeNodes: @unchecked Sendable {
             throw DatabaseError(resultCode: .SQLITE_CORRUPT, message: "the R*Tree \(BlockIndex.table) has no node \(number)")
         }
         return slot
+    }
+
+    /// Where the rows of leaf entry `id` are in `rows`, read by `read` (which appends them) the
+    /// first time. Ranges handed out earlier are void once this reads: the rows may be dropped.
+    func rows(ofEntry id: Int64, read: (inout [Row]) throws -> Void) rethrows -> Range<Int> {
+        if let range = rowsOfEntry[id] { return range }
+        if rows.count >= rowCapacity {
+            rows.removeAll(keepingCapacity: true)
+            rowsOfEntry.removeAll(keepingCapacity: true)
+        }
+        let start = rows.count
+        do {
+            try read(&rows)
+        } catch {
+            rows.removeSubrange(start...)
+            throw error
+        }
+        rowsOfEntry[id] = start..<rows.count
+        return start..<rows.count
     }
 
     private func load(_ number: Int64, level: Int?, _ reader: RTreeNodeReader) throws -> Int32? {

@@ -16,6 +16,7 @@ import TrafficGeoStore
 struct SQLiteCandidates {
     let query: GeocentricPoint
     private let db: Database
+    private let nodes: RTreeNodes
     private var search: RTreeSearch
     /// Keeps the statement behind `rows` alive.
     private let statement: Statement
@@ -52,6 +53,12 @@ struct SQLiteCandidates {
     private var runs: [(first: Int64, last: Int64)] = []
     private var nextRun = 0
 
+    // Reading from the nodes' row cache (`RTreeNodes.rows`), best-first only: the current
+    // entry's rows not yet taken and the current row's id.
+    private let fromCache: Bool
+    private var cached: ArraySlice<RTreeNodes.Row> = []
+    private var cachedID: Int64 = 0
+
     /// Metres per degree of latitude at least: a(1 − e²)·π/180 (the meridian's radius of
     /// curvature is smallest at the equator), less a part in 10⁶ for rounding. Any path between
     /// two latitudes is at least this long per degree between them.
@@ -62,11 +69,16 @@ struct SQLiteCandidates {
     /// collected first and entries next to each other in id space (most blocks within reach:
     /// they were stored along the curve) are read by one range scan instead of one each: a 10 km
     /// radius reads ~110 blocks of 8.
+    /// With `positionsOnly` (the caller reads nothing but `storeID` and the positions) and no
+    /// filter, best-first rows come from the nodes' row cache, read from the table once per
+    /// snapshot.
     init(_ db: Database, nodes: RTreeNodes, around center: Coordinate, maxDistance: Double, filter: IncidentFilter,
-         inIDOrder: Bool = false, decoding: Bool = false) throws {
+         inIDOrder: Bool = false, decoding: Bool = false, positionsOnly: Bool = false) throws {
         query = GeocentricPoint(center)
         latitude = center.latitude
         self.db = db
+        self.nodes = nodes
+        fromCache = positionsOnly && !decoding && !inIDOrder && filter.isEmpty
         search = try RTreeSearch(nodes, reader: RTreeNodeReader(db), around: query, bound: maxDistance)
         farthest = maxDistance
         statement = try Self.rowStatement(db, filter, decoding: decoding)
@@ -96,6 +108,7 @@ struct SQLiteCandidates {
     /// The next row an entry owns: its geocentric point and position.
     mutating func next() throws -> (GeocentricPoint, Coordinate)? {
         if inIDOrder { return try nextInIDOrder() }
+        if fromCache { return try nextFromCache() }
         while true {
             if rowsPending, try step(rows) {
                 guard let p = readRow() else { continue }
@@ -112,6 +125,36 @@ struct SQLiteCandidates {
             sqlite3_bind_int64(rows, 1, first)
             sqlite3_bind_int64(rows, 2, last)
             rowsPending = true
+        }
+    }
+
+    private mutating func nextFromCache() throws -> (GeocentricPoint, Coordinate)? {
+        while true {
+            while let row = cached.popFirst() {
+                if abs(row.position.latitude - latitude) * Self.minimumMetresPerDegree > farthest { continue }
+                position = row.position
+                cachedID = row.id
+                return (GeocentricPoint(row.position), row.position)
+            }
+            guard let entry = try search.next() else { return nil }
+            entryChord = entry.chord
+            // Let go of the last entry's rows first: a slice still held would make the cache
+            // copy itself when it grows.
+            cached = []
+            let range = try nodes.rows(ofEntry: entry.id) { rows in
+                let (first, last) = BlockIndex.range(ofEntry: entry.id)
+                sqlite3_reset(self.rows)
+                sqlite3_bind_int64(self.rows, 1, first)
+                sqlite3_bind_int64(self.rows, 2, last)
+                while try step(self.rows) {
+                    let position = Coordinate(latitude: sqlite3_column_double(self.rows, Lean.latitude.rawValue),
+                                              longitude: sqlite3_column_double(self.rows, Lean.longitude.rawValue))
+                    if BlockIndex.owns(entryID: entry.id, box: entry.box, GeocentricPoint(position)) {
+                        rows.append(RTreeNodes.Row(id: sqlite3_column_int64(self.rows, Lean.id.rawValue), position: position))
+                    }
+                }
+            }
+            cached = nodes.rows[range]
         }
     }
 
@@ -157,12 +200,16 @@ struct SQLiteCandidates {
     }
 
     /// With `decoding`: the current row's incident (decoded only once it is a result).
-    var incident: StoredIncident { IncidentRowLayout.decode(rows, startingAt: Self.incidentColumn) }
+    var incident: StoredIncident {
+        assert(!fromCache, "rows from the cache have no incident")
+        return IncidentRowLayout.decode(rows, startingAt: Self.incidentColumn)
+    }
 
-    var storeID: Int64 { sqlite3_column_int64(rows, Lean.id.rawValue) }
+    var storeID: Int64 { fromCache ? cachedID : sqlite3_column_int64(rows, Lean.id.rawValue) }
 
     /// The feed's id of the current row, read without GRDB's value conversion.
     var externalID: String {
+        assert(!fromCache, "rows from the cache have no feed id")
         guard let bytes = sqlite3_column_text(rows, Lean.externalID.rawValue) else { return "" }
         return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(rows, Lean.externalID.rawValue))), as: UTF8.self)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import NIOConcurrencyHelpers
 import TrafficGeoModel
 import TrafficGeoProjection
@@ -109,9 +110,10 @@ extension SQLiteIncidentStore {
     }
 
     /// The index's nodes for this read: parsed by an earlier read on the same connection while
-    /// nothing has been committed since, else read afresh (`IndexNodeCache`).
+    /// nothing has been committed since, else read afresh. A query thread's own connection keeps
+    /// them itself; the pool's connections in `IndexNodeCache`.
     private func indexNodes(_ db: Database) throws -> RTreeNodes {
-        try nodeCache.nodes(for: db)
+        try threadIndexNodes(db) ?? nodeCache.nodes(for: db)
     }
 
     // MARK: - The searches
@@ -121,7 +123,8 @@ extension SQLiteIncidentStore {
     fileprivate static func nearestNeighbours(_ db: Database, nodes: RTreeNodes, point: Coordinate, limit: Int,
                                               maxDistance: Double?, filter: IncidentFilter, feedIDs: Bool = true) throws -> [Neighbour] {
         guard limit > 0 else { return [] }
-        var candidates = try SQLiteCandidates(db, nodes: nodes, around: point, maxDistance: maxDistance ?? .greatestFiniteMagnitude, filter: filter)
+        var candidates = try SQLiteCandidates(db, nodes: nodes, around: point, maxDistance: maxDistance ?? .greatestFiniteMagnitude, filter: filter,
+                                              positionsOnly: !feedIDs)
         defer { candidates.close() }
         var best: [Neighbour] = []
         best.reserveCapacity(limit + 1)
@@ -191,6 +194,21 @@ private struct SQLiteNeighbourSearch: NeighbourSearch {
     }
 }
 
+/// `PRAGMA data_version`: changes when another connection commits. The first statement of a read
+/// transaction (it starts the snapshot).
+enum DataVersion {
+    /// From the statement cache (preparing the pragma anew was 1 % of a 10-nearest request),
+    /// stepped through SQLite's C API (GRDB's `fetchOne` cost as much again).
+    static func read(_ db: Database) throws -> Int64 {
+        let statement = try db.cachedStatement(sql: "PRAGMA data_version").sqliteStatement
+        sqlite3_reset(statement)
+        defer { sqlite3_reset(statement) }
+        let code = sqlite3_step(statement)
+        guard code == SQLITE_ROW else { throw DatabaseError(resultCode: ResultCode(rawValue: code), message: db.lastErrorMessage) }
+        return sqlite3_column_int64(statement, 0)
+    }
+}
+
 /// The R*Tree's parsed nodes per reader connection, kept between reads while that connection
 /// sees an unchanged database (`PRAGMA data_version`, which changes when another connection
 /// commits): a one-shot query then does not read the tree's top nodes again (a fifth of a
@@ -210,8 +228,7 @@ final class IndexNodeCache: Sendable {
     let reads = NIOLockedValueBox(0)
 
     func nodes(for db: Database) throws -> RTreeNodes {
-        // From the statement cache: preparing the pragma anew was 1 % of a 10-nearest request.
-        let version = try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? -1
+        let version = try DataVersion.read(db)
         let key = ObjectIdentifier(db)
         if let entry = entries.withLockedValue({ $0[key] }), entry.connection === db, entry.version == version {
             return entry.nodes

@@ -273,6 +273,13 @@ public final class SQLiteIncidentStore: IncidentStore {
         return result
     }
 
+    /// The index's nodes for a read on the calling thread's own connection (`ReaderThread`), kept
+    /// with that connection; nil on other connections.
+    func threadIndexNodes(_ db: Database) throws -> RTreeNodes? {
+        guard ReaderThread.isCurrentMarked, let connection = threadConnections.currentValue else { return nil }
+        return try connection.indexNodes(db)
+    }
+
     /// The calling long-lived reader thread's own connection (`ReaderThread`), opened at its first read.
     private func threadConnection() throws -> ThreadConnection {
         if let kept = threadConnections.currentValue { return kept }
@@ -461,23 +468,40 @@ extension StoreError {
     }
 }
 
-/// A long-lived reader thread's own connection and the data version it last saw. Unchecked
-/// Sendable: used only by the thread that keeps it (`ThreadSpecificVariable`).
+/// A long-lived reader thread's own connection, the data version it last saw, and the index
+/// nodes read in that version. Unchecked Sendable: used only by the thread that keeps it
+/// (`ThreadSpecificVariable`).
 private final class ThreadConnection: @unchecked Sendable {
     let queue: DatabaseQueue
     private var dataVersion: Int64 = -1
+    /// The connection `queue` reads on, seen in the first read (it lives as long as the queue).
+    private var database: ObjectIdentifier?
+    private var nodes: RTreeNodes?
 
     init(_ queue: DatabaseQueue) { self.queue = queue }
 
     /// Called first in each read. The pool checks the schema version before every read, so
     /// that GRDB's statement and schema caches never outlive a schema change by another
     /// process; here the same is done when anything was committed since the last read (the
-    /// data version, which also starts the read transaction).
+    /// data version, which also starts the read transaction), and the index nodes are let go.
     func noticeCommits(_ db: Database) throws {
-        let version = try Int64.fetchOne(db.cachedStatement(sql: "PRAGMA data_version")) ?? -1
+        database = ObjectIdentifier(db)
+        let version = try DataVersion.read(db)
         if version != dataVersion {
             db.clearSchemaCache()
             dataVersion = version
+            nodes = nil
         }
+    }
+
+    /// The index nodes for a read on this connection, nil for a read on another (this thread
+    /// reading through the pool). The data version was read by `noticeCommits` in the same
+    /// read: one pragma per read instead of two (`IndexNodeCache` reads its own).
+    func indexNodes(_ db: Database) throws -> RTreeNodes? {
+        guard ObjectIdentifier(db) == database else { return nil }
+        if let nodes { return nodes }
+        let read = try RTreeNodes(RTreeNodeReader(db))
+        nodes = read
+        return read
     }
 }

@@ -186,6 +186,47 @@ struct StoreLayoutTests {
         #expect(store.nodeCache.reads.withLockedValue { $0 } == 2)
     }
 
+    /// Best-first rows from the nodes' row cache (a search with no filter that reads only ids and
+    /// positions) are the rows the scan of each entry gives, in the same order: read into the
+    /// cache, taken from it on the next search, and when the cache is full and drops what it
+    /// holds (a capacity of 3 rows). An incident that moved out of its block's box (a single
+    /// entry of its own) comes once.
+    @Test func cachedEntryRowsAreTheScannedRows() throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (store, _, point) = try Self.fiftyIncidents(folder)
+        _ = try Self.ingest(store, [Self.fullIncident(id: "n7", latitude: 50.455)])
+        try store.read { db in
+            func rows(_ nodes: RTreeNodes, positionsOnly: Bool) throws -> [String] {
+                var candidates = try SQLiteCandidates(db, nodes: nodes, around: point, maxDistance: .greatestFiniteMagnitude,
+                                                      filter: IncidentFilter(), positionsOnly: positionsOnly)
+                defer { candidates.close() }
+                var seen: [String] = []
+                while let (_, position) = try candidates.next() {
+                    seen.append("\(candidates.storeID) \(position.latitude) \(position.longitude)")
+                }
+                return seen
+            }
+            let scanned = try rows(RTreeNodes(RTreeNodeReader(db)), positionsOnly: false)
+            #expect(scanned.count == 50)
+            #expect(Set(scanned).count == 50)
+            #expect(try Int.fetchOne(db, sql: "SELECT count(*) FROM \(BlockIndex.table) WHERE id < 0") == 1)
+            let kept = try RTreeNodes(RTreeNodeReader(db))
+            #expect(try rows(kept, positionsOnly: true) == scanned)
+            #expect(try rows(kept, positionsOnly: true) == scanned)
+            #expect(try rows(RTreeNodes(RTreeNodeReader(db), rowCapacity: 3), positionsOnly: true) == scanned)
+            // With a filter the rows are scanned (the cache holds no fields to filter by).
+            var filter = IncidentFilter()
+            filter.roads = ["A4"]
+            var filtered = try SQLiteCandidates(db, nodes: kept, around: point, maxDistance: .greatestFiniteMagnitude, filter: filter,
+                                                positionsOnly: true)
+            defer { filtered.close() }
+            var count = 0
+            while try filtered.next() != nil { count += 1 }
+            #expect(count == 50)
+        }
+    }
+
     /// A long-lived reader thread (`ReaderThread`, serve's query threads) reads on a connection
     /// of its own: the same one each time, answering as the pool does, seeing what another
     /// connection commits, and a schema another connection changed (GRDB's schema cache is
