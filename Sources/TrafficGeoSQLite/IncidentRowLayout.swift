@@ -70,46 +70,46 @@ enum IncidentRowLayout {
 
     /// The stored incident in `row`, whose `selection` columns start at column `c`.
     static func decode(_ row: Row, startingAt c: Int = 0) -> StoredIncident {
-        decode { row[c + $0] as DatabaseValue }
+        decode(RowColumns(row: row, first: c))
     }
 
     /// The stored incident in the current row of `statement` (stepped through SQLite's C API),
     /// whose `selection` columns start at column `c`.
     static func decode(_ statement: SQLiteStatement, startingAt c: Int32) -> StoredIncident {
-        decode { DatabaseValue(sqliteStatement: statement, index: c + Int32($0)) }
+        decode(StatementColumns(statement: statement, first: c))
     }
 
-    /// The stored incident whose `selection` column `k` is `column(k)`.
-    private static func decode(_ column: (Int) -> DatabaseValue) -> StoredIncident {
-        func field<T: DatabaseValueConvertible>(_ f: Field) -> T? { T.fromDatabaseValue(column(Selected.field(f))) }
-        func date(_ f: Field) -> Date? { (field(f) as Double?).map(Date.init(timeIntervalSince1970:)) }
-        var incident = Incident(source: String.fromDatabaseValue(column(Selected.source)) ?? "",
-                                id: String.fromDatabaseValue(column(Selected.externalID)) ?? "",
-                                title: field(.title) ?? "")
-        incident.summary = field(.summary)
-        incident.weblink = field(.weblink)
-        incident.iconURL = field(.iconURL)
+    /// The stored incident whose `selection` columns `columns` reads.
+    private static func decode(_ columns: some SelectedColumns) -> StoredIncident {
+        func text(_ f: Field) -> String? { columns.text(Selected.field(f)) }
+        func date(_ f: Field) -> Date? { columns.real(Selected.field(f)).map(Date.init(timeIntervalSince1970:)) }
+        var incident = Incident(source: columns.text(Selected.source) ?? "",
+                                id: columns.text(Selected.externalID) ?? "",
+                                title: text(.title) ?? "")
+        incident.summary = text(.summary)
+        incident.weblink = text(.weblink)
+        incident.iconURL = text(.iconURL)
         incident.updated = date(.updated)
         incident.expires = date(.expires)
-        incident.road = field(.road)
-        incident.category = (field(.category) as String?).flatMap(IncidentCategory.init(rawValue:))
-        if let lat = field(.latitude) as Double?, let lon = field(.longitude) as Double? {
+        incident.road = text(.road)
+        incident.category = text(.category).flatMap(IncidentCategory.init(rawValue:))
+        if let lat = columns.real(Selected.field(.latitude)), let lon = columns.real(Selected.field(.longitude)) {
             incident.position = Coordinate(latitude: lat, longitude: lon)
         }
-        incident.segment = (field(.segment) as String?).flatMap(ColumnJSON.parseCoordinates)
-        if let kind = (field(.positionSource) as Int64?).flatMap(PositionSource.Kind.init(storeCode:)) {
+        incident.segment = text(.segment).flatMap(ColumnJSON.parseCoordinates)
+        if let kind = columns.integer(Selected.field(.positionSource)).flatMap(PositionSource.Kind.init(storeCode:)) {
             incident.positionSource = PositionSource(
-                kind: kind, geocoder: field(.geocoder), query: field(.geocodeQuery),
-                precision: (field(.geocodePrecision) as String?).flatMap(GeocodePrecision.init(rawValue:)),
-                confidence: field(.geocodeConfidence))
+                kind: kind, geocoder: text(.geocoder), query: text(.geocodeQuery),
+                precision: text(.geocodePrecision).flatMap(GeocodePrecision.init(rawValue:)),
+                confidence: columns.real(Selected.field(.geocodeConfidence)))
         }
-        incident.properties = (field(.properties) as String?).map(PropertiesJSON.parse) ?? [:]
+        incident.properties = text(.properties).map(PropertiesJSON.parse) ?? [:]
         // (A local, not `.map(Date.init)` in the call: that crashed the 6.3 optimiser, CopyPropagation.)
         var ended: Date?
-        if let seconds = Double.fromDatabaseValue(column(Selected.ended)) { ended = Date(timeIntervalSince1970: seconds) }
-        return StoredIncident(storeID: Int64.fromDatabaseValue(column(Selected.storeID)) ?? 0, incident: incident,
-                              firstSeen: Date(timeIntervalSince1970: Double.fromDatabaseValue(column(Selected.firstSeen)) ?? 0),
-                              lastChanged: Date(timeIntervalSince1970: Double.fromDatabaseValue(column(Selected.lastChanged)) ?? 0),
+        if let seconds = columns.real(Selected.ended) { ended = Date(timeIntervalSince1970: seconds) }
+        return StoredIncident(storeID: columns.integer(Selected.storeID) ?? 0, incident: incident,
+                              firstSeen: Date(timeIntervalSince1970: columns.real(Selected.firstSeen) ?? 0),
+                              lastChanged: Date(timeIntervalSince1970: columns.real(Selected.lastChanged) ?? 0),
                               ended: ended)
     }
 
@@ -240,4 +240,62 @@ enum ColumnJSON {
 
     /// Shortest round-tripping decimal text of a coordinate value.
     static func format(_ value: Double) -> String { "\(value)" }
+}
+
+/// The `selection` columns of one row, by position from its first, typed as GRDB converts them
+/// (text: TEXT, or a BLOB in UTF-8; real: REAL or INTEGER; integer: INTEGER, or a REAL in range).
+private protocol SelectedColumns {
+    func text(_ k: Int) -> String?
+    func real(_ k: Int) -> Double?
+    func integer(_ k: Int) -> Int64?
+}
+
+/// A row GRDB fetched.
+private struct RowColumns: SelectedColumns {
+    let row: Row
+    let first: Int
+    func text(_ k: Int) -> String? { String.fromDatabaseValue(row[first + k] as DatabaseValue) }
+    func real(_ k: Int) -> Double? { Double.fromDatabaseValue(row[first + k] as DatabaseValue) }
+    func integer(_ k: Int) -> Int64? { Int64.fromDatabaseValue(row[first + k] as DatabaseValue) }
+}
+
+/// The current row of a statement stepped through SQLite's C API, read by the typed column
+/// calls: a GRDB `DatabaseValue` per column first (and a String in it) was 2 % of a 10-nearest
+/// request in `serve`.
+private struct StatementColumns: SelectedColumns {
+    let statement: SQLiteStatement
+    let first: Int32
+
+    func text(_ k: Int) -> String? {
+        let i = first + Int32(k)
+        switch sqlite3_column_type(statement, i) {
+        case SQLITE_TEXT:
+            guard let bytes = sqlite3_column_text(statement, i) else { return nil }
+            return String(decoding: UnsafeBufferPointer(start: bytes, count: Int(sqlite3_column_bytes(statement, i))), as: UTF8.self)
+        case SQLITE_BLOB:
+            // As GRDB: UTF-8 or nothing.
+            let count = Int(sqlite3_column_bytes(statement, i))
+            guard count > 0, let bytes = sqlite3_column_blob(statement, i) else { return count == 0 ? "" : nil }
+            return String(bytes: UnsafeRawBufferPointer(start: bytes, count: count), encoding: .utf8)
+        default:
+            return nil
+        }
+    }
+
+    func real(_ k: Int) -> Double? {
+        let i = first + Int32(k)
+        switch sqlite3_column_type(statement, i) {
+        case SQLITE_FLOAT, SQLITE_INTEGER: return sqlite3_column_double(statement, i)
+        default: return nil
+        }
+    }
+
+    func integer(_ k: Int) -> Int64? {
+        let i = first + Int32(k)
+        switch sqlite3_column_type(statement, i) {
+        case SQLITE_INTEGER: return sqlite3_column_int64(statement, i)
+        case SQLITE_FLOAT: return Int64(exactly: sqlite3_column_double(statement, i).rounded(.towardZero))
+        default: return nil
+        }
+    }
 }
