@@ -52,9 +52,11 @@ enum BlockIndex {
         /// distance to everything inside.
         @inline(__always)
         func chord(from p: GeocentricPoint) -> Double {
-            let dx = Swift.max(minX - p.x, 0, p.x - maxX)
-            let dy = Swift.max(minY - p.y, 0, p.y - maxY)
-            let dz = Swift.max(minZ - p.z, 0, p.z - maxZ)
+            // Two-argument max: the three-argument one is variadic and was not inlined (1 % of a
+            // 10-nearest request in `serve`).
+            let dx = Swift.max(Swift.max(minX - p.x, p.x - maxX), 0)
+            let dy = Swift.max(Swift.max(minY - p.y, p.y - maxY), 0)
+            let dz = Swift.max(Swift.max(minZ - p.z, p.z - maxZ), 0)
             return (dx * dx + dy * dy + dz * dz).squareRoot()
         }
 
