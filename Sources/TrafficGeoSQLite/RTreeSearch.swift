@@ -15,8 +15,9 @@ import TrafficGeoProjection
 /// Nodes and rows are those of the snapshot they were read in: reuse them in another transaction
 /// only while the database is unchanged (`IndexNodeCache` and a query thread's connection check
 /// `PRAGMA data_version`).
-/// Unchecked Sendable: kept in `IndexNodeCache` per connection, and a connection serves one read
-/// at a time, so one instance is never used by two threads at once.
+/// Unchecked Sendable: kept per connection (in `IndexNodeCache`, or with a query thread's own
+/// connection), and a connection serves one read at a time, so one instance is never used by two
+/// threads at once.
 final class RTreeNodes: @unchecked Sendable {
     struct Cell {
         var ref: Int64
