@@ -22,8 +22,6 @@ public final class PostGISIncidentStore: IncidentStore {
     public let connectionInfo: PostgresLocation
     /// The URL without its password.
     public var location: String { connectionInfo.redacted }
-    /// Its reads wait for PostgresNIO's event loops: run on one of them, they could never end.
-    public var readsAreLocal: Bool { false }
     let session: PostgresSession
     var logger: Logger { session.logger }
 

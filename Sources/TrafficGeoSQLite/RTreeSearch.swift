@@ -74,13 +74,6 @@ final class RTreeNodes: @unchecked Sendable {
     /// first time. Ranges handed out earlier are void once this reads: the rows may be dropped.
     func rows(ofEntry id: Int64, read: (inout [Row]) throws -> Void) rethrows -> Range<Int> {
         if let range = rowsOfEntry[id] { return range }
-        if rows.capacity == 0 {
-            // All the room at once: growing by doubling copied the rows read so far, a stall of
-            // tens of milliseconds for the request that did it (and on `serve`'s event loops,
-            // for every connection of that loop). Pages are only taken as rows are written.
-            rows.reserveCapacity(rowCapacity)
-            rowsOfEntry.reserveCapacity(rowCapacity / 8)
-        }
         if rows.count >= rowCapacity {
             rows.removeAll(keepingCapacity: true)
             rowsOfEntry.removeAll(keepingCapacity: true)

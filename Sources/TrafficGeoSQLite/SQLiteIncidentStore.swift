@@ -16,7 +16,6 @@ import TrafficGeoSupport
 public final class SQLiteIncidentStore: IncidentStore {
     public let path: String
     public var location: String { path }
-    public var readsAreLocal: Bool { true }
     let pool: DatabasePool
     /// The spatial index's nodes as read by earlier queries (`SQLiteIncidentStore+Queries`).
     let nodeCache = IndexNodeCache()

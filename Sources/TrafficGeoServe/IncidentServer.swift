@@ -32,7 +32,7 @@ public struct IncidentServer: Sendable {
     /// Serves until SIGTERM or SIGINT (with `handlingSignals`) or until `stop` is triggered, then
     /// shuts down gracefully; `onListening` gets the port (the chosen one when configured with 0).
     public func run(handlingSignals: Bool = true, stop: ServeStop? = nil, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
-        let runner = QueryRunner(threads: configuration.queryThreads, timeout: configuration.requestTimeout, shortQueriesInline: store.readsAreLocal)
+        let runner = QueryRunner(threads: configuration.queryThreads, timeout: configuration.requestTimeout)
         let api = IncidentAPI(store: store, configuration: configuration, runner: runner, logger: logger)
         let responder = CallbackResponder<BasicRequestContext> { request, context in await api.respond(to: request) }
         let app = Application(
@@ -211,7 +211,7 @@ struct IncidentAPI: Sendable {
             return try mapPage(parameters, request: request)
         }
         let engine = self.engine
-        let page = try await runner.run(short: query.isShort) { try ItemsSearch.page(query, engine: engine) }
+        let page = try await runner.run { try ItemsSearch.page(query, engine: engine) }
         let href = base + request.uri.path + "?"
         var links = [
             Link(href: href + parameters.encoded(changing: ["f": "json"]), rel: "self", type: MediaType.geoJSON, title: "This page"),
@@ -238,7 +238,7 @@ struct IncidentAPI: Sendable {
             throw Problem.notFound("'\(decoded)' is not an incident id here: ids are the whole numbers in each feature's id.")
         }
         let store = self.store
-        guard let stored = try await runner.run(short: true, { try store.incident(id: id) }) else {
+        guard let stored = try await runner.run({ try store.incident(id: id) }) else {
             throw Problem.notFound("There is no incident \(id) (it may have been pruned).")
         }
         let json = FeatureDocuments.item(QueryResult(stored: stored), base: base)

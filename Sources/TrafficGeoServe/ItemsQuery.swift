@@ -24,17 +24,6 @@ struct ItemsQuery: Sendable, Equatable {
     var filter = IncidentFilter()
     var sort: QuerySort?
 
-    /// The most `nearest` a short query asks for.
-    static let shortNearest = 100
-
-    /// A query whose cost is bounded whatever the store holds: at most `shortNearest` nearest
-    /// with no filter (the index search reads a few rows per result; a filter could make it read
-    /// the whole store). It may run on the event loop that took the request (`QueryRunner`).
-    var isShort: Bool {
-        guard reference != nil, let k = nearest else { return false }
-        return k <= Self.shortNearest && filter.isEmpty
-    }
-
     /// The parameters of the OGC API (bbox, datetime, limit, offset, f).
     static let standardParameters: Set<String> = ["bbox", "datetime", "limit", "offset", "f"]
     /// trafficgeo's own, the command line's options.

@@ -7,28 +7,20 @@ import TrafficGeoStore
 /// one thread per core and must keep serving connections and event streams), and answers 503
 /// when one takes longer than the request time limit. The query itself runs to its end (SQLite
 /// has no safe way to stop it from here), but the client is not kept waiting.
-///
-/// A short query (`run(short: true)`: its cost is bounded, such as the nearest few with no
-/// filter) runs at once on the calling thread instead when that thread is an event loop
-/// (`EventLoopTasks`) and the store's reads are local (`IncidentStore.readsAreLocal`): handing
-/// it to a query thread and back cost more than the query.
 final class QueryRunner: Sendable {
     private typealias Expiry = @Sendable () -> Void
     private let pool: NIOThreadPool
     private let timeout: Duration
-    private let shortQueriesInline: Bool
     /// Queries under way, with their deadlines; one timer looks at them all (a timer per request
     /// cost a wake-up of its own each).
     private let waiting = NIOLockedValueBox<(next: UInt64, entries: [UInt64: (deadline: ContinuousClock.Instant, expire: Expiry)])>((0, [:]))
     /// Dispatch sources are thread-safe; set once in init.
     nonisolated(unsafe) private let watchdog: any DispatchSourceTimer
 
-    /// `shortQueriesInline`: the store's reads may run on an event loop (`IncidentStore.readsAreLocal`).
-    init(threads: Int, timeout: Duration, shortQueriesInline: Bool = false) {
+    init(threads: Int, timeout: Duration) {
         pool = NIOThreadPool(numberOfThreads: threads)
         pool.start()
         self.timeout = timeout
-        self.shortQueriesInline = shortQueriesInline
         watchdog = DispatchSource.makeTimerSource(queue: .global())
         let waiting = self.waiting
         watchdog.setEventHandler {
@@ -50,13 +42,7 @@ final class QueryRunner: Sendable {
         try? await pool.shutdownGracefully()
     }
 
-    /// `body`'s answer, or a 503 at the request time limit; with `short`, see the type.
-    func run<T: Sendable>(short: Bool = false, _ body: @escaping @Sendable () throws -> T) async throws -> T {
-        if short, shortQueriesInline, EventLoopTasks.onEventLoop {
-            // Event loops live as long as the process: the store may keep a connection for each.
-            ReaderThread.markCurrent()
-            return try body()
-        }
+    func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         let seconds = timeout.inSeconds
         let deadline = ContinuousClock.now + timeout
         let waiting = self.waiting

@@ -11,11 +11,6 @@ import TrafficGeoProjection
 public protocol IncidentStore: AnyObject, GeocodeCaching {
     /// Where the store is (a file path, a URL without its password), for messages.
     var location: String { get }
-    /// True when a read is work on the calling thread over local storage that never waits for
-    /// an event loop (SQLite: a file; at worst its busy handler sleeps the thread briefly while
-    /// a writer finishes). `serve` then answers a short read on the event loop that took the
-    /// request (`QueryRunner`). False for a store whose reads wait on network I/O (PostGIS).
-    var readsAreLocal: Bool { get }
 
     // MARK: Ingest
 

@@ -47,7 +47,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("Answer 503 when a query takes longer (10s, 500ms).", valueName: "duration"))
     var timeout = "10s"
 
-    @Option(name: .customLong("query-threads"), help: ArgumentHelp("Threads that run store queries (default: the number of cores, at least 2). Short ones (up to 100 nearest with no filter, one incident by id) run on the threads that serve the connections.", valueName: "n"))
+    @Option(name: .customLong("query-threads"), help: ArgumentHelp("Threads that run store queries (default: the number of cores, at least 2).", valueName: "n"))
     var queryThreads: Int?
 
     func validate() throws {

@@ -1,7 +1,6 @@
 import ArgumentParser
 import Foundation
 import TrafficGeo
-import TrafficGeoServe
 import TrafficGeoSupport
 
 @main
@@ -32,14 +31,4 @@ struct TrafficGeoCommand: AsyncParsableCommand {
             PruneCommand.self, CopyCommand.self, ParseCommand.self,
         ]
     )
-
-    static func main() async {
-        // `serve` answers short queries on the event loops that read its connections, which
-        // needs Swift's tasks to run there (`EventLoopTasks`): arranged here, on the main thread
-        // before any task starts, as SwiftNIO asks. Other commands keep Swift's own pool.
-        if CommandLine.arguments.dropFirst().first == ServeCommand.configuration.commandName {
-            EventLoopTasks.install()
-        }
-        await main(nil)
-    }
 }

@@ -1,7 +1,5 @@
 import AsyncHTTPClient
 import Foundation
-import NIOCore
-import NIOPosix
 import Testing
 @testable import TrafficGeoModel
 @testable import TrafficGeoProjection
@@ -286,53 +284,5 @@ struct ServeAPITests {
         release.signal()
         #expect(try await runner.run { 42 } == 42)
         await runner.shutdown()
-    }
-
-    /// `trafficgeo serve` runs Swift's tasks on the event loops (`EventLoopTasks`); here a task
-    /// executor puts the asking task on one, as that does.
-    @Test func aShortQueryRunsOnTheEventLoopThatAsksAndOthersOnTheQueryThreads() async throws {
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let loop = group.next()
-        let local = QueryRunner(threads: 1, timeout: .seconds(60), shortQueriesInline: true)
-        let notLocal = QueryRunner(threads: 1, timeout: .seconds(60), shortQueriesInline: false)
-        @Sendable func whereItRan() -> (loop: ObjectIdentifier?, reader: Bool) {
-            (MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0) }, ReaderThread.isCurrentMarked)
-        }
-        let fromLoop = try await withTaskExecutorPreference(EventLoopTaskExecutor(loop)) {
-            let asker = MultiThreadedEventLoopGroup.currentEventLoop.map { ObjectIdentifier($0) }
-            return (asker: asker, short: try await local.run(short: true, whereItRan), long: try await local.run(whereItRan),
-                    notLocal: try await notLocal.run(short: true, whereItRan))
-        }
-        #expect(fromLoop.asker == ObjectIdentifier(loop), "the test's task did not run on the event loop")
-        #expect(fromLoop.short.loop == ObjectIdentifier(loop), "a short query hopped off the event loop that asked")
-        #expect(fromLoop.short.reader, "the event loop is not marked as a reader thread: the store would take a pooled connection")
-        #expect(fromLoop.long.loop == nil && fromLoop.notLocal.loop == nil)
-        // Asked from Swift's own pool (an embedding program): the query threads.
-        #expect(try await local.run(short: true, whereItRan).loop == nil)
-        await local.shutdown()
-        await notLocal.shutdown()
-        try await group.shutdownGracefully()
-    }
-
-    @Test func onlyAFewNearestWithNoFilterAreShort() throws {
-        func short(_ query: String) throws -> Bool { try ItemsQuery(QueryParameters(query)).isShort }
-        #expect(try short("lat=50&lon=7&nearest=10"))
-        #expect(try short("lat=50&lon=7&nearest=100&radius=5km&sortby=updated"))
-        #expect(try !short("lat=50&lon=7&nearest=101"))
-        #expect(try !short("lat=50&lon=7&nearest=10&road=A4"))
-        #expect(try !short("lat=50&lon=7&nearest=10&active-at=now"))
-        #expect(try !short("lat=50&lon=7&radius=5km"))
-        #expect(try !short("bbox=6,50,8,52"))
-        #expect(try !short(""))
-    }
-}
-
-/// Runs a task's jobs on one SwiftNIO event loop.
-private final class EventLoopTaskExecutor: TaskExecutor {
-    let loop: any EventLoop
-    init(_ loop: any EventLoop) { self.loop = loop }
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        loop.execute { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
     }
 }
