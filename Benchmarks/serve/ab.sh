@@ -53,10 +53,11 @@ import json, statistics, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 a = [r for r in rows if r["side"] == "A"]; b = [r for r in rows if r["side"] == "B"]
 med = lambda rs, k: statistics.median(r[k] for r in rs)
-print("| side | req/s | p50 ms | p99 ms | CPU µs/request |")
-print("|---|---:|---:|---:|---:|")
+print("| side | req/s | p10 ms | p50 ms | p90 ms | p99 ms | p99.9 ms | sd ms | CPU µs/request |")
+print("|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 for name, rs in (("A (old)", a), ("B (new)", b)):
-    print(f"| {name} | {med(rs, 'rps'):.0f} | {med(rs, 'p50_ms'):.2f} | {med(rs, 'p99_ms'):.2f} | {med(rs, 'cpu_us_per_request'):.0f} |")
+    print(f"| {name} | {med(rs, 'rps'):.0f} | {med(rs, 'p10_ms'):.2f} | {med(rs, 'p50_ms'):.2f} | {med(rs, 'p90_ms'):.2f} | {med(rs, 'p99_ms'):.2f} "
+          f"| {med(rs, 'p999_ms'):.2f} | {med(rs, 'sd_ms'):.2f} | {med(rs, 'cpu_us_per_request'):.0f} |")
 ratios = [y["rps"] / x["rps"] for x, y in zip(a, b)]
 print(f"\nB/A throughput, each round: {', '.join(f'{x:.2f}' for x in ratios)} (median {statistics.median(ratios):.2f}×)")
 PY

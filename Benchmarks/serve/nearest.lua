@@ -20,7 +20,11 @@ end
 
 function done(summary, latency, requests)
   local errors = summary.errors.connect + summary.errors.read + summary.errors.write + summary.errors.status + summary.errors.timeout
-  io.write(string.format('{"requests":%d,"seconds":%.3f,"rps":%.1f,"p50_ms":%.3f,"p99_ms":%.3f,"max_ms":%.3f,"errors":%d,"non2xx":%d}\n',
+  -- The spread as well as the tail (p10, p90, p99.9, mean, standard deviation): whether a p99
+  -- comes from a few slow requests or from a wide spread of all of them.
+  io.write(string.format('{"requests":%d,"seconds":%.3f,"rps":%.1f,"p50_ms":%.3f,"p99_ms":%.3f,"max_ms":%.3f,"errors":%d,"non2xx":%d,' ..
+    '"p10_ms":%.3f,"p90_ms":%.3f,"p999_ms":%.3f,"mean_ms":%.3f,"sd_ms":%.3f}\n',
     summary.requests, summary.duration / 1e6, summary.requests / (summary.duration / 1e6),
-    latency:percentile(50) / 1000, latency:percentile(99) / 1000, latency.max / 1000, errors, summary.errors.status))
+    latency:percentile(50) / 1000, latency:percentile(99) / 1000, latency.max / 1000, errors, summary.errors.status,
+    latency:percentile(10) / 1000, latency:percentile(90) / 1000, latency:percentile(99.9) / 1000, latency.mean / 1000, latency.stdev / 1000))
 end
