@@ -7,6 +7,7 @@
 #   Benchmarks/serve/ab.sh OLD_BINARY NEW_BINARY          (run.sh first: it builds the store)
 #   CONNECTIONS=64 DURATION=10 ROUNDS=3 SERVE_BENCH_DIR=/tmp/trafficgeo-serve-bench
 set -euo pipefail
+unset THINK_MS   # nearest.lua paces its requests when this is set (paced.sh); these run flat out
 HERE="$(cd "$(dirname "$0")" && pwd)"
 WORK="${SERVE_BENCH_DIR:-/tmp/trafficgeo-serve-bench}"
 CONNECTIONS="${CONNECTIONS:-64}"

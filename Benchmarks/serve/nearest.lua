@@ -1,5 +1,9 @@
 -- wrk script: GET the 10 nearest incidents to a random point in Germany (the spatial-anchors
 -- bounding box), and report p50/p99 latency and requests/s as one JSON line at the end.
+--
+-- THINK_MS=t (environment): each connection waits a random time, t ms on average (exponential),
+-- before each next request, so the server is asked less than it can answer (paced.sh). Unset,
+-- every connection asks again as soon as it has its answer: the server runs flat out.
 local lat_min, lat_max, lon_min, lon_max = 47.27, 55.06, 5.87, 15.04
 local counter = 0
 
@@ -10,6 +14,14 @@ end
 
 function init(args)
   math.randomseed(seed)
+end
+
+local think_ms = tonumber(os.getenv("THINK_MS") or "")
+if think_ms and think_ms > 0 then
+  -- Defined only when pacing: wrk then sends each request from a timer instead of at once.
+  function delay()
+    return -math.log(1 - math.random()) * think_ms
+  end
 end
 
 function request()

@@ -11,6 +11,7 @@
 #
 # PostgreSQL runs as a private throw-away cluster (dropped at exit), like the harness's own.
 set -euo pipefail
+unset THINK_MS   # nearest.lua paces its requests when this is set (paced.sh); these run flat out
 HERE="$(cd "$(dirname "$0")" && pwd)"
 ROOT="$(cd "$HERE/../.." && pwd)"
 BIN="${TRAFFICGEO_BIN:-$ROOT/.build/release/trafficgeo}"
