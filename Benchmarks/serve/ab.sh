@@ -18,17 +18,11 @@ ROUNDS="${ROUNDS:-3}"
 command -v wrk >/dev/null || { echo "ab.sh: needs wrk (apt install wrk)" >&2; exit 69; }
 ticks="$(getconf CLK_TCK)"
 
+. "$HERE/start-serve.sh"
 server=""
 one() {  # binary label → one JSON line
-  "$1" serve --quiet --db "$WORK/trafficgeo.sqlite" --port 0 2>/dev/null &
-  server=$!
-  local pid=$server port=""
-  for _ in $(seq 1 100); do
-    port="$(ss -ltnpH | grep "pid=$pid," | awk '{print $4}' | sed 's/.*://' | head -1 || true)"
-    [ -n "$port" ] && break
-    sleep 0.1
-  done
-  [ -n "$port" ] || { echo "ab.sh: $1 did not start" >&2; exit 1; }
+  start_serve "$1" "$WORK/trafficgeo.sqlite" || exit 1
+  local pid=$server
   wrk -t 2 -c 8 -d 3s -s "$HERE/nearest.lua" "http://127.0.0.1:$port" >/dev/null   # warm-up
   local before after out
   before="$(awk '{print $14 + $15}' "/proc/$pid/stat")"

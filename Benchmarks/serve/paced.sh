@@ -28,17 +28,11 @@ BIN="${1:-$ROOT/.build/release/trafficgeo}"
 [ -f "$WORK/trafficgeo.sqlite" ] || { echo "paced.sh: no store in $WORK: run Benchmarks/serve/run.sh once first" >&2; exit 66; }
 command -v wrk >/dev/null || { echo "paced.sh: needs wrk (apt install wrk)" >&2; exit 69; }
 
-"$BIN" serve --quiet --db "$WORK/trafficgeo.sqlite" --port 0 2>/dev/null &
-server=$!
+. "$HERE/start-serve.sh"
+server=""
 results="$(mktemp)"
-trap 'rm -f "$results"; kill "$server" 2>/dev/null || true' EXIT
-port=""
-for _ in $(seq 1 100); do
-  port="$(ss -ltnpH | grep "pid=$server," | awk '{print $4}' | sed 's/.*://' | head -1 || true)"
-  [ -n "$port" ] && break
-  sleep 0.1
-done
-[ -n "$port" ] || { echo "paced.sh: $BIN did not start" >&2; exit 1; }
+trap 'rm -f "$results"; [ -z "$server" ] || kill "$server" 2>/dev/null || true' EXIT
+start_serve "$BIN" "$WORK/trafficgeo.sqlite" || exit 1
 url="http://127.0.0.1:$port"
 
 wrk -t 2 -c 8 -d 5s -s "$HERE/nearest.lua" "$url" >/dev/null   # warm-up
