@@ -14,7 +14,7 @@
 # not for every request it would have held up (coordinated omission); the flat-out runs have the
 # same limit.
 #
-#   Benchmarks/serve/paced.sh [BINARY]        (run.sh first: it builds the store; ~1.5 min)
+#   Benchmarks/serve/paced.sh [BINARY]        (run.sh first: it builds the store; ~1 min)
 #   CONNECTIONS=64 DURATION=10 THINKS="13 8 5 3" SERVE_BENCH_DIR=/tmp/trafficgeo-serve-bench
 set -euo pipefail
 HERE="$(cd "$(dirname "$0")" && pwd)"
