@@ -75,12 +75,9 @@ VACUUM ANALYZE pts;
 SQL
 
 say "trafficgeo serve"
-"$BIN" serve --quiet --db "$WORK/trafficgeo.sqlite" --port 0 2>"$WORK/serve.log" &
-server=$!
-for _ in $(seq 1 100); do grep -q 'http://' "$WORK/serve.log" 2>/dev/null && break; sleep 0.1; done
-# --quiet also hides the line with the port: ask the kernel instead.
-sport="$(ss -ltnpH | grep "pid=$server," | awk '{print $4}' | sed 's/.*://' | head -1)"
-[ -n "$sport" ] || { echo "run.sh: serve did not start" >&2; cat "$WORK/serve.log" >&2; exit 1; }
+. "$HERE/start-serve.sh"
+start_serve "$BIN" "$WORK/trafficgeo.sqlite" "$WORK/serve.log" || exit 1
+sport=$port
 
 wrk_run() {  # connections seconds
   wrk -t "$(( $1 < 2 ? 1 : 2 ))" -c "$1" -d "$2s" -s "$HERE/nearest.lua" "http://127.0.0.1:$sport" | tail -1

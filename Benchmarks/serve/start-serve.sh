@@ -1,7 +1,8 @@
-# Sourced by ab.sh and paced.sh: start_serve BINARY STORE starts `BINARY serve --quiet` on a port
-# the system picks and sets $server (its pid) and $port once it listens.
+# Sourced by run.sh, ab.sh and paced.sh: start_serve BINARY STORE [LOG] starts `BINARY serve
+# --quiet` on a port the system picks (its messages to LOG, else nowhere) and sets $server (its
+# pid) and $port once it listens. --quiet hides the line with the port: the kernel is asked.
 start_serve() {
-  "$1" serve --quiet --db "$2" --port 0 2>/dev/null &
+  "$1" serve --quiet --db "$2" --port 0 2>"${3:-/dev/null}" &
   server=$!
   port=""
   for _ in $(seq 1 100); do
@@ -10,5 +11,6 @@ start_serve() {
     sleep 0.1
   done
   echo "$(basename "$0"): $1 did not start" >&2
+  [ -z "${3:-}" ] || cat "$3" >&2
   return 1
 }
