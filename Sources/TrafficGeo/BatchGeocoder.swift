@@ -163,7 +163,12 @@ public struct BatchGeocoder: Sendable {
                 guard !stopped else { return false }
                 if shouldStop() { stopped = true; return false }
                 guard let k = iterator.next(), let (q, text) = work[k] else { return false }
-                group.addTask { (k, await self.resolve(q, text: text)) }
+                group.addTask {
+                    // The answer is built after the await, never around it: `(k, await …)`
+                    // is the shape Swift 6.3.1 -O miscompiled (AutobahnAPI.download).
+                    let result = await self.resolve(q, text: text)
+                    return (k, result)
+                }
                 running += 1
                 return true
             }

@@ -87,23 +87,17 @@ public struct PendingGeocoder: Sendable {
             }
         }
 
-        try await withThrowingTaskGroup(of: (Int64, Result<LocatedPosition?, GeocodingError>).self) { group in
+        try await withThrowingTaskGroup(of: Located.self) { group in
             var next = roadless.makeIterator()
+            let locator = self.locator
             func addNext() -> Bool {
                 guard summary.stoppedBecause == nil, !Task.isCancelled, let stored = next.next() else { return false }
-                let locator = self.locator
-                group.addTask {
-                    do {
-                        return (stored.storeID, .success(try await locator.locate(title: stored.incident.title, text: stored.incident.summary)))
-                    } catch let error as GeocodingError {
-                        return (stored.storeID, .failure(error))
-                    }
-                }
+                group.addTask { try await Self.locate(stored, with: locator) }
                 return true
             }
             for _ in 0..<max(1, concurrency) where !addNext() { break }
-            while let (storeID, result) = try await group.next() {
-                try await record(storeID, result)
+            while let located = try await group.next() {
+                try await record(located.storeID, located.result)
                 _ = addNext()
             }
         }
@@ -111,5 +105,25 @@ public struct PendingGeocoder: Sendable {
         summary.statistics = await locator.service.statistics
         summary.elapsed = ContinuousClock.now - start
         return summary
+    }
+
+    /// What a child task hands back: the incident and where it was found (or why not).
+    struct Located: Sendable {
+        let storeID: Int64
+        let result: Result<LocatedPosition?, GeocodingError>
+    }
+
+    /// One child task's whole work, its result settled before the answer is built: a tuple
+    /// `(id, .success(try await …))` returned from a task lost its first element in the release
+    /// build of Swift 6.3.1 (AutobahnAPI.download says more). Errors other than geocoding's
+    /// (cancellation) end the run.
+    private static func locate(_ stored: StoredIncident, with locator: IncidentLocator) async throws -> Located {
+        let result: Result<LocatedPosition?, GeocodingError>
+        do {
+            result = .success(try await locator.locate(title: stored.incident.title, text: stored.incident.summary))
+        } catch let error as GeocodingError {
+            result = .failure(error)
+        }
+        return Located(storeID: stored.storeID, result: result)
     }
 }

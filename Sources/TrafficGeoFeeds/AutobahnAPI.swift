@@ -79,44 +79,62 @@ public struct AutobahnAPI: Sendable {
     public func snapshot(roads requested: [String]?, progress: (@Sendable (Int, Int) -> Void)? = nil) async throws -> AutobahnSnapshot {
         let roads: [String]
         if let requested { roads = requested } else { roads = try await roadList() }
-        let jobs = roads.flatMap { road in Self.services.map { (road, $0) } }
+        let jobs = roads.flatMap { road in Self.services.map { (road, $0) } }.enumerated().map { Job(order: $0, road: $1.0, service: $1.1) }
+        var answers: [Answer] = []
+        try await withThrowingTaskGroup(of: Answer.self) { group in
+            // No local function captures the group or a counter here: each child task is one
+            // call that returns its whole answer (docs/robustness.md, "Child tasks").
+            var pending = jobs.makeIterator()
+            for _ in 0..<maxInFlight {
+                guard let job = pending.next() else { break }
+                group.addTask { await self.download(job) }
+            }
+            while let answer = try await group.next() {
+                answers.append(answer)
+                progress?(answers.count, jobs.count)
+                if let job = pending.next() { group.addTask { await self.download(job) } }
+            }
+        }
+        // Interrupted (Ctrl-C): no snapshot, rather than one of failures.
+        try Task.checkCancellation()
         var documents: [AutobahnSnapshot.Document] = []
         var failures: [AutobahnSnapshot.Failure] = []
-        try await withThrowingTaskGroup(of: (Int, Result<Data, Error>).self) { group in
-            var next = 0
-            func start() {
-                let k = next
-                let (road, service) = jobs[k]
-                let url = baseURL + "/" + Self.encode(road) + "/services/" + service
-                group.addTask {
-                    do { return (k, .success(try await self.fetch(url))) } catch { return (k, .failure(error)) }
-                }
-                next += 1
-            }
-            while next < min(maxInFlight, jobs.count) { start() }
-            var done = 0
-            var results: [(Int, Result<Data, Error>)] = []
-            while let result = try await group.next() {
-                results.append(result)
-                done += 1
-                progress?(done, jobs.count)
-                if next < jobs.count { start() }
-            }
-            // Interrupted (Ctrl-C): no snapshot, rather than one of failures.
-            try Task.checkCancellation()
-            for (k, result) in results.sorted(by: { $0.0 < $1.0 }) {
-                let (road, service) = jobs[k]
-                switch result {
-                case let .success(data) where (try? JSONSerialization.jsonObject(with: data)) is [String: Any]:
-                    documents.append(.init(road: road, service: service, body: data))
-                case .success:
-                    // Not read whole, so it ends nothing: its incidents stay as they were.
-                    failures.append(.init(road: road, service: service, reason: "the answer is not a JSON object"))
-                case let .failure(error): failures.append(.init(road: road, service: service, reason: Self.describe(error)))
-                }
+        for answer in answers.sorted(by: { $0.job.order < $1.job.order }) {
+            let (road, service) = (answer.job.road, answer.job.service)
+            switch answer.outcome {
+            case let .success(data) where (try? JSONSerialization.jsonObject(with: data)) is [String: Any]:
+                documents.append(.init(road: road, service: service, body: data))
+            case .success:
+                // Not read whole, so it ends nothing: its incidents stay as they were.
+                failures.append(.init(road: road, service: service, reason: "the answer is not a JSON object"))
+            case let .failure(error): failures.append(.init(road: road, service: service, reason: Self.describe(error)))
             }
         }
         return AutobahnSnapshot(roads: roads, documents: documents, failures: failures)
+    }
+
+    /// One document to fetch: a road's service list, and its place in the snapshot.
+    struct Job: Sendable {
+        let order: Int
+        let road: String
+        let service: String
+    }
+
+    /// What a child task of `snapshot` hands back: the job it did, and the body or the error.
+    struct Answer: Sendable {
+        let job: Job
+        let outcome: Result<Data, Error>
+    }
+
+    /// One child task's whole work. The outcome is settled in its own statement before the answer
+    /// is built: Swift 6.3.1 at -O lost the first element of `(k, .success(try await …))` returned
+    /// from a task (LLVM's dead-store elimination removed its store before the suspension;
+    /// scripts/compiler-check/task-result.swift), and the release build crashed on garbage indices.
+    private func download(_ job: Job) async -> Answer {
+        let url = baseURL + "/" + Self.encode(job.road) + "/services/" + job.service
+        let outcome: Result<Data, Error>
+        do { outcome = .success(try await fetch(url)) } catch { outcome = .failure(error) }
+        return Answer(job: job, outcome: outcome)
     }
 
     /// Reads the incidents of a snapshot's documents, each marked with its part
