@@ -37,8 +37,14 @@ enum TestSupport {
         return FileManager.default.fileExists(atPath: url.appendingPathComponent("data/autobahn/warnings-dev.csv.xz").path) ? url : nil
     }
 
-    /// The `trafficgeo` executable built beside the test bundle.
+    /// The `trafficgeo` executable the command-line tests spawn: `$TRAFFICGEO_TEST_CLI` when set
+    /// (scripts/test runs those suites a second time against the release build, the binary users
+    /// run), else the one built beside the test bundle.
     static var cliExecutable: URL? {
+        if let chosen = ProcessInfo.processInfo.environment["TRAFFICGEO_TEST_CLI"], !chosen.isEmpty {
+            let url = URL(fileURLWithPath: chosen, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
+            return FileManager.default.isExecutableFile(atPath: url.path) ? url : nil
+        }
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {
             let candidate = folder.appendingPathComponent("trafficgeo")
@@ -84,9 +90,10 @@ enum TestSupport {
 
     /// `run` on a thread of its own, for async tests that serve in-process: waiting for a child
     /// on one of Swift's cooperative threads (one per core) can starve the server it talks to.
-    static func runOnThread(_ executable: String, _ arguments: [String]) async throws -> (status: Int32, stdout: String, stderr: String) {
+    static func runOnThread(_ executable: String, _ arguments: [String],
+                            environment: [String: String]? = nil) async throws -> (status: Int32, stdout: String, stderr: String) {
         try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try run(executable, arguments) }) }.start()
+            Thread { continuation.resume(with: Result { try run(executable, arguments, environment: environment) }) }.start()
         }
     }
 
