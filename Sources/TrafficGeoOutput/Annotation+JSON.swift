@@ -28,6 +28,8 @@ extension Annotation {
         o.add("positionSource", positionSource)
         o.add("precision", precision)
         o.add("confidence", confidence, digits: 2)
+        o.add("ended", ended)
+        o.add("state", state.rawValue)
         return o.closed()
     }
 }

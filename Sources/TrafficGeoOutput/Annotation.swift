@@ -28,8 +28,28 @@ public struct Annotation: Sendable, Equatable, Encodable {
     public var precision: String?
     /// 0…1 for geocoded positions: how sure the geocoder is (docs/geocoding.md, "Confidence").
     public var confidence: Double?
+    /// When its source stopped listing it (a snapshot ended it).
+    public var ended: String?
+    /// Whether it is still on when the answer is written: queries without `--active-at` answer
+    /// with incidents that are over too, and every format says which those are.
+    public var state: IncidentState
 
-    public init(_ result: QueryResult) {
+    /// "active", "expired" (its expiry time has passed) or "ended" (its source no longer lists it).
+    public enum IncidentState: String, Sendable, Equatable, Encodable {
+        case active, expired, ended
+
+        public init(_ stored: StoredIncident, at now: Date) {
+            if let ended = stored.ended, ended <= now {
+                self = .ended
+            } else if let expires = stored.incident.expires, expires <= now {
+                self = .expired
+            } else {
+                self = .active
+            }
+        }
+    }
+
+    public init(_ result: QueryResult, now: Date = Date()) {
         let i = result.incident
         id = i.id
         coordinate = i.position.map { Point(latitude: Self.round($0.latitude, 6), longitude: Self.round($0.longitude, 6)) }
@@ -48,6 +68,8 @@ public struct Annotation: Sendable, Equatable, Encodable {
         positionSource = i.positionSource?.kind.rawValue
         precision = i.positionSource?.precision?.rawValue
         confidence = i.positionSource?.confidence
+        ended = result.stored.ended.map(TimestampParser.format)
+        state = IncidentState(result.stored, at: now)
     }
 
     /// Results nearer than this (metres) have no bearing.

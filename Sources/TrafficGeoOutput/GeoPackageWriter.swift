@@ -29,7 +29,17 @@ public final class GeoPackageWriter: ResultWriter {
         ("id", "TEXT"), ("title", "TEXT"), ("subtitle", "TEXT"), ("pin_color", "TEXT"), ("road", "TEXT"), ("category", "TEXT"),
         ("updated", "DATETIME"), ("expires", "DATETIME"), ("weblink", "TEXT"), ("source", "TEXT"), ("position_source", "TEXT"),
         ("precision", "TEXT"), ("confidence", "REAL"), ("distance_m", "REAL"), ("bearing_deg", "REAL"),
+        ("ended", "DATETIME"), ("state", "TEXT"),
     ]
+
+    /// GeoPackage's DATETIME: ISO 8601 in UTC with milliseconds, `2025-05-19T05:50:00.000Z`
+    /// (requirement 5 of the encoding; GDAL calls anything else "non-conformant content").
+    private let dateTimeFormat: ISO8601DateFormatter = {
+        let format = ISO8601DateFormatter()
+        format.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        format.timeZone = TimeZone(identifier: "UTC")
+        return format
+    }()
 
     public struct Failure: Error, CustomStringConvertible {
         public var description: String
@@ -195,13 +205,17 @@ public final class GeoPackageWriter: ResultWriter {
         if let geometry {
             _ = geometry.withUnsafeBytes { sqlite3_bind_blob(statement, 1, $0.baseAddress, Int32($0.count), transient) }
         }
-        let texts: [String?] = [a.id, a.title, a.subtitle, a.pinColor.rawValue, a.road, a.category, a.updated, a.expires, a.weblink,
+        let i = result.incident
+        let texts: [String?] = [a.id, a.title, a.subtitle, a.pinColor.rawValue, a.road, a.category,
+                                i.updated.map(dateTimeFormat.string), i.expires.map(dateTimeFormat.string), a.weblink,
                                 a.source, a.positionSource, a.precision]
-        for (i, text) in texts.enumerated() {
-            if let text { sqlite3_bind_text(statement, Int32(i + 2), text, -1, transient) }
+        let numbers = [a.confidence, a.distanceMeters, a.bearingDegrees]
+        let lastTexts = [result.stored.ended.map(dateTimeFormat.string), a.state.rawValue]
+        for (k, text) in (texts + numbers.map { _ in nil } + lastTexts).enumerated() {
+            if let text { sqlite3_bind_text(statement, Int32(k + 2), text, -1, transient) }
         }
-        for (i, number) in [a.confidence, a.distanceMeters, a.bearingDegrees].enumerated() {
-            if let number { sqlite3_bind_double(statement, Int32(texts.count + 2 + i), number) }
+        for (k, number) in numbers.enumerated() {
+            if let number { sqlite3_bind_double(statement, Int32(texts.count + 2 + k), number) }
         }
         guard sqlite3_step(statement) == SQLITE_DONE else {
             throw Failure(description: "cannot write to the GeoPackage \(path): \(String(cString: sqlite3_errmsg(db)))")

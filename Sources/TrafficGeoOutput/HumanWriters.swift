@@ -29,7 +29,7 @@ final class AnnotationCardWriter: ResultWriter {
         if count > 0 { try sink.write("\n") }
         count += 1
         let pin = color ? Self.ansi(a.pinColor) + "●" + "\u{1B}[0m" : "●"
-        let label = [a.pinColor.rawValue, a.category].compactMap { $0 }.joined(separator: " · ")
+        let label = [a.pinColor.rawValue, a.category, a.state == .active ? nil : a.state.rawValue].compactMap { $0 }.joined(separator: " · ")
         try sink.write("\(pin) \(color ? "\u{1B}[1m" + a.title + "\u{1B}[0m" : a.title)  [\(label)]\n")
         if let subtitle = a.subtitle {
             let lines = width.map { Self.wrap(subtitle, width: max(20, $0 - 2), lines: Self.subtitleLines) } ?? [subtitle]
@@ -49,7 +49,8 @@ final class AnnotationCardWriter: ResultWriter {
         if let road = a.road { facts.append(road) }
         if let geocoded = Self.geocodedNote(a) { facts.append(geocoded) }
         if let updated = a.updated { facts.append("updated \(Self.readable(updated))") }
-        if let expires = a.expires { facts.append("expires \(Self.readable(expires))") }
+        if let ended = a.ended, a.state == .ended { facts.append("ended \(Self.readable(ended))") }
+        if let expires = a.expires { facts.append((a.state == .expired ? "expired " : "expires ") + Self.readable(expires)) }
         try sink.write("  " + facts.joined(separator: " · ") + "\n")
     }
 
@@ -109,7 +110,7 @@ final class AnnotationCardWriter: ResultWriter {
 final class TableWriter: ResultWriter {
     private let sink: TextSink
     private var rows: [[String]] = []
-    private static let header = ["DIST", "BRG", "PIN", "ROAD", "CATEGORY", "LAT", "LON", "PRECISION", "TITLE"]
+    private static let header = ["DIST", "BRG", "PIN", "ROAD", "CATEGORY", "STATE", "LAT", "LON", "PRECISION", "TITLE"]
 
     init(sink: TextSink) { self.sink = sink }
 
@@ -120,7 +121,7 @@ final class TableWriter: ResultWriter {
         rows.append([
             a.distanceMeters.map(Annotation.formatDistance) ?? "",
             a.bearingDegrees.map { Annotation.compass($0) } ?? "",
-            a.pinColor.rawValue, a.road ?? "", a.category ?? "",
+            a.pinColor.rawValue, a.road ?? "", a.category ?? "", a.state.rawValue,
             a.coordinate.map { String(format: "%.5f", $0.latitude) } ?? "",
             a.coordinate.map { String(format: "%.5f", $0.longitude) } ?? "",
             // Feed positions are as given; a geocoded one shows how it was placed and how surely.

@@ -94,6 +94,8 @@ package final class GeoJSONWriter: ResultWriter {
         o.add("category", annotation.category)
         o.add("updated", annotation.updated)
         o.add("expires", annotation.expires)
+        o.add("ended", annotation.ended)
+        o.add("state", annotation.state.rawValue)
         o.add("weblink", annotation.weblink)
         o.add("source", annotation.source)
         o.add("positionSource", annotation.positionSource)
@@ -149,7 +151,8 @@ package final class GeoJSONWriter: ResultWriter {
 /// longitude), or with `--crs` in that CRS, in columns named for its axes (easting, northing).
 final class CSVResultWriter: ResultWriter {
     static let header = ["id", "title", "subtitle", "latitude", "longitude", "distance_m", "bearing_deg", "pin_color",
-                         "road", "category", "updated", "expires", "weblink", "source", "position_source", "precision", "confidence"]
+                         "road", "category", "updated", "expires", "weblink", "source", "position_source", "precision", "confidence",
+                         "ended", "state"]
     private let sink: TextSink
     private let crs: OutputCRS
 
@@ -180,6 +183,7 @@ final class CSVResultWriter: ResultWriter {
             a.bearingDegrees.map { JSONObjectText.number($0, digits: 1) } ?? "",
             a.pinColor.rawValue, a.road ?? "", a.category ?? "", a.updated ?? "", a.expires ?? "", a.weblink ?? "", a.source,
             a.positionSource ?? "", a.precision ?? "", a.confidence.map { JSONObjectText.number($0, digits: 2) } ?? "",
+            a.ended ?? "", a.state.rawValue,
         ]
         try sink.write(fields.map(Self.quote).joined(separator: ",") + "\r\n")
     }

@@ -1,5 +1,6 @@
 import PostgresNIO
 import TrafficGeoStore
+import TrafficGeoSupport
 
 /// SQL text with its bound parameters, numbered as they are added (`$1`, `$2`, …): values never
 /// go into the text.
@@ -50,9 +51,10 @@ extension IncidentFilter {
             clauses.append("i.source_id = (SELECT id FROM sources WHERE name = \(query.bind(PostgresText.storable(source))))")
         }
         for word in words {
-            // Köln is "koeln" (spelled out) or "koln" (plain vowels): a word matches either folding.
-            let w = query.bind(PostgresText.storable(word))
-            clauses.append("(strpos(i.search_folded, \(w)) > 0 OR strpos(i.search_plain, \(w)) > 0)")   // NULL plain: as folded
+            // Köln, Koeln and Koln: the word's fold in the text's, or both loosened (TextFolding.loosen),
+            // the text's loosened here from the folded column, so rows written before need nothing new.
+            let w = query.bind(PostgresText.storable(word)), loose = query.bind(PostgresText.storable(TextFolding.loosen(word)))
+            clauses.append("(strpos(i.search_folded, \(w)) > 0 OR strpos(\(TextFolding.loosenSQL("i.search_folded")), \(loose)) > 0)")
         }
         return clauses.isEmpty ? "TRUE" : clauses.joined(separator: " AND ")
     }

@@ -41,10 +41,10 @@ extension IncidentFilter {
             arguments += [source]
         }
         for word in words {
-            // Köln is "koeln" (spelled out) or "koln" (plain vowels): a word matches either folding.
+            // Köln, Koeln and Koln: the word's fold in the text's, or both loosened (TextFolding.loosen).
             let text = "i.title || ' ' || coalesce(i.summary, '') || ' ' || coalesce(i.road, '')"
             clauses.append("(instr(\(TextFolding.sqlFunctionName)(\(text)), ?) > 0 OR instr(\(TextFolding.plainSQLFunctionName)(\(text)), ?) > 0)")
-            arguments += [word, word]
+            arguments += [word, TextFolding.loosen(word)]
         }
         return (clauses.isEmpty ? "1" : clauses.joined(separator: " AND "), arguments)
     }

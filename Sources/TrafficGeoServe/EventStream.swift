@@ -49,12 +49,17 @@ struct EventStream: Sendable {
         ResponseBody { writer in
             let store = self.store
             let bounds = try await runner.run { try store.changeFeedBounds() }
-            var after = lastEventID ?? bounds.latest
+            // A Last-Event-ID past the feed's end (another database, or a recreated one) follows
+            // from the end: waiting for the feed to reach it would skip every event up to it.
+            var after = min(lastEventID ?? bounds.latest, bounds.latest)
             // Reconnect after 2 s; a comment first, so the client knows the stream is open.
             var opening = "retry: 2000\n: trafficgeo events after \(after)\n\n"
-            if let lastEventID, lastEventID + 1 < bounds.first {
-                opening += ": events \(lastEventID + 1) to \(bounds.first - 1) were pruned; reload the items to catch up\n\n"
+            if let lastEventID, lastEventID > bounds.latest {
+                opening += ": Last-Event-ID \(lastEventID) is past the newest event (\(bounds.latest)); reload the items to catch up\n\n"
+            } else if let lastEventID, lastEventID < bounds.first - 1 {
+                opening += ": events \(max(lastEventID, 0) + 1) to \(bounds.first - 1) were pruned; reload the items to catch up\n\n"
             }
+            after = max(after, 0)
             try await writer.write(ByteBuffer(string: opening))
             var lastWrite = ContinuousClock.now
             // Ends when the client goes away (the write fails) or the server shuts down (checked

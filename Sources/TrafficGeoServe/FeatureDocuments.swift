@@ -109,11 +109,10 @@ enum FeatureDocuments {
     }
 
     /// One incident as a Feature: the store id as the feature id (it fits a URL path), the
-    /// annotation properties, distance and bearing when a point was given, when it ended.
+    /// annotation properties (when it ended and its state among them), distance and bearing when a point was given, when it was first seen.
     static func feature(_ result: QueryResult, appendingTo buffer: consuming [UInt8] = []) -> [UInt8] {
         GeoJSONWriter.feature(result, appendingTo: consume buffer, rawID: String(result.stored.storeID), distanceNames: ("distance_m", "bearing_deg")) { p in
             p.add("first_seen", TimestampParser.format(result.stored.firstSeen))
-            p.add("ended", result.stored.ended.map(TimestampParser.format))
         }
     }
 

@@ -67,7 +67,7 @@ struct ItemsQuery: Sendable, Equatable {
         }
         if let text = try p.single("radius") {
             guard let metres = DistanceExpression.parse(text), metres.isFinite, metres > 0 else {
-                throw Problem.badParameter("radius", "radius='\(text)' is not a positive distance: \(DistanceExpression.accepted).")
+                throw Problem.badParameter("radius", "radius='\(text)' is not a positive distance: \(DistanceExpression.explain(text)).")
             }
             guard reference != nil else { throw Problem.badParameter("radius", "radius needs lat and lon: the centre of the circle.") }
             radius = metres

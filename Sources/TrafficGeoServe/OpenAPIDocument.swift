@@ -325,10 +325,10 @@ enum OpenAPIDocument {
       "name": "radius",
       "in": "query",
       "required": false,
-      "description": "Only incidents within this distance of lat/lon (WGS84 geodesic, boundary included): metres, or with a unit: 500m, 25km, 3mi; more than 0. Like `trafficgeo within`. Needs lat and lon.",
+      "description": "Only incidents within this distance of lat/lon (WGS84 geodesic, boundary included), with its unit: 500m, 25km, 3mi (a bare number is refused: it was taken for metres by people who meant kilometres); more than 0. Like `trafficgeo within`. Needs lat and lon.",
       "schema": {
        "type": "string",
-       "pattern": "^(0*[1-9][0-9]*(\\.[0-9]+)?|0*\\.[0-9]*[1-9][0-9]*|0+\\.[0-9]*[1-9][0-9]*)(m|km|mi)?$"
+       "pattern": "^(0*[1-9][0-9]*(\\.[0-9]+)?|0*\\.[0-9]*[1-9][0-9]*|0+\\.[0-9]*[1-9][0-9]*)(m|km|mi)$"
       }
      },
      {
@@ -575,10 +575,10 @@ enum OpenAPIDocument {
       "name": "radius",
       "in": "query",
       "required": false,
-      "description": "Only incidents within this distance of lat/lon (WGS84 geodesic, boundary included): metres, or with a unit: 500m, 25km, 3mi; more than 0. Like `trafficgeo within`. Needs lat and lon.",
+      "description": "Only incidents within this distance of lat/lon (WGS84 geodesic, boundary included), with its unit: 500m, 25km, 3mi (a bare number is refused: it was taken for metres by people who meant kilometres); more than 0. Like `trafficgeo within`. Needs lat and lon.",
       "schema": {
        "type": "string",
-       "pattern": "^(0*[1-9][0-9]*(\\.[0-9]+)?|0*\\.[0-9]*[1-9][0-9]*|0+\\.[0-9]*[1-9][0-9]*)(m|km|mi)?$"
+       "pattern": "^(0*[1-9][0-9]*(\\.[0-9]+)?|0*\\.[0-9]*[1-9][0-9]*|0+\\.[0-9]*[1-9][0-9]*)(m|km|mi)$"
       }
      },
      {

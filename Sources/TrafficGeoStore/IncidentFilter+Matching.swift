@@ -40,7 +40,7 @@ extension IncidentFilter {
         if !words.isEmpty {
             let text = i.title + " " + (i.summary ?? "") + " " + (i.road ?? "")
             let folded = TextFolding.fold(text), plain = TextFolding.foldPlain(text)
-            for word in words where !folded.contains(word) && !plain.contains(word) { return false }
+            for word in words where !folded.contains(word) && !plain.contains(TextFolding.loosen(word)) { return false }
         }
         return true
     }

@@ -32,16 +32,35 @@ public enum TimeExpression {
     public static let accepted = "use 'now', 'today', 'yesterday', an ISO 8601 time such as 2025-05-19T04:06:00Z, or -2h / -3d / -1w"
 }
 
-/// Distances as people type them: `25km`, `500m`, `3mi`, `10 km`; a bare number is metres.
+/// Distances as people type them: `25km`, `500m`, `3mi`, `10 km`. The unit is required: a bare
+/// `25` meant 25 m and answered "nothing within" to everyone who meant kilometres. The same
+/// parser reads the command line's `--radius`, `serve`'s `radius=` and a watches file's
+/// `"radius"`, so the same text means the same everywhere.
 public enum DistanceExpression {
     public static func parse(_ text: String) -> Double? {
         let t = text.trimmingCharacters(in: .whitespaces).lowercased()
         let units: [(String, Double)] = [("km", 1000), ("mi", 1609.344), ("m", 1)]
         for (suffix, factor) in units where t.hasSuffix(suffix) {
-            guard let value = Double(t.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)) else { return nil }
+            guard let value = plainNumber(t.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)) else { return nil }
             return value * factor
         }
-        return Double(t)
+        return nil
+    }
+
+    /// Digits with at most one decimal point, an optional sign: no exponent, hex, "nan" or "inf".
+    static func plainNumber(_ text: String) -> Double? {
+        let body = text.hasPrefix("-") || text.hasPrefix("+") ? text.dropFirst() : Substring(text)
+        guard !body.isEmpty, body.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
+              body.filter({ $0 == "." }).count <= 1, body != "." else { return nil }
+        return Double(text)
+    }
+
+    /// What to tell someone whose distance was not understood: a bare number is told its unit
+    /// is missing.
+    public static func explain(_ text: String) -> String {
+        let t = text.trimmingCharacters(in: .whitespaces)
+        if plainNumber(t) != nil { return "a distance needs its unit: \(t)m or \(t)km" }
+        return accepted
     }
 
     /// What to tell someone whose distance was not understood.

@@ -13,12 +13,25 @@ public enum TextFolding {
         return String(decoding: out, as: UTF8.self)
     }
 
-    /// `fold` with umlauts as their plain vowels: "Mülheim" → "mulheim".
+    /// `fold` with umlauts as plain vowels, typed or spelled out: "Mülheim" and "Muelheim" →
+    /// "mulheim", so that Köln, Koeln and Koln are one word (`loosen` of `fold`).
     public static func foldPlain(_ text: String) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count)
-        append(text, to: &out, umlautsAsVowels: true)
-        return String(decoding: out, as: UTF8.self)
+        loosen(fold(text))
+    }
+
+    /// Folded text with the spelled-out umlauts ae, oe, ue made plain vowels, left to right as
+    /// SQL's `replace` does (the PostGIS store computes it there from the folded column, and the
+    /// two must agree). A search word matches a text when its fold is in the text's fold, or its
+    /// loosened fold in the text's loosened fold: "koln" finds "Koeln" and "Köln", "koeln" finds "Koln".
+    public static func loosen(_ folded: String) -> String {
+        guard folded.contains("e") else { return folded }
+        return folded.replacingOccurrences(of: "ae", with: "a").replacingOccurrences(of: "oe", with: "o")
+            .replacingOccurrences(of: "ue", with: "u")
+    }
+
+    /// `loosen` in SQL over a folded column or expression (SQLite and PostgreSQL alike).
+    public static func loosenSQL(_ folded: String) -> String {
+        "replace(replace(replace(\(folded), 'ae', 'a'), 'oe', 'o'), 'ue', 'u')"
     }
 
     /// Each ASCII byte folded: letters lowered, digits kept, 0 for the rest (word separators).

@@ -52,6 +52,15 @@ struct ChangesCommand: AsyncParsableCommand {
                 }
             }
             let bounds = try store.changeFeedBounds()
+            if after > bounds.latest {
+                // A number from the future (another database, or one that was recreated): what
+                // comes next is numbered from the feed's end, so that is where to follow from.
+                // Echoing the number back would skip every event up to it forever.
+                if !global.quiet {
+                    Terminal.printError("trafficgeo: warning: --since \(after) is past the newest event (\(bounds.latest)); is this the database you followed? Continuing from \(bounds.latest)")
+                }
+                after = bounds.latest
+            }
             if after + 1 < bounds.first && !global.quiet {
                 Terminal.printError("trafficgeo: warning: events \(after + 1) … \(bounds.first - 1) are no longer kept; starting at \(bounds.first)")
             }

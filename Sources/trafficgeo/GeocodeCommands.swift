@@ -117,6 +117,10 @@ struct GeocodePendingCommand: AsyncParsableCommand {
             let service = try geocoding.makeService(cache: store)
             let summary = try await GeocodeRunner.run(store: store, service: service, source: source, retryNotFound: retryNotFound,
                                                       limit: limit, quiet: global.quiet)
+            if summary.total == 0 && !global.quiet {
+                Terminal.printError("trafficgeo: nothing to geocode: no incident\(source.map { " of \($0)" } ?? "") waits for a position"
+                                    + (retryNotFound ? "" : " (--retry-not-found tries again those not found before)"))
+            }
             if summary.stoppedBecause != nil || summary.failed > 0 { throw TrafficGeoExit.partial }
         }
     }

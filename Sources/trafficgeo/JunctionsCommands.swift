@@ -148,7 +148,7 @@ struct JunctionsImportCommand: AsyncParsableCommand {
             try store.recordJunctionObservations(observations, observer: "import:\(name)", replacing: true)
             if !global.quiet {
                 let osm = observations.contains { $0.origin == "import:osm" } ? " (\(JunctionExchange.osmAttribution))" : ""
-                print("imported \(observations.count) junction positions from \(file)\(osm)")
+                Terminal.printError("trafficgeo: imported \(observations.count) junction positions from \(file)\(osm)")
             }
         }
     }
@@ -170,7 +170,7 @@ struct JunctionsLearnCommand: AsyncParsableCommand {
             let learning = try store.relearnJunctions()
             for conflict in learning.conflicts.prefix(20) { Terminal.printError("trafficgeo: warning: \(conflict)") }
             if !global.quiet {
-                print("learned \(learning.observations) junction positions from the stored incidents; \(learning.conflicts.count) positions contradict their junctions")
+                Terminal.printError("trafficgeo: learned \(learning.observations) junction positions from the stored incidents; \(learning.conflicts.count) positions contradict their junctions")
             }
         }
     }

@@ -91,11 +91,11 @@ struct PruneCommand: AsyncParsableCommand {
             let date = before.flatMap { TimeArgument.parse($0) } ?? Date()
             if expired {
                 let count = try store.pruneExpired(before: date)
-                if !global.quiet { print("pruned \(count) expired incidents") }
+                if !global.quiet { Terminal.printError("trafficgeo: pruned \(count) expired incidents") }
             }
             if ended {
                 let count = try store.pruneEnded(before: date)
-                if !global.quiet { print("pruned \(count) ended incidents") }
+                if !global.quiet { Terminal.printError("trafficgeo: pruned \(count) ended incidents") }
             }
         }
     }

@@ -60,7 +60,7 @@ struct WithinCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var location: LocationOptions
 
-    @Option(name: [.customShort("r"), .long], parsing: .unconditional, help: ArgumentHelp("The radius: 500m, 25km, 3mi (a bare number is metres).", valueName: "distance"))
+    @Option(name: [.customShort("r"), .long], parsing: .unconditional, help: ArgumentHelp("The radius with its unit: 500m, 25km, 3mi.", valueName: "distance"))
     var radius: String
 
     @OptionGroup var query: QueryOptions
@@ -91,6 +91,13 @@ struct WithinCommand: AsyncParsableCommand {
             let results = try engine.within(radius: metres, of: center, filter: query.filter)
             let sorted = query.sort.map { QueryEngine.sort(results, by: $0) } ?? results
             try query.write(quiet: global.quiet) { emit in try sorted.forEach(emit) }
+            if sorted.isEmpty && !global.quiet {
+                // An empty circle says how far the nearest match is, so a radius that was too
+                // small is seen at once.
+                let nearest = try engine.nearest(to: center, limit: 1, filter: query.filter).first?.distance
+                Terminal.printError("trafficgeo: nothing within \(Annotation.formatDistance(metres)); "
+                    + (nearest.map { "the nearest match is \(Annotation.formatDistance($0)) away" } ?? "no incident matches at any distance"))
+            }
         }
     }
 }
@@ -149,10 +156,9 @@ struct ExportCommand: AsyncParsableCommand {
             var options = query
             if options.format == nil { options.format = options.output.flatMap(OutputFormat.forFile) ?? .geojson }
             let engine = QueryEngine(store: try global.openStore(readOnly: true))
-            let count = try options.write(quiet: global.quiet) { emit in
+            try options.write(quiet: global.quiet) { emit in
                 try engine.all(filter: query.filter, locatedOnly: !includeUnlocated, handle: emit)
             }
-            if let output = options.output, !global.quiet { Terminal.printError("trafficgeo: wrote \(count) incidents to \(output)") }
         }
     }
 }

@@ -240,6 +240,12 @@ struct QueryOptions: ParsableArguments {
     var filter: IncidentFilter { filters.filter }
 
     func validate() throws {
+        if format == nil, let output, OutputFormat.forFile(output) == nil {
+            let suffix = (output as NSString).pathExtension
+            if !suffix.isEmpty {
+                throw ValidationError("-o '\(output)': '.\(suffix)' names no output format; name the file .geojson, .json, .csv, .geojsons, .txt or .gpkg, or give --format.")
+            }
+        }
         if outputFormat == .gpkg, output == nil {
             throw ValidationError("A GeoPackage is a file: give its name with -o (e.g. -o incidents.gpkg).")
         }
@@ -270,13 +276,14 @@ struct QueryOptions: ParsableArguments {
     @discardableResult
     func write(quiet: Bool = false, _ produce: ((QueryResult) throws -> Void) throws -> Void) throws -> Int {
         let format = outputFormat
+        let now = Date()
         let crs = try outputCRS(quiet: quiet)
         // A GeoPackage writes its own file; the text sink then holds nothing and is not committed.
         let sink = try format == .gpkg ? TextSink() : (output.map { try TextSink(path: $0) } ?? TextSink())
         let writer = format.makeWriter(sink: sink, color: output == nil && Terminal.useColor, geometry: geometry,
                                        width: output == nil ? Terminal.columns : nil, crs: crs, file: output)
         let onlySegments = geometry == .segment && (format == .geojson || format == .geojsonseq)
-        var count = 0, leftOut = 0
+        var count = 0, leftOut = 0, over = 0
         defer {
             if leftOut > 0 && !quiet {
                 Terminal.printError("trafficgeo: note: \(leftOut) incidents without a segment were left out (--geometry point writes every incident)")
@@ -290,6 +297,7 @@ struct QueryOptions: ParsableArguments {
             try produce { result in
                 if onlySegments && !geometry.fits(result.incident) { leftOut += 1; return }
                 try writer.write(result)
+                if !result.stored.isLive(at: now) { over += 1 }
                 count += 1
             }
             try writer.end()
@@ -298,6 +306,17 @@ struct QueryOptions: ParsableArguments {
             sink.abandon()
             (writer as? GeoPackageWriter)?.abandon()
             throw error
+        }
+        if !quiet {
+            if let output {
+                let named = format == OutputFormat.forFile(output) ? "" : " (\(format.rawValue))"
+                Terminal.printError("trafficgeo: wrote \(count) incidents to \(output)\(named)")
+            }
+            // The answer holds incidents that are over (their state says so in every format):
+            // say how to leave them out, so that nobody takes them for today's traffic.
+            if over > 0, filters.filter.activeAt == nil {
+                Terminal.printError("trafficgeo: note: \(over) of \(count) incidents have expired or ended (state in the output); --active-at now leaves them out")
+            }
         }
         return count
     }
@@ -315,13 +334,13 @@ enum TimeArgument {
     static func parse(_ text: String, now: Date = Date()) -> Date? { TimeExpression.parse(text, now: now) }
 }
 
-/// Distances on the command line: `DistanceExpression` (`25km`, `500m`, `3mi`; a bare number is metres).
+/// Distances on the command line: `DistanceExpression` (`25km`, `500m`, `3mi`; the unit is required).
 enum DistanceArgument {
     static func parse(_ text: String) -> Double? { DistanceExpression.parse(text) }
 
     static func validated(_ text: String, option: String) throws -> Double {
         guard let metres = parse(text), metres.isFinite else {
-            throw ValidationError("\(option) '\(text)' is not a distance: \(DistanceExpression.accepted).")
+            throw ValidationError("\(option) '\(text)' is not a distance: \(DistanceExpression.explain(text)).")
         }
         guard metres > 0 else { throw ValidationError("\(option) must be positive.") }
         return metres

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TrafficGeoSupport
 import TrafficGeoModel
 import TrafficGeoProjection
 import TrafficGeoRoadTitles
@@ -45,7 +46,7 @@ enum WatchDefinitions {
         func distance(_ key: String, default value: Double) throws -> Double {
             guard let raw = o[key] else { return value }
             let text = (raw as? String) ?? (raw as? NSNumber)?.stringValue ?? ""
-            guard let metres = DistanceArgument.parse(text), metres > 0, metres.isFinite else { throw fail("\(key) '\(text)' is not a distance such as 25km") }
+            guard let metres = DistanceArgument.parse(text), metres > 0, metres.isFinite else { throw fail("\(key) '\(text)' is not a distance: \(DistanceExpression.explain(text))") }
             return metres
         }
         func list(_ key: String) -> [String] {

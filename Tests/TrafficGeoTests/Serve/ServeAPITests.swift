@@ -132,7 +132,7 @@ struct ServeAPITests {
             let answer = try await f.get("/collections/incidents/items?lat=50.94&lon=6.96&radius=5km&limit=1000")
             #expect(answer.ids == within.map { Int($0.stored.storeID) }, "within, nearest first")
             #expect(answer.json["numberMatched"] as? Int == within.count)
-            let metres = try await f.get("/collections/incidents/items?lat=50.94&lon=6.96&radius=5000&limit=1000")
+            let metres = try await f.get("/collections/incidents/items?lat=50.94&lon=6.96&radius=5km&limit=1000")
             #expect(metres.ids == answer.ids)
             // nearest within a radius; lat/lon alone sorts the whole collection by distance.
             let capped = try await f.get("/collections/incidents/items?lat=50.94&lon=6.96&nearest=1000&radius=5km&limit=1000")
