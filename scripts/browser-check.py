@@ -2,8 +2,10 @@
 """Loads trafficgeo's map page in headless Chromium (Debian's `chromium`) through the DevTools
 protocol, waits until the page has drawn its pins and list, and reports what it shows as JSON:
 the items URL the page asked, the ids in its list, the number of pins drawn; with --screenshot,
-a PNG of the page. The map's event stream stays open, so Chromium's own --screenshot (which
-waits for the network to go quiet) cannot be used.
+a PNG of the page; with --then, runs a command once the page is ready (an ingest) and waits
+until the event stream has made the list change. (The page reads its event stream through a
+streamed fetch, so Chromium's own `--headless --screenshot --virtual-time-budget` settles on it
+too; this script exists for what that cannot do: reports, clicks, live changes.)
 
     scripts/browser-check.py http://127.0.0.1:8080/?bbox=6.5,50.7,7.4,51.1 --screenshot map.png
 
@@ -24,6 +26,7 @@ def main():
     ap.add_argument("--timeout", type=float, default=30)
     ap.add_argument("--mobile", action="store_true", help="a phone's screen (390 x 844, touch) instead of the window size")
     ap.add_argument("--click", help="click the map at x,y (pixels) after it is ready, and wait for the list to follow")
+    ap.add_argument("--then", help="a shell command to run once the page is ready; then wait for the list to change (the event stream)")
     args = ap.parse_args()
 
     browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
@@ -79,6 +82,14 @@ def main():
                 call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
             while time.time() < deadline and evaluate("document.getElementById('list').dataset.itemsUrl") == before:
                 time.sleep(0.2)
+        if args.then and state == "ready":
+            listed = "Array.prototype.map.call(document.querySelectorAll('#list li'), function (li) { return li.dataset.id; }).join(',')"
+            before = evaluate(listed)
+            subprocess.run(args.then, shell=True, check=True, stdout=subprocess.DEVNULL)
+            while time.time() < deadline and evaluate(listed) == before:
+                time.sleep(0.2)
+            if evaluate(listed) == before:
+                state = "no change after --then"
         time.sleep(0.5)  # the last frame of the markers
         report = evaluate("""(function () {
             var list = document.getElementById('list');

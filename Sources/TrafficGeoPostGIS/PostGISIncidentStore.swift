@@ -5,6 +5,7 @@ import PostgresNIO
 import TrafficGeoFeeds
 import TrafficGeoGeocoding
 import TrafficGeoModel
+import TrafficGeoProjection
 import TrafficGeoStore
 
 /// Incidents in a PostgreSQL database with PostGIS, for users who outgrow one file: several
@@ -341,6 +342,17 @@ public final class PostGISIncidentStore: IncidentStore {
     @discardableResult
     public func pruneChanges(before date: Date) throws -> Int {
         try write { try PostGISChangeLog.prune($0, logger: logger, before: date) }
+    }
+
+    public func locatedExtent() throws -> LonLatBox? {
+        try read { connection in
+            guard let row = try connection.rows(
+                "SELECT min(longitude), min(latitude), max(longitude), max(latitude) FROM incidents WHERE latitude IS NOT NULL",
+                logger: logger).first else { return nil }
+            let (west, south, east, north) = try row.decode((Double?, Double?, Double?, Double?).self)
+            guard let west, let south, let east, let north else { return nil }
+            return LonLatBox(west: west, south: south, east: east, north: north)
+        }
     }
 
     public func statistics(now: Date) throws -> StoreStatistics {

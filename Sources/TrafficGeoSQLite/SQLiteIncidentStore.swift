@@ -3,6 +3,7 @@ import GRDB
 import NIOPosix
 import TrafficGeoFeeds
 import TrafficGeoModel
+import TrafficGeoProjection
 import TrafficGeoStore
 import TrafficGeoSupport
 
@@ -393,6 +394,15 @@ public final class SQLiteIncidentStore: IncidentStore {
     }
 
     /// Counts for `trafficgeo stats`.
+    public func locatedExtent() throws -> LonLatBox? {
+        try read { db in
+            let sql = "SELECT min(longitude), min(latitude), max(longitude), max(latitude) FROM incidents WHERE latitude IS NOT NULL"
+            guard let row = try Row.fetchOne(db, sql: sql), let west = row[0] as Double?, let south = row[1] as Double?,
+                  let east = row[2] as Double?, let north = row[3] as Double? else { return nil }
+            return LonLatBox(west: west, south: south, east: east, north: north)
+        }
+    }
+
     public func statistics(now: Date) throws -> StoreStatistics {
         try read { db in
             var stats = StoreStatistics(path: path, indexCRS: indexCRS)

@@ -1,6 +1,7 @@
 import Foundation
 import TrafficGeoModel
 import TrafficGeoOutput
+import TrafficGeoProjection
 import TrafficGeoQuery
 import TrafficGeoStore
 import TrafficGeoSupport
@@ -79,16 +80,18 @@ enum FeatureDocuments {
         "{\"conformsTo\":[" + conformanceClasses.map { JSONObjectText.string($0) }.joined(separator: ",") + "]}"
     }
 
-    static func collection(base: String) -> String {
+    /// The collection's description; its spatial extent is the data's (the whole world while
+    /// nothing is located), so that GIS clients zoom to the incidents.
+    static func collection(base: String, extent: LonLatBox?) -> String {
         var o = JSONObjectText()
         o.add("id", collectionID)
         o.add("title", "Road-traffic incidents")
         o.add("description", "Incidents read from feeds and placed on the map; each with title, subtitle, category and pin colour.")
         o.add("itemType", "feature")
         o.add(raw: "crs", "[" + JSONObjectText.string(crs84) + "]")
-        // The whole world: the true extent would cost a scan of the store per request, and
-        // incidents come from anywhere a feed covers.
-        o.add(raw: "extent", "{\"spatial\":{\"bbox\":[[-180,-90,180,90]],\"crs\":\(JSONObjectText.string(crs84))}}")
+        let box: [Double] = extent.map { [$0.west, $0.south, $0.east, $0.north] } ?? [-180, -90, 180, 90]
+        let bbox = "[[" + box.map { JSONObjectText.number($0, digits: 6) }.joined(separator: ",") + "]]"
+        o.add(raw: "extent", "{\"spatial\":{\"bbox\":\(bbox),\"crs\":\(JSONObjectText.string(crs84))}}")
         let items = base + "/collections/\(collectionID)/items"
         o.add(raw: "links", Link.array([
             Link(href: base + "/collections/\(collectionID)", rel: "self", type: MediaType.json, title: "This collection"),
@@ -99,12 +102,12 @@ enum FeatureDocuments {
         return o.closed()
     }
 
-    static func collections(base: String) -> String {
+    static func collections(base: String, extent: LonLatBox?) -> String {
         var o = JSONObjectText()
         o.add(raw: "links", Link.array([
             Link(href: base + "/collections", rel: "self", type: MediaType.json, title: "The collections"),
         ]))
-        o.add(raw: "collections", "[" + collection(base: base) + "]")
+        o.add(raw: "collections", "[" + collection(base: base, extent: extent) + "]")
         return o.closed()
     }
 

@@ -6,6 +6,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import ServiceLifecycle
 import UnixSignals
+import TrafficGeoProjection
 import TrafficGeoQuery
 import TrafficGeoStore
 import TrafficGeoSupport
@@ -79,6 +80,9 @@ struct IncidentAPI: Sendable {
     let runner: QueryRunner
     let logger: Logger
     let engine: QueryEngine
+    /// The data's extent, kept with the change-feed head it was computed at: every change to
+    /// a position is an event there, so an unchanged head means an unchanged extent.
+    private let extentCache = NIOLockedValueBox<(head: Int64, box: LonLatBox?)?>(nil)
 
     init(store: any IncidentStore, configuration: ServeConfiguration, runner: QueryRunner, logger: Logger) {
         self.store = store
@@ -86,6 +90,18 @@ struct IncidentAPI: Sendable {
         self.runner = runner
         self.logger = logger
         engine = QueryEngine(store: store)
+    }
+
+    /// The box of every located incident, for the collection's `extent` (nil: none located).
+    private func dataExtent() async throws -> LonLatBox? {
+        let store = self.store, cache = extentCache
+        return try await runner.run {
+            let head = try store.changeFeedBounds().latest
+            if let kept = cache.withLockedValue({ $0 }), kept.head == head { return kept.box }
+            let box = try store.locatedExtent()
+            cache.withLockedValue { $0 = (head, box) }
+            return box
+        }
     }
 
     func respond(to request: Request) async -> Response {
@@ -147,10 +163,10 @@ struct IncidentAPI: Sendable {
             }
             return tagged(json, type: MediaType.openAPI, request)
         case "/collections":
-            return try document(request, parameters, title: "Collections", json: FeatureDocuments.collections(base: base), base: base,
+            return try document(request, parameters, title: "Collections", json: FeatureDocuments.collections(base: base, extent: try await dataExtent()), base: base,
                                 links: [Link(href: base + "/collections/incidents", rel: "item", type: "text/html", title: "Road-traffic incidents")])
         case "/collections/\(FeatureDocuments.collectionID)":
-            return try document(request, parameters, title: "Road-traffic incidents", json: FeatureDocuments.collection(base: base), base: base,
+            return try document(request, parameters, title: "Road-traffic incidents", json: FeatureDocuments.collection(base: base, extent: try await dataExtent()), base: base,
                                 links: [Link(href: base + items + "?f=html", rel: "items", type: "text/html", title: "The incidents on a map"),
                                         Link(href: base + items + "?f=json", rel: "items", type: MediaType.geoJSON, title: "The incidents as GeoJSON")])
         case items:

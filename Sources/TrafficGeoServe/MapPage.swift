@@ -36,8 +36,18 @@ enum MapPage {
         config.add(raw: "view", view.closed())
         // Inside <script>, "</" would end the element.
         let configText = config.closed().replacingOccurrences(of: "</", with: "<\\/")
-        return page.replacingOccurrences(of: "{{CONFIG}}", with: configText)
+        return page.replacingOccurrences(of: "{{CONFIG}}", with: configText).replacingOccurrences(of: "{{LEGEND}}", with: legend)
     }
+
+    /// What each pin colour means, from the categories themselves (`IncidentCategory.pinColor`),
+    /// so the legend cannot disagree with the pins.
+    static let legend: String = {
+        let spans = [PinColor.red, .purple, .green].map { colour in
+            let categories = IncidentCategory.allCases.filter { $0.pinColor == colour }.map(\.rawValue).joined(separator: ", ")
+            return "<span style=\"--pin:\(colour.hex)\">\(colour.rawValue): \(categories)</span>"
+        }
+        return spans.joined() + "<span class=\"over\">hollow: expired or ended</span>"
+    }()
 
     private static let page = #"""
     <!doctype html>
@@ -64,6 +74,11 @@ enum MapPage {
       #list .subtitle, #list .meta { color: #444; font-size: .85rem; display: block; }
       #list .subtitle { display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden; }
       .problem { color: #a00; }
+      #list li.over { color: #777; }
+      #list li.over::before { background: transparent; border: 2px solid var(--pin); width: .55rem; height: .55rem; }
+      #legend { font-size: .8rem; color: #444; margin-top: .3rem; display: flex; flex-wrap: wrap; gap: .2rem .8rem; }
+      #legend span::before { content: ""; display: inline-block; width: .7rem; height: .7rem; border-radius: 50%; margin-right: .3rem; vertical-align: -1px; background: var(--pin); }
+      #legend span.over::before { background: transparent; border: 2px solid #888; width: .45rem; height: .45rem; }
       @media (max-width: 700px) {
         body { flex-direction: column; }
         #map { flex: 0 0 58vh; }
@@ -74,7 +89,8 @@ enum MapPage {
     <body>
     <div id="map" role="region" aria-label="Map of incidents"></div>
     <aside id="side">
-      <header><h1>Traffic incidents</h1><div id="status">Loading…</div></header>
+      <header><h1>Traffic incidents</h1><div id="status">Loading…</div>
+        <div id="legend" aria-label="What the pin colours mean">{{LEGEND}}</div></header>
       <ol id="list" aria-label="Incidents in view, nearest first"></ol>
     </aside>
     <script type="application/json" id="tg-config">{{CONFIG}}</script>
@@ -90,6 +106,11 @@ enum MapPage {
       function wrap(lon) { while (lon > 180) lon -= 360; while (lon < -180) lon += 360; return lon; }
       function distanceText(m) { return m < 1000 ? Math.round(m) + " m" : (m / 1000).toFixed(m < 10000 ? 1 : 0) + " km"; }
       function timeText(t) { return t ? t.replace("T", " ").replace(/:\d\dZ$/, " UTC").replace(/Z$/, " UTC") : ""; }
+      function overText(p) {
+        if (p.state === "ended") return "Ended " + timeText(p.ended);
+        if (p.state === "expired") return "Expired " + timeText(p.expires);
+        return "";
+      }
 
       function itemsURL() {
         var p = new URLSearchParams(conditions);
@@ -118,6 +139,7 @@ enum MapPage {
         var t = document.createElement("strong"); t.textContent = p.title; d.appendChild(t);
         if (p.subtitle) { d.appendChild(document.createElement("br")); d.appendChild(document.createTextNode(p.subtitle)); }
         if (p.updated) { d.appendChild(document.createElement("br")); d.appendChild(document.createTextNode("Updated " + timeText(p.updated))); }
+        if (overText(p)) { d.appendChild(document.createElement("br")); d.appendChild(document.createTextNode(overText(p))); }
         if (p.distance_m != null) { d.appendChild(document.createElement("br")); d.appendChild(document.createTextNode(distanceText(p.distance_m) + " away")); }
         if (p.weblink && /^https?:/.test(p.weblink)) {
           d.appendChild(document.createElement("br"));
@@ -134,16 +156,22 @@ enum MapPage {
           var p = f.properties, li = document.createElement("li");
           li.dataset.id = String(f.id);
           li.dataset.pin = p.pinColor;
+          li.dataset.state = p.state || "active";
+          var over = p.state === "expired" || p.state === "ended";
+          if (over) li.className = "over";
           li.style.setProperty("--pin", p["marker-color"]);
           li.appendChild(line("title", p.title));
           if (p.subtitle) li.appendChild(line("subtitle", p.subtitle));
           var meta = [];
           if (p.distance_m != null) meta.push(distanceText(p.distance_m));
           if (p.updated) meta.push(timeText(p.updated));
+          if (over) { var t = overText(p); meta.push(t.charAt(0).toLowerCase() + t.slice(1)); }
           if (meta.length) li.appendChild(line("meta", meta.join(" · ")));
           if (map && f.geometry && f.geometry.type === "Point") {
             var c = f.geometry.coordinates;
-            var m = L.circleMarker([c[1], c[0]], { radius: 8, color: "#fff", weight: 2, fillColor: p["marker-color"], fillOpacity: 0.95 });
+            // An incident that is over: a hollow ring in its colour, like the legend says.
+            var m = over ? L.circleMarker([c[1], c[0]], { radius: 7, color: p["marker-color"], weight: 3, fillColor: "#fff", fillOpacity: 0.6 })
+                         : L.circleMarker([c[1], c[0]], { radius: 8, color: "#fff", weight: 2, fillColor: p["marker-color"], fillOpacity: 0.95 });
             m.bindPopup(popup(f));
             m.addTo(layer);
             markers[f.id] = m;
@@ -172,19 +200,63 @@ enum MapPage {
       }
       function soon() { clearTimeout(timer); timer = setTimeout(refresh, 300); }
 
+      function changed(data) {
+        var d = JSON.parse(data), f = d.feature;
+        if (!map || !f || !f.geometry || markers[d.id]) { soon(); return; }
+        var c = f.geometry.coordinates;
+        if (map.getBounds().contains([c[1], c[0]])) soon();
+      }
+
+      // The event stream read through fetch, not EventSource: an open EventSource keeps a page
+      // from ever settling for headless browsers (Chromium's --virtual-time-budget waits for it
+      // forever), so screenshots and scripts could not finish; a streamed fetch does not hold
+      // them. The text/event-stream format is parsed here, and a dropped stream is resumed with
+      // Last-Event-ID after the server's retry time, as EventSource would.
       function listen() {
-        if (!window.EventSource) return;
         var p = new URLSearchParams();
         ["road", "category", "q", "min-confidence", "precision"].forEach(function (k) { if (conditions.has(k)) p.set(k, conditions.get(k)); });
-        var source = new EventSource(cfg.eventsPath + (p.toString() ? "?" + p.toString() : ""));
-        ["new", "updated", "ended", "removed"].forEach(function (kind) {
-          source.addEventListener(kind, function (event) {
-            var d = JSON.parse(event.data), f = d.feature;
-            if (!map || !f || !f.geometry || markers[d.id]) { soon(); return; }
-            var c = f.geometry.coordinates;
-            if (map.getBounds().contains([c[1], c[0]])) soon();
+        var url = cfg.eventsPath + (p.toString() ? "?" + p.toString() : "");
+        if (!window.fetch || !window.ReadableStream || !window.TextDecoder) {
+          if (!window.EventSource) return;
+          var source = new EventSource(url);
+          ["new", "updated", "ended", "removed"].forEach(function (kind) {
+            source.addEventListener(kind, function (event) { changed(event.data); });
           });
-        });
+          return;
+        }
+        var lastId = null, retry = 2000;
+        function dispatch(block) {
+          var kind = "message", data = [];
+          block.split("\n").forEach(function (line) {
+            var colon = line.indexOf(":");
+            if (colon === 0) return;
+            var field = colon < 0 ? line : line.slice(0, colon), value = colon < 0 ? "" : line.slice(colon + 1).replace(/^ /, "");
+            if (field === "id") lastId = value;
+            else if (field === "event") kind = value;
+            else if (field === "data") data.push(value);
+            else if (field === "retry" && /^\d+$/.test(value)) retry = Number(value);
+          });
+          if (data.length && ["new", "updated", "ended", "removed"].indexOf(kind) >= 0) changed(data.join("\n"));
+        }
+        function connect() {
+          var headers = { Accept: "text/event-stream" };
+          if (lastId !== null) headers["Last-Event-ID"] = lastId;
+          fetch(url, { headers: headers, cache: "no-store" }).then(function (r) {
+            if (!r.ok || !r.body) throw new Error("HTTP " + r.status);
+            var reader = r.body.getReader(), decoder = new TextDecoder(), buffer = "";
+            function pump() {
+              return reader.read().then(function (chunk) {
+                if (chunk.done) return;
+                buffer = (buffer + decoder.decode(chunk.value, { stream: true })).replace(/\r\n?/g, "\n");
+                var end;
+                while ((end = buffer.indexOf("\n\n")) >= 0) { dispatch(buffer.slice(0, end)); buffer = buffer.slice(end + 2); }
+                return pump();
+              });
+            }
+            return pump();
+          }).catch(function () {}).then(function () { setTimeout(connect, retry); });
+        }
+        connect();
       }
 
       if (window.L) {

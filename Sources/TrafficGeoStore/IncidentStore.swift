@@ -91,6 +91,9 @@ public protocol IncidentStore: AnyObject, GeocodeCaching {
     func pruneChanges(before date: Date) throws -> Int
     /// Counts for `trafficgeo stats`.
     func statistics(now: Date) throws -> StoreStatistics
+    /// The smallest longitude/latitude box that holds every located incident (west ≤ east:
+    /// data across the antimeridian spans the globe's width); nil when none is located.
+    func locatedExtent() throws -> LonLatBox?
     /// Problems with the stored data or its index; empty when sound.
     func checkIntegrity() throws -> [String]
 }

@@ -136,48 +136,81 @@ struct EveryCommandTests {
 
     // MARK: the README, as written
 
-    /// Every example of the README's "Use" section, run as written (against the bundled samples
-    /// in a fresh database; the Nominatim ones, which need a server, are left out).
-    @Test func theReadmeExamplesWorkAsWritten() throws {
+    /// Every command of the README, top to bottom, run as written (in a shell, from a folder
+    /// with the bundled samples and the files the examples name), against one fresh database:
+    /// what a new user typing the page in order meets. Commands that need a server or a host
+    /// of their own (Nominatim, the Autobahn API, a remote PostgreSQL) are left out; those that
+    /// run until stopped (`serve`, `watch`) must still be running after 3 s (bad arguments end
+    /// them at once). The page must not leave the samples deleted for the sections after it.
+    @Test func theReadmeWorksAsWrittenTopToBottom() throws {
         try readmeExamples(database: db)
     }
 
     /// The same with `$TRAFFICGEO_DB` a PostGIS database: every command works on both stores.
     @Test(.enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipReason))
-    func theReadmeExamplesWorkOnPostGIS() throws {
+    func theReadmeWorksOnPostGIS() throws {
         let url = try PostgresTestServer.makeDatabase()
         defer { PostgresTestServer.dropDatabase(url) }
         try readmeExamples(database: url)
     }
 
+    /// The README's commands in order: lines of its indented code blocks that start with
+    /// `trafficgeo ` (transcripts with a `$ ` prompt are output, not commands).
+    static func readmeCommands() throws -> [String] {
+        let readme = try String(contentsOf: TestSupport.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        return readme.split(separator: "\n").filter { $0.hasPrefix("    trafficgeo ") }
+            .map { $0.trimmingCharacters(in: .whitespaces).replacingOccurrences(of: #"\s{2,}#.*$"#, with: "", options: .regularExpression) }
+    }
+
     private func readmeExamples(database: String) throws {
         defer { try? FileManager.default.removeItem(at: folder) }
-        let readme = try String(contentsOf: TestSupport.repositoryRoot.appendingPathComponent("README.md"), encoding: .utf8)
-        let use = try #require(readme.components(separatedBy: "## Use").dropFirst().first?.components(separatedBy: "\n\n").dropFirst().first)
-        let lines = use.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { $0.hasPrefix("trafficgeo ") }
-        #expect(lines.count >= 15)
+        let commands = try Self.readmeCommands()
+        #expect(commands.count >= 30)
         try FileManager.default.createSymbolicLink(at: folder.appendingPathComponent("data"), withDestinationURL: TestSupport.repositoryRoot.appendingPathComponent("data"))
+        // The files the examples name, as a user would have them.
         _ = try TestSupport.write("title\nA4 : Koeln - Olpe\nA45 : Dortmund - Giessen\n", name: "roads.csv", in: folder)
         _ = try TestSupport.write(#"{"type":"FeatureCollection","features":[{"type":"Feature","geometry":{"type":"Point","coordinates":[7.9,50.98]},"properties":{"name":"Wenden","highway":"motorway_junction"}}]}"#,
                                   name: "motorway-junctions.geojson", in: folder)
+        _ = try TestSupport.write("id,title,x,y\nbw-1,A4 : Koeln - Olpe Baustelle,356675.69,5645134.29\n", name: "baustellen.csv", in: folder)
+        _ = try TestSupport.write(#"{"type":"FeatureCollection","crs":{"type":"name","properties":{"name":"urn:ogc:def:crs:EPSG::31467"}},"features":[{"type":"Feature","id":"alt-1","geometry":{"type":"Point","coordinates":[3356693.23,5646951.92]},"properties":{"title":"A3 : Koeln - Frankfurt"}}]}"#,
+                                  name: "altdaten.geojson", in: folder)
+        _ = try TestSupport.write(#"[{"name": "home", "lat": 50.94, "lon": 6.96, "radius": "25km"}]"#, name: "watches.json", in: folder)
+        _ = try TestSupport.write("qid,lat,lon\n1,50.94,6.96\n2,51.5,7.4\n", name: "points.csv", in: folder)
         var environment = ProcessInfo.processInfo.environment
         environment["TRAFFICGEO_DB"] = database
         environment["NO_COLOR"] = "1"
-        for line in lines where !line.contains("127.0.0.1") {
-            // The comment goes; the command runs in a shell, as typed, from the example folder.
-            let command = line.replacingOccurrences(of: #"\s{2,}#.*$"#, with: "", options: .regularExpression)
-            let shell = "cd '\(folder.path)' && '\(TestSupport.cliExecutable!.path)'" + command.dropFirst("trafficgeo".count)
+        environment["XDG_STATE_HOME"] = folder.appendingPathComponent("state").path
+        environment["XDG_CACHE_HOME"] = folder.appendingPathComponent("cache").path
+        let elsewhere = ["127.0.0.1", "autobahn:", "https://", "postgresql://"]
+        var ran = 0
+        for command in commands where !elsewhere.contains(where: command.contains) {
+            let runsUntilStopped = command.hasPrefix("trafficgeo serve") || command.hasPrefix("trafficgeo watch")
+            // The command runs in a shell, as typed, from the example folder.
+            let program = "'\(TestSupport.cliExecutable!.path)'" + command.dropFirst("trafficgeo".count)
+            // `serve` on a free port rather than 8080, which another test or program may hold.
+            let shell = "cd '\(folder.path)' && " + (runsUntilStopped ? "exec timeout 3 " + program + (command.hasPrefix("trafficgeo serve") ? " --port 0" : "") : program)
             let r = try TestSupport.run("/bin/sh", ["-c", shell], environment: environment)
+            ran += 1
+            if runsUntilStopped {
+                #expect(r.status == 124, "\(command) was still running after 3 s: status \(r.status), \(r.stdout) \(r.stderr)")
+                continue
+            }
             #expect(r.status == 0, "\(command): \(r.stderr)")
             if command.contains(" near ") || command.contains(" within ") || command.contains(" bbox ") || command.contains(" export ") {
-                let produced = r.stdout + ((try? String(contentsOf: folder.appendingPathComponent(command.components(separatedBy: " ").last ?? ""), encoding: .utf8)) ?? "")
+                let words = command.components(separatedBy: " ")
+                let written = words.firstIndex(of: "-o").map { words[$0 + 1] } ?? (words.dropLast().last == ">" ? words.last : nil)
+                let produced = r.stdout + (written.flatMap { try? Data(contentsOf: folder.appendingPathComponent($0)) }.map { String(decoding: $0, as: UTF8.self) } ?? "")
                 #expect(!produced.contains("No incidents found") && produced.count > 100, "\(command) returned nothing")
             }
         }
+        #expect(ran >= 25)
         // The -o example chose GeoJSON from the extension, and the export holds the samples.
         let london = try String(contentsOf: folder.appendingPathComponent("from-london.geojson"), encoding: .utf8)
         #expect(london.hasPrefix("{\"type\":\"FeatureCollection\""))
         #expect(count(try String(contentsOf: folder.appendingPathComponent("incidents.geojson"), encoding: .utf8)) >= 10)
+        // Nothing on the page deleted the samples the later sections use.
+        let after = try cli(["near", "--db", database, "--lat", "50.94", "--lon", "6.96", "--limit", "5", "--format", "json"])
+        #expect(after.stdout.components(separatedBy: "\"id\"").count - 1 == 5, Comment(rawValue: after.stdout + after.stderr))
     }
 
     // MARK: a reader that quits

@@ -44,6 +44,13 @@ struct ServeAPITests {
             #expect(collection.json["id"] as? String == "incidents")
             #expect(collection.link("items") == f.base + "/collections/incidents/items")
             #expect((collection.json["crs"] as? [String])?.first == "http://www.opengis.net/def/crs/OGC/1.3/CRS84")
+            // The extent is the data's: the box of every located incident, not the whole world.
+            let all = try await f.get("/collections/incidents/items?limit=1000")
+            let points = all.features.compactMap { (($0["geometry"] as? [String: Any])?["coordinates"] as? [Double]) }
+            let expected = [points.map { $0[0] }.min()!, points.map { $0[1] }.min()!, points.map { $0[0] }.max()!, points.map { $0[1] }.max()!]
+            let extent = ((collection.json["extent"] as? [String: Any])?["spatial"] as? [String: Any])?["bbox"] as? [[Double]]
+            #expect(extent?.count == 1 && zip(extent?.first ?? [], expected).allSatisfy { abs($0 - $1) < 1e-6 }, "\(extent ?? []) vs \(expected)")
+            #expect(expected != [-180, -90, 180, 90])
 
             // HTML for every resource (the HTML conformance class); the map for / and items.
             for path in ["/?f=html", "/conformance?f=html", "/api?f=html", "/collections?f=html", "/collections/incidents?f=html"] {

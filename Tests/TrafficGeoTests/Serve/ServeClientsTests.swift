@@ -53,6 +53,35 @@ struct ServeClientsTests {
         }
     }
 
+    /// The page settles for screenshot tools although it follows the event stream (Chromium's own
+    /// `--virtual-time-budget` waited forever on an open EventSource), the event stream still
+    /// changes its list when an ingest adds an incident in view, and its legend says what the
+    /// colours mean.
+    @Test(.enabled(if: browserCheck, "needs chromium, libjs-leaflet and python3's websocket-client (scripts/setup installs them)"),
+          .enabled(if: TestSupport.cliExecutable != nil, "the trafficgeo executable was not built beside the tests"))
+    func theMapPageSettlesAndFollowsTheEventStream() async throws {
+        try await ServeFixture.serving { f in
+            let shot = f.folder.appendingPathComponent("settled.png").path
+            let started = ContinuousClock.now
+            let chromium = try await TestSupport.runOnThread("/usr/bin/env", ["timeout", "60", TestSupport.which("chromium")!, "--headless", "--no-sandbox",
+                "--disable-gpu", "--virtual-time-budget=3000", "--window-size=1000,700", "--screenshot=\(shot)", f.base + "/?bbox=6.8,50.82,7.2,51.06"])
+            #expect(chromium.status == 0, "Chromium settles on the map page: \(chromium.stderr.suffix(500))")
+            #expect(ContinuousClock.now - started < .seconds(45))
+            #expect(FileManager.default.fileExists(atPath: shot))
+
+            let legend = try await f.get("/?f=html").body
+            #expect(legend.contains("red: wrong-way driver, accident, closure, obstacle, danger") && legend.contains("purple: roadworks")
+                    && legend.contains("green: queue, slow traffic") && legend.contains("hollow: expired or ended"))
+
+            let feed = try TestSupport.write(#"{"type":"FeatureCollection","features":[{"type":"Feature","id":"live-in-view","geometry":{"type":"Point","coordinates":[6.95,50.93]},"properties":{"title":"A3 : Koeln - Frankfurt","road":"A3"}}]}"#,
+                                             name: "live.geojson", in: f.folder)
+            let ingest = "'\(TestSupport.cliExecutable!.path)' ingest --db '\(f.location)' --source-name live '\(feed.path)'"
+            let script = TestSupport.repositoryRoot.appendingPathComponent("scripts/browser-check.py").path
+            let run = try await TestSupport.runOnThread(TestSupport.which("python3")!, [script, f.base + "/?bbox=6.8,50.82,7.2,51.06", "--then", ingest, "--timeout", "60"])
+            #expect(run.status == 0, "the list changed after the ingest: \(run.stdout) \(run.stderr)")
+        }
+    }
+
     /// GDAL's OGC API – Features driver lists the collection and reads every feature.
     @Test(.enabled(if: TestSupport.which("ogrinfo") != nil, "needs GDAL's ogrinfo (apt install gdal-bin)"))
     func gdalReadsTheCollection() async throws {
