@@ -196,7 +196,7 @@ struct ServeAPITests {
         ("limit=0", "limit"), ("limit=10001", "limit"), ("limit=unlimited", "limit"), ("limit=-1", "limit"), ("offset=-3", "offset"),
         ("offset=x", "offset"), ("bbox=1,2,3", "bbox"), ("bbox=a,b,c,d", "bbox"), ("bbox=0,10,1,5", "bbox"), ("bbox=0,0,200,1", "bbox"),
         ("bbox=0,-91,1,1", "bbox"), ("lat=50", "lon"), ("lon=7", "lat"), ("lat=91&lon=7", "lat"), ("lat=50&lon=181", "lon"),
-        ("lat=x&lon=7", "lat"), ("radius=5km", "radius"), ("lat=50&lon=7&radius=-5", "radius"), ("lat=50&lon=7&radius=far", "radius"),
+        ("lat=x&lon=7", "lat"), ("radius=5km", "radius"), ("lat=50&lon=7&radius=25", "radius"), ("lat=50&lon=7&radius=-5", "radius"), ("lat=50&lon=7&radius=far", "radius"),
         ("nearest=5", "nearest"), ("lat=50&lon=7&nearest=0", "nearest"), ("lat=50&lon=7&nearest=5&bbox=0,0,1,1", "nearest"),
         ("road=Hauptstrasse", "road"), ("category=unicorns", "category"), ("min-confidence=2", "min-confidence"),
         ("precision=perfect", "precision"), ("sortby=colour", "sortby"), ("sortby=distance", "sortby"), ("active-at=soonish", "active-at"),
