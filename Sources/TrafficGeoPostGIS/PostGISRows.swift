@@ -90,22 +90,16 @@ enum PostGISRows {
         return hash.int64
     }
 
-    /// The text word search looks in (title, summary and road), folded both ways
-    /// (`IncidentFilter.words`), as UTF-8. The plain folding is nil where it equals the other (text
-    /// without umlauts; ASCII text is not folded twice): fewer bytes a row.
+    /// The text word search looks in (title, summary and road), folded (`IncidentFilter.words`),
+    /// as UTF-8. The plain form is nil: word search loosens the folded column in SQL
+    /// (`TextFolding.loosenSQL`), so `search_plain` is no longer read, and no longer filled.
     static func searchText(_ i: Incident) -> (folded: [UInt8], plain: [UInt8]?) {
-        func fold(umlautsAsVowels: Bool) -> (bytes: [UInt8], ascii: Bool) {
-            var out: [UInt8] = []
-            out.reserveCapacity(i.title.utf8.count + (i.summary?.utf8.count ?? 0) + (i.road?.utf8.count ?? 0) + 2)
-            var ascii = TextFolding.append(i.title, to: &out, umlautsAsVowels: umlautsAsVowels)
-            if let summary = i.summary { ascii = TextFolding.append(summary, to: &out, umlautsAsVowels: umlautsAsVowels) && ascii }
-            if let road = i.road { ascii = TextFolding.append(road, to: &out, umlautsAsVowels: umlautsAsVowels) && ascii }
-            return (out, ascii)
-        }
-        let folded = fold(umlautsAsVowels: false)
-        if folded.ascii { return (folded.bytes, nil) }
-        let plain = fold(umlautsAsVowels: true).bytes
-        return (folded.bytes, plain == folded.bytes ? nil : plain)
+        var out: [UInt8] = []
+        out.reserveCapacity(i.title.utf8.count + (i.summary?.utf8.count ?? 0) + (i.road?.utf8.count ?? 0) + 2)
+        TextFolding.append(i.title, to: &out)
+        if let summary = i.summary { TextFolding.append(summary, to: &out) }
+        if let road = i.road { TextFolding.append(road, to: &out) }
+        return (out, nil)
     }
 
     /// A batch of whole rows, column by column, written by one `INSERT … SELECT … FROM (SELECT

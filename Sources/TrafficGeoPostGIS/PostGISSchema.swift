@@ -129,7 +129,7 @@ enum PostGISSchema {
                 geocode_error text,
                 geocode_attempts integer NOT NULL DEFAULT 0,
                 search_folded text NOT NULL,      -- TextFolding.fold(title summary road)
-                search_plain text,                -- TextFolding.foldPlain(…) where it differs
+                search_plain text,                -- no longer filled or read (word search loosens search_folded)
                 CHECK ((latitude IS NULL) = (longitude IS NULL)),
                 CHECK (latitude IS NULL OR (latitude BETWEEN -90 AND 90 AND longitude BETWEEN -180 AND 180))
             );

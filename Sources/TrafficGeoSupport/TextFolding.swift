@@ -45,9 +45,9 @@ public enum TextFolding {
 
     /// Appends the folded words of `text` to `out` (bytes of folded text), a space before them
     /// when `out` already holds words: several texts fold into one buffer as if joined. True when
-    /// the text was ASCII throughout (then `umlautsAsVowels` cannot have changed anything).
+    /// the text was ASCII throughout.
     @discardableResult
-    package static func append(_ text: String, to out: inout [UInt8], umlautsAsVowels: Bool = false) -> Bool {
+    package static func append(_ text: String, to out: inout [UInt8]) -> Bool {
         var pendingSpace = !out.isEmpty
         var text = text
         let done = text.withUTF8 { bytes -> Bool in
@@ -94,9 +94,9 @@ public enum TextFolding {
                 continue
             }
             switch scalar {
-            case "ä", "Ä": emit((umlautsAsVowels ? "a" : "ae").utf8)
-            case "ö", "Ö": emit((umlautsAsVowels ? "o" : "oe").utf8)
-            case "ü", "Ü": emit((umlautsAsVowels ? "u" : "ue").utf8)
+            case "ä", "Ä": emit("ae".utf8)
+            case "ö", "Ö": emit("oe".utf8)
+            case "ü", "Ü": emit("ue".utf8)
             case "ß", "ẞ": emit("ss".utf8)
             default:
                 guard scalar.properties.isAlphabetic || scalar.properties.numericType != nil else {
