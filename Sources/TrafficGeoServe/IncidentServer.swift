@@ -112,9 +112,11 @@ struct IncidentAPI: Sendable {
         } catch let problem as Problem {
             response = Self.problem(problem, instance: request.uri.path)
         } catch {
+            // The detail (files, SQL, the database's words) goes to the log, never to the client.
             logger.error("\(request.method) \(request.uri.string): \(error)")
             response = Self.problem(Problem(status: .internalServerError, title: "The store could not answer",
-                                            detail: "\(error)"), instance: request.uri.path)
+                                            detail: "An internal error; it is in the server's log. Try again, or tell the server's operator."),
+                                    instance: request.uri.path)
         }
         if request.method == .head { response = response.createHeadResponse() }
         let ms = (ContinuousClock.now - started).inSeconds * 1000
@@ -233,7 +235,9 @@ struct IncidentAPI: Sendable {
             Link(href: href + parameters.encoded(changing: ["f": "json"]), rel: "self", type: MediaType.geoJSON, title: "This page"),
             Link(href: href + parameters.encoded(changing: ["f": "html"]), rel: "alternate", type: "text/html", title: "This page on a map"),
         ]
-        if query.offset + page.results.count < page.numberMatched, !page.results.isEmpty {
+        let nextEnd = query.offset + 2 * query.limit
+        if query.offset + page.results.count < page.numberMatched, !page.results.isEmpty,
+           !query.ranksEveryIncidentBeforeThePage || nextEnd <= ItemsQuery.maxRankedDepth {
             links.append(Link(href: href + parameters.encoded(changing: ["f": "json", "offset": String(query.offset + query.limit), "limit": String(query.limit)]),
                               rel: "next", type: MediaType.geoJSON, title: "The next page"))
         }

@@ -11,6 +11,14 @@ import TrafficGeoSupport
 struct ItemsQuery: Sendable, Equatable {
     static let maxLimit = 10_000
     static let defaultLimit = 10
+    /// The deepest `offset`: paging in store order costs the store a skip, not a sort.
+    static let maxOffset = 10_000_000
+    /// How deep a page ordered by distance or `sortby` may end (offset + limit): such a page
+    /// ranks every incident before it (`offset=99990` asked the store for the 100,000 nearest:
+    /// 12–18 s and 359 MB, while other clients waited).
+    static let maxRankedDepth = 10_000
+    /// The most words `q` may hold: each is a scan of every row's text (900 words ran for minutes).
+    static let maxWords = IncidentFilter.maxWords
 
     var limit = defaultLimit
     var offset = 0
@@ -45,8 +53,8 @@ struct ItemsQuery: Sendable, Equatable {
             limit = n
         }
         if let text = try p.single("offset") {
-            guard let n = Int(text), n >= 0 else {
-                throw Problem.badParameter("offset", "offset='\(text)' must be a whole number, 0 or more.")
+            guard let n = Int(text), (0...Self.maxOffset).contains(n) else {
+                throw Problem.badParameter("offset", "offset='\(text)' must be a whole number from 0 to \(Self.maxOffset).")
             }
             offset = n
         }
@@ -55,10 +63,10 @@ struct ItemsQuery: Sendable, Equatable {
         switch (lat, lon) {
         case (nil, nil): break
         case let (lat?, lon?):
-            guard let la = Double(lat), la.isFinite, (-90...90).contains(la) else {
+            guard let la = PlainNumber.parse(lat), (-90...90).contains(la) else {
                 throw Problem.badParameter("lat", "lat='\(lat)' must be a latitude in degrees, -90 to 90.")
             }
-            guard let lo = Double(lon), lo.isFinite, (-180...180).contains(lo) else {
+            guard let lo = PlainNumber.parse(lon), (-180...180).contains(lo) else {
                 throw Problem.badParameter("lon", "lon='\(lon)' must be a longitude in degrees, -180 to 180.")
             }
             reference = Coordinate(latitude: la, longitude: lo)
@@ -93,12 +101,22 @@ struct ItemsQuery: Sendable, Equatable {
             }
             sort = key
         }
+        if ranksEveryIncidentBeforeThePage, offset + limit > Self.maxRankedDepth {
+            throw Problem.badParameter("offset", "offset + limit is \(offset + limit): a page ordered by distance or by sortby must end within the first \(Self.maxRankedDepth) incidents. Narrow the question (bbox, radius, road, q) to page further.")
+        }
+    }
+
+    /// Whether answering ranks every incident before the page (the whole collection by distance
+    /// from lat/lon, or sorted by `sortby`); nearest and radius are bounded by themselves.
+    var ranksEveryIncidentBeforeThePage: Bool {
+        guard nearest == nil, radius == nil else { return false }
+        return sort != nil || (reference != nil && bbox == nil)
     }
 
     /// `bbox=west,south,east,north` in CRS84 (a 6-number box's heights are ignored); west > east
     /// crosses the antimeridian.
     static func box(_ text: String) throws(Problem) -> LonLatBox {
-        let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map { Double($0.trimmingCharacters(in: .whitespaces)) }
+        let numbers = text.split(separator: ",", omittingEmptySubsequences: false).map { PlainNumber.parse($0.trimmingCharacters(in: .whitespaces)) }
         guard numbers.count == 4 || numbers.count == 6, numbers.allSatisfy({ $0?.isFinite == true }) else {
             throw Problem.badParameter("bbox", "bbox='\(text)' must be four numbers, west,south,east,north in degrees (such as 6.8,50.8,7.1,51.0).")
         }
@@ -166,10 +184,14 @@ struct ItemsQuery: Sendable, Equatable {
             return c
         }
         if let q = try p.single("q"), !q.isEmpty {
-            filter.words = TextFolding.fold(q).split(separator: " ").map(String.init)
+            let words = TextFolding.fold(q).split(separator: " ").map(String.init)
+            guard words.count <= maxWords, q.utf8.count <= IncidentFilter.maxSearchBytes else {
+                throw Problem.badParameter("q", "q has \(words.count) words (\(q.utf8.count) bytes): at most \(maxWords) words and \(IncidentFilter.maxSearchBytes) bytes.")
+            }
+            filter.words = words
         }
         if let text = try p.single("min-confidence") {
-            guard let c = Double(text), (0...1).contains(c) else {
+            guard let c = PlainNumber.parse(text), (0...1).contains(c) else {
                 throw Problem.badParameter("min-confidence", "min-confidence='\(text)' must be a number from 0 to 1 (0.5 keeps incidents placed at least half surely).")
             }
             filter.minConfidence = c

@@ -38,4 +38,9 @@ public struct IncidentFilter: Sendable, Equatable {
     }
 
     public var isEmpty: Bool { self == IncidentFilter() }
+
+    /// The most words a search may hold, and its longest text: every word is a scan of every
+    /// row's text, and SQLite refuses a deep enough expression ("Expression tree is too large").
+    public static let maxWords = 16
+    public static let maxSearchBytes = 1_000
 }

@@ -47,13 +47,7 @@ public enum DistanceExpression {
         return nil
     }
 
-    /// Digits with at most one decimal point, an optional sign: no exponent, hex, "nan" or "inf".
-    static func plainNumber(_ text: String) -> Double? {
-        let body = text.hasPrefix("-") || text.hasPrefix("+") ? text.dropFirst() : Substring(text)
-        guard !body.isEmpty, body.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
-              body.filter({ $0 == "." }).count <= 1, body != "." else { return nil }
-        return Double(text)
-    }
+    static func plainNumber(_ text: String) -> Double? { PlainNumber.parse(text) }
 
     /// What to tell someone whose distance was not understood: a bare number is told its unit
     /// is missing.
@@ -65,4 +59,18 @@ public enum DistanceExpression {
 
     /// What to tell someone whose distance was not understood.
     public static let accepted = "use a number with m, km or mi, such as 25km"
+}
+
+/// A number as people and clients write one: an optional sign, digits with at most one decimal
+/// point. Not what `Double(String)` also takes — hex (`0x1p3`), `nan`, `inf`, exponents, or
+/// text cut at a NUL byte (`50%00` reached strtod as "50") — so a value from a URL or a file
+/// means one thing, finite, or is refused.
+public enum PlainNumber {
+    public static func parse(_ text: some StringProtocol) -> Double? {
+        let body = text.hasPrefix("-") || text.hasPrefix("+") ? text.dropFirst() : text[...]
+        guard !body.isEmpty, body.utf8.count <= 40, body.utf8.allSatisfy({ ($0 >= 0x30 && $0 <= 0x39) || $0 == 0x2E }),
+              body.utf8.filter({ $0 == 0x2E }).count <= 1, body != "." else { return nil }
+        guard let value = Double(String(text)), value.isFinite else { return nil }
+        return value
+    }
 }

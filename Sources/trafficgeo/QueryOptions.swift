@@ -175,6 +175,12 @@ struct ContentFilterOptions: ParsableArguments {
         }
         if let precision { _ = try Self.precisions(precision) }
         _ = try Self.roads(road)
+        if let search {
+            let words = TextFolding.fold(search).split(separator: " ").count
+            guard words <= IncidentFilter.maxWords, search.utf8.count <= IncidentFilter.maxSearchBytes else {
+                throw ValidationError("--search has \(words) words (\(search.utf8.count) bytes): at most \(IncidentFilter.maxWords) words and \(IncidentFilter.maxSearchBytes) bytes.")
+            }
+        }
     }
 
     static func notATime(_ name: String, _ value: String) -> ValidationError {
