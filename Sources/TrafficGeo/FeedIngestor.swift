@@ -24,6 +24,13 @@ public struct FeedIngestor: Sendable {
     /// Called with the number of entries read so far, every `progressInterval` entries.
     public var progress: (@Sendable (Int) -> Void)?
     public var progressInterval = 1000
+    /// Entries warned of one by one (skipped, or their position ignored); the rest are counted
+    /// (the summary names the reasons).
+    public var maxEntryWarnings = 20
+    /// After this many entries, a feed with less than 1 % of them readable is not a feed: it is
+    /// refused (exit 65) and nothing of it is stored, rather than read on (random bytes with a
+    /// comma in the first line were 1.8 M junk rows and 7.6 M warning lines).
+    public var plausibilitySample = 1000
     /// Each feed read is its source's whole current state: what it no longer lists ends
     /// (`SnapshotScope`). The `autobahn:` source is always read so.
     public var snapshot = false
@@ -65,8 +72,17 @@ public struct FeedIngestor: Sendable {
         // written by them gains no copies of what it holds.
         let formerNames = FeedIdentity.formerNames(forLocation: input.location)
         logger.debug("reading \(input.location) as \(format) into source '\(source)'")
-        var count = 0
+        var count = 0, readable = 0, warned = 0
+        func warn(_ message: @autoclosure () -> String) {
+            warned += 1
+            if warned <= maxEntryWarnings { logger.warning("\(message())") }
+        }
         func readFeed(_ emit: (FeedEvent) throws -> Void) throws {
+            defer {
+                if warned > maxEntryWarnings {
+                    logger.warning("\(input.location): … and \(warned - maxEntryWarnings) more entries skipped or with their position ignored (the summary counts them)")
+                }
+            }
             try ReadAhead.run(read: { handle in try reader.read(input, source: source, handle: handle) }) { event in
                 if count >= maxEntries {
                     throw FeedError.malformed(input.location, format: format,
@@ -75,14 +91,20 @@ public struct FeedIngestor: Sendable {
                 }
                 switch event {
                 case let .skipped(entry):
-                    logger.warning("\(input.location): skipped \(entry)")
+                    warn("\(input.location): skipped \(entry)")
                 case let .incident(incident):
+                    readable += 1
                     if let problem = incident.properties[Incident.positionProblemProperty] {
-                        logger.warning("\(input.location): \(SkippedEntry(index: count + 1, entryID: incident.id, reason: "position ignored: \(problem)")); it is geocoded from its words instead")
+                        warn("\(input.location): \(SkippedEntry(index: count + 1, entryID: incident.id, reason: "position ignored: \(problem)")); it is geocoded from its words instead")
                     }
                 }
                 try emit(event)
                 count += 1
+                if count == plausibilitySample, readable * 100 < count {
+                    throw FeedError.malformed(input.location, format: format,
+                                              reason: "\(count - readable) of the first \(count) entries are broken; nothing of it was stored",
+                                              entriesRead: 0)
+                }
                 if count % progressInterval == 0 { progress?(count) }
             }
         }

@@ -65,6 +65,13 @@ struct CSVFeedReader: FeedReader {
                                       reason: "positions in \(coordinates.crs) (--crs) need x and y columns (or easting and northing); the header has \(header.joined(separator: ", ").prefix(200))",
                                       entriesRead: 0)
         }
+        // A header that names nothing an incident is made of is not a feed's (random bytes with
+        // a comma in the first line were read as 1.8 M rows of "Unknown Incident").
+        guard column["title"] != nil || column["summary"] != nil || (column["lat"] != nil && column["lon"] != nil) else {
+            throw FeedError.malformed(input.location, format: .csv,
+                                      reason: "the header names no column trafficgeo reads (title or name, description, lat and lon, x and y); it has \(String(header.joined(separator: ", ").unicodeScalars.filter { $0.value >= 0x20 }.prefix(120)))",
+                                      entriesRead: 0)
+        }
         let known = Set(column.values)
         // Looked up once, not per row.
         let columns = (id: column["id"], title: column["title"], summary: column["summary"], lat: column["lat"],
@@ -85,6 +92,11 @@ struct CSVFeedReader: FeedReader {
             let line = record.line
             guard row.count == header.count else {
                 try handle(.skipped(SkippedEntry(index: index, line: line, reason: "has \(row.count) fields, the header has \(header.count)")))
+                continue
+            }
+            // Control bytes (other than tab and the line breaks of quoted fields) are binary data, not text.
+            if let binary = row.firstIndex(where: { $0.unicodeScalars.contains { $0.value < 0x20 && $0 != "\t" && $0 != "\n" && $0 != "\r" || $0.value == 0x7F } }) {
+                try handle(.skipped(SkippedEntry(index: index, line: line, reason: "binary data (control bytes) in column '\(header[binary].prefix(40))'")))
                 continue
             }
             func value(_ i: Int?) -> String? { i.map { row[$0] }?.nilIfBlank }

@@ -32,6 +32,8 @@ public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .httpStatus(location, status):
             return "\(location): the server answered HTTP \(status)"
         case let .malformed(location, format, reason, entriesRead):
+            // Refused before any entry was kept: nothing was stored (exit 65, not 3).
+            if entriesRead == 0 { return "\(location): not a readable \(format) feed: \(reason)" }
             return "\(location): not valid \(format) after \(entriesRead) entries: \(reason)"
         case let .tooLarge(location, limit):
             return "\(location): larger than the limit of \(limit) bytes; raise it with --max-feed-bytes"

@@ -40,9 +40,12 @@ public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible 
             return nil
         default:
             // A header line with a separator and a title-ish or coordinate column.
-            let header = lower.prefix(while: { $0 != "\n" && $0 != "\r" })
+            // By scalars: "\r\n" is one Character, which neither "\r" nor "\n" equals.
+            let header = String(String.UnicodeScalarView(lower.unicodeScalars.prefix(while: { $0 != "\n" && $0 != "\r" })))
             let hasSeparator = header.contains(",") || header.contains(";") || header.contains("\t")
-            return hasSeparator ? .csv : nil
+            // Control bytes (other than the tab) are binary, not a header.
+            let binary = header.unicodeScalars.contains { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F }
+            return hasSeparator && !binary ? .csv : nil
         }
     }
 }

@@ -152,7 +152,9 @@ public final class PostGISIncidentStore: IncidentStore {
                     }
                 }
             } catch let error as FeedError {
-                guard case .malformed = error else { throw error }
+                // A feed that broke off keeps what came before the break; one refused before any
+                // entry was read (a header, binary junk) is an error, and nothing is stored.
+                guard case let .malformed(_, _, _, entriesRead) = error, entriesRead > 0 else { throw error }
                 summary.feedError = error.description
             }
             try writer.finish()

@@ -36,7 +36,8 @@ public final class CSVRecordReader {
     private var finished = false
     private var line = 1
     private var startedBOMCheck = false
-    public var maxFieldBytes = 16 << 20
+    /// A field longer than this is refused (docs/robustness.md): no incident text comes near it.
+    public var maxFieldBytes = 1 << 20
 
     public convenience init(stream: InputStream, separator: UInt8 = UInt8(ascii: ",")) {
         self.init(stream: stream, separator: separator, bufferSize: 1 << 16)

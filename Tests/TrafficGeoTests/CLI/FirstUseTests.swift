@@ -140,3 +140,44 @@ struct FirstUseTests {
         }
     }
 }
+
+/// Garbage offered as a feed (issue 39): refused early, in bounded memory and with bounded
+/// warnings, storing nothing.
+@Suite("Garbage as a feed", .enabled(if: TestSupport.cliExecutable != nil, "the trafficgeo executable was not built beside the tests"),
+       .enabled(if: TestSupport.which("python3") != nil, "needs python3 (it measures the child's memory)"))
+struct GarbageFeedTests {
+    /// Runs the CLI under python3, which reports the child's peak memory (KiB) on its last line.
+    static func measured(_ arguments: [String], db: String) throws -> (status: Int32, stderr: String, peakKiB: Int) {
+        let script = "import resource, subprocess, sys\nr = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)\n"
+            + "sys.stderr.buffer.write(r.stderr)\nprint(r.returncode)\nprint(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+        var environment = ProcessInfo.processInfo.environment
+        environment["TRAFFICGEO_DB"] = db
+        let r = try TestSupport.run(TestSupport.which("python3")!, ["-c", script, TestSupport.cliExecutable!.path] + arguments, environment: environment)
+        let lines = r.stdout.split(separator: "\n")
+        return (Int32(lines.first ?? "") ?? -1, r.stderr, Int(lines.last ?? "") ?? -1)
+    }
+
+    @Test(.timeLimit(.minutes(2)), arguments: ["a,b,c", "title,x", "title,lat,lon"])
+    func randomBytesWithACSVLookingFirstLineAreRefused(header: String) throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let junk = folder.appendingPathComponent("junk.csv")
+        var generator = SystemRandomNumberGenerator()
+        var data = Data((header + "\n").utf8)
+        data.append(contentsOf: (0..<(48 << 20) / 8).flatMap { _ in withUnsafeBytes(of: generator.next() as UInt64) { Array($0) } })
+        try data.write(to: junk)
+        let db = folder.appendingPathComponent("db.sqlite").path
+        let started = ContinuousClock.now
+        let r = try Self.measured(["ingest", junk.path], db: db)
+        #expect(r.status == 65, Comment(rawValue: String(r.stderr.suffix(1000))))
+        #expect(ContinuousClock.now - started < .seconds(20))
+        #expect(r.peakKiB > 0 && r.peakKiB < 300 * 1024, "peak \(r.peakKiB) KiB")
+        #expect(r.stderr.split(separator: "\n").count < 1000, "\(r.stderr.split(separator: "\n").count) lines of warnings")
+        #expect(r.stderr.contains("not a readable csv feed"), Comment(rawValue: String(r.stderr.suffix(500))))
+        var environment = ProcessInfo.processInfo.environment
+        environment["TRAFFICGEO_DB"] = db
+        let stats = try TestSupport.run(TestSupport.cliExecutable!.path, ["stats", "--format", "json"], environment: environment)
+        let total = (try? JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])?["incidents"] as? Int
+        #expect(total == 0 || stats.status != 0, "nothing stored: \(stats.stdout.prefix(300))")
+    }
+}
