@@ -133,6 +133,12 @@ public struct FeedIngestor: Sendable {
             throw error
         }
         for failure in fetched.failures { logger.warning("autobahn: \(failure) (its incidents are kept as they were)") }
+        if fetched.documents.isEmpty, let first = fetched.failures.first {
+            // Nothing came: a download failure (exit 69), not a partial ingest; nothing changes.
+            let error = FeedError.download(autobahn.baseURL, reason: "every document failed (\(fetched.failures.count)), the first: \(first)")
+            record(.failure(source: source, error: "\(error)"))
+            throw error
+        }
         var count = 0
         var summary = try store.ingest(source: source, format: .autobahn, snapshot: SnapshotScope(parts: fetched.completeParts)) { emit in
             try AutobahnAPI.read(fetched, source: source) { event in

@@ -29,6 +29,8 @@ public struct WatchEvent: Sendable, Equatable {
     public var storeID: Int64
     /// From the circle's centre or the route (nil for a box).
     public var distance: Double?
+    /// When its source stopped listing it: the incident's `state` in the event says "ended".
+    public var ended: Date? = nil
 
     /// The event as one JSON object (a line of NDJSON, a webhook's body, `--exec`'s stdin).
     public var jsonText: String {
@@ -38,7 +40,7 @@ public struct WatchEvent: Sendable, Equatable {
         o.add("seq", sequence.map(Double.init))
         o.add("at", TimestampParser.format(at))
         o.add("reason", reason)
-        o.add(raw: "incident", Annotation(QueryResult(stored: StoredIncident(storeID: storeID, incident: incident, firstSeen: at, lastChanged: at),
+        o.add(raw: "incident", Annotation(QueryResult(stored: StoredIncident(storeID: storeID, incident: incident, firstSeen: at, lastChanged: at, ended: ended),
                                                       distance: distance)).jsonText)
         return o.closed()
     }

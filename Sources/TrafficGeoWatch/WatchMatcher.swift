@@ -99,14 +99,14 @@ public struct WatchMatcher: Sendable {
                 switch (member, placed) {
                 case let (nil, (true, distance, position)?):
                     state.inside[query.name, default: [:]][id] = WatchState.Member(stored!.incident, at: position)
-                    events.append(event(.enter, query, change, stored!.incident, id, distance, reason: nil))
+                    events.append(event(.enter, query, change, stored!.incident, id, distance, reason: nil, ended: stored?.ended))
                 case let (_?, (true, distance, position)?):
                     state.inside[query.name]![id] = WatchState.Member(stored!.incident, at: position)
-                    if edited.contains(id) { events.append(event(.change, query, change, stored!.incident, id, distance, reason: nil)) }
+                    if edited.contains(id) { events.append(event(.change, query, change, stored!.incident, id, distance, reason: nil, ended: stored?.ended)) }
                 case let (member?, placed):
                     state.inside[query.name]![id] = nil
                     let reason = stored.map { leaveReason($0, query, placed: placed, now: now) } ?? "removed"
-                    events.append(event(.leave, query, change, stored?.incident ?? member.incident, id, placed?.1, reason: reason))
+                    events.append(event(.leave, query, change, stored?.incident ?? member.incident, id, placed?.1, reason: reason, ended: stored?.ended))
                 case (nil, _):
                     break
                 }
@@ -135,9 +135,9 @@ public struct WatchMatcher: Sendable {
     }
 
     private func event(_ kind: WatchEvent.Kind, _ query: StandingQuery, _ change: Change?, _ incident: Incident, _ id: Int64,
-                       _ distance: Double?, reason: String?) -> WatchEvent {
+                       _ distance: Double?, reason: String?, ended: Date?) -> WatchEvent {
         WatchEvent(kind: kind, watch: query.name, sequence: change?.sequence, at: change?.at ?? Date(), reason: reason,
-                   incident: incident, storeID: id, distance: distance)
+                   incident: incident, storeID: id, distance: distance, ended: ended)
     }
 
     /// Members whose expiry time has passed leave (time ends them, not an ingest).
@@ -177,14 +177,14 @@ public struct WatchMatcher: Sendable {
             for (id, (stored, distance)) in found.sorted(by: { $0.key < $1.key }) {
                 after[id] = WatchState.Member(stored.incident, at: stored.incident.position!)
                 if before[id] == nil {
-                    events.append(event(.enter, query, nil, stored.incident, id, distance, reason: nil))
+                    events.append(event(.enter, query, nil, stored.incident, id, distance, reason: nil, ended: stored.ended))
                 }
             }
             for (id, member) in before.sorted(by: { $0.key < $1.key }) where after[id] == nil {
                 let stored = try store.incident(id: id)
                 let placed = stored.flatMap { evaluate($0, q, now: now) }
                 let reason = stored.map { leaveReason($0, query, placed: placed, now: now) } ?? "removed"
-                events.append(event(.leave, query, nil, stored?.incident ?? member.incident, id, placed?.1, reason: reason))
+                events.append(event(.leave, query, nil, stored?.incident ?? member.incident, id, placed?.1, reason: reason, ended: stored?.ended))
             }
             state.inside[query.name] = after
         }

@@ -234,8 +234,11 @@ struct QueryOptions: ParsableArguments {
     @Option(name: .shortAndLong, help: "Output format (default: from -o's extension — .geojson, .json, .csv, .geojsons, .txt — else annotations on a terminal, json otherwise; export: geojson).")
     var format: OutputFormat?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write to this file (atomically) instead of stdout.", valueName: "file"))
-    var output: String?
+    @Option(name: [.customShort("o"), .customLong("output")], help: ArgumentHelp("Write to this file (atomically) instead of stdout ('-' is stdout).", valueName: "file"))
+    var outputArgument: String?
+
+    /// The file to write; nil for stdout (`-o -` is stdout, as everywhere on the command line).
+    var output: String? { outputArgument == "-" ? nil : outputArgument }
 
     @Option(help: ArgumentHelp("GeoJSON geometry: point (every incident, one type as GIS tools want), segment (LineStrings; incidents without a segment are left out), mixed (LineString where known, else Point; for map viewers).", valueName: "kind"))
     var geometry: GeometryChoice = .point

@@ -95,6 +95,8 @@ struct FirstUseTests {
             #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("out.xml").path))
             let near = try cli(["near", "--lat", "50.94", "--lon", "6.96", "--limit", "4", "-o", folder.appendingPathComponent("out.geojson").path])
             #expect(near.status == 0 && near.stdout.isEmpty && near.stderr.contains("wrote 4 incidents to"), Comment(rawValue: near.stderr))
+            let dash = try cli(["near", "--lat", "50.94", "--lon", "6.96", "--limit", "2", "--format", "csv", "-o", "-"])
+            #expect(dash.status == 0 && dash.stdout.hasPrefix("id,title"), "-o - is stdout: \(dash.stderr)")
             let pending = try cli(["geocode", "pending"])
             #expect(pending.status == 0 && pending.stderr.contains("nothing to geocode"), Comment(rawValue: pending.stderr))
             let junctions = try TestSupport.write("name,road,lat,lon\nWenden,A4,50.98,7.9\n", name: "junctions.csv", in: folder)

@@ -56,6 +56,9 @@ struct LiveSourceCommandTests {
         #expect(all.status == 3, "a road that fails makes the ingest partly done: \(all.stderr)")
         #expect(all.stderr.contains("A3/warning: HTTP 500"), Comment(rawValue: all.stderr))
         #expect(all.stderr.contains("180 read, 80 new, 0 updated, 100 unchanged"), Comment(rawValue: all.stderr))
+        // Every document failing is a download failure, not a partial ingest.
+        let none = try await Self.cli(["ingest", "autobahn:A3", "--autobahn-url", api.baseURL, "--autobahn-timeout", "2s", "--db", db], folder: folder)
+        #expect(none.status == 69 && none.stderr.contains("every document failed"), Comment(rawValue: none.stderr))
 
         let near = try await Self.cli(["near", "--lat", "50.9", "--lon", "7.0", "--limit", "200", "--format", "csv", "--db", db], folder: folder)
         #expect(near.status == 0, Comment(rawValue: near.stderr))

@@ -55,7 +55,7 @@ struct WatchCommandTests {
         #expect(ingest.stderr.contains("1 new, 2 updated") && ingest.stderr.contains("1 ended"), Comment(rawValue: ingest.stderr))
         let second = try cli(watch)
         #expect(Self.events(second.stdout) == ["change b", "enter c", "leave a"], Comment(rawValue: second.stdout + second.stderr))
-        #expect(second.stdout.contains("\"reason\":\"ended\""))
+        #expect(second.stdout.contains("\"reason\":\"ended\"") && second.stdout.contains("\"state\":\"ended\""), Comment(rawValue: second.stdout))
         let third = try cli(watch)
         #expect(third.stdout.isEmpty, "a restarted watch repeats nothing")
         #expect(third.stderr.contains("from seq"), Comment(rawValue: third.stderr))
