@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import GRDBSQLite
 import NIOPosix
 import TrafficGeoFeeds
 import TrafficGeoModel
@@ -44,6 +45,10 @@ public final class SQLiteIncidentStore: IncidentStore {
         config.foreignKeysEnabled = true
         config.prepareDatabase { db in
             TextFolding.register(on: db)
+            // Every 1,000 virtual-machine steps: a statement whose work was told to stop
+            // (`QueryStop`: serve's time limit, a client gone) is interrupted and its read fails,
+            // which frees the thread. Outside a QueryStop the check is one thread-local read.
+            sqlite3_progress_handler(db.sqliteConnection, 1000, { _ in QueryStop.currentIsStopped ? 1 : 0 }, nil)
             try db.execute(sql: "PRAGMA cache_size = -32768") // 32 MiB per connection
             // Queries touch pages all over a big file: reading them through a memory map instead of
             // read() calls into a private cache halves a 10 km radius query on 1M incidents
@@ -269,7 +274,9 @@ public final class SQLiteIncidentStore: IncidentStore {
         do {
             result = try block(db)
         } catch {
-            try? db.cachedStatement(sql: "ROLLBACK TRANSACTION").execute()
+            // Not interrupted itself when the read was (QueryStop): the connection must leave
+            // the transaction, or every later read on it would fail.
+            QueryStop.unstoppable { try? db.cachedStatement(sql: "ROLLBACK TRANSACTION").execute() }
             throw error
         }
         try db.cachedStatement(sql: "COMMIT TRANSACTION").execute()

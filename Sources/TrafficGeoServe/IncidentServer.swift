@@ -229,7 +229,7 @@ struct IncidentAPI: Sendable {
             return try mapPage(parameters, request: request)
         }
         let engine = self.engine
-        let page = try await runner.run { try ItemsSearch.page(query, engine: engine) }
+        let page = try await runner.run(heavy: query.isHeavy) { try ItemsSearch.page(query, engine: engine) }
         let href = base + request.uri.path + "?"
         var links = [
             Link(href: href + parameters.encoded(changing: ["f": "json"]), rel: "self", type: MediaType.geoJSON, title: "This page"),

@@ -106,6 +106,11 @@ struct ItemsQuery: Sendable, Equatable {
         }
     }
 
+    /// A question that reads much of the store whatever its page (word search, ordering the
+    /// whole collection): it runs on QueryRunner's heavy lane, so a few of them at once cannot
+    /// keep the cheap ones (nearest, a box, a radius) waiting for a thread.
+    var isHeavy: Bool { !filter.words.isEmpty || ranksEveryIncidentBeforeThePage }
+
     /// Whether answering ranks every incident before the page (the whole collection by distance
     /// from lat/lon, or sorted by `sortby`); nearest and radius are bounded by themselves.
     var ranksEveryIncidentBeforeThePage: Bool {

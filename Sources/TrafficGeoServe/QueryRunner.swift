@@ -5,11 +5,15 @@ import TrafficGeoStore
 
 /// Runs store queries on threads of their own (SQLite calls block; Swift's cooperative pool has
 /// one thread per core and must keep serving connections and event streams), and answers 503
-/// when one takes longer than the request time limit. The query itself runs to its end (SQLite
-/// has no safe way to stop it from here), but the client is not kept waiting.
+/// when one takes longer than the request time limit. The query is then told to stop
+/// (`QueryStop`: the SQLite store interrupts its statement), and so is one whose client went
+/// away, so that neither holds a thread or the CPU. Heavy questions (word search, ranking the
+/// whole collection) run on a lane of their own threads, so that a few of them cannot keep
+/// the cheap ones (nearest, a box) waiting.
 final class QueryRunner: Sendable {
     private typealias Expiry = @Sendable () -> Void
     private let pool: NIOThreadPool
+    private let heavyPool: NIOThreadPool
     private let timeout: Duration
     /// Queries under way, with their deadlines; one timer looks at them all (a timer per request
     /// cost a wake-up of its own each).
@@ -17,9 +21,11 @@ final class QueryRunner: Sendable {
     /// Dispatch sources are thread-safe; set once in init.
     nonisolated(unsafe) private let watchdog: any DispatchSourceTimer
 
-    init(threads: Int, timeout: Duration) {
+    init(threads: Int, timeout: Duration, heavyThreads: Int = 1) {
         pool = NIOThreadPool(numberOfThreads: threads)
         pool.start()
+        heavyPool = NIOThreadPool(numberOfThreads: max(1, heavyThreads))
+        heavyPool.start()
         self.timeout = timeout
         watchdog = DispatchSource.makeTimerSource(queue: .global())
         let waiting = self.waiting
@@ -40,42 +46,55 @@ final class QueryRunner: Sendable {
     func shutdown() async {
         watchdog.cancel()
         try? await pool.shutdownGracefully()
+        try? await heavyPool.shutdownGracefully()
     }
 
-    func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+    /// `heavy`: on the heavy lane (`ItemsQuery.isHeavy`).
+    func run<T: Sendable>(heavy: Bool = false, _ body: @escaping @Sendable () throws -> T) async throws -> T {
         let seconds = timeout.inSeconds
         let deadline = ContinuousClock.now + timeout
         let waiting = self.waiting
-        return try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
-            // Whichever comes first, the answer or the time limit, resumes the request.
-            let pending = NIOLockedValueBox<CheckedContinuation<T, any Error>?>(continuation)
-            let finish: @Sendable (Result<T, any Error>) -> Void = { result in
-                pending.withLockedValue { c in
-                    c?.resume(with: result)
-                    c = nil
+        let stop = QueryStop()
+        let lane = heavy ? heavyPool : pool
+        return try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                // Whichever comes first, the answer or the time limit, resumes the request.
+                let pending = NIOLockedValueBox<CheckedContinuation<T, any Error>?>(continuation)
+                let finish: @Sendable (Result<T, any Error>) -> Void = { result in
+                    pending.withLockedValue { c in
+                        c?.resume(with: result)
+                        c = nil
+                    }
+                }
+                let expire: Expiry = {
+                    stop.stop()
+                    finish(.failure(Problem(status: .serviceUnavailable, title: "The query took too long",
+                                            detail: "The answer took longer than \(String(format: "%g", seconds)) s. Ask a narrower question: a bbox, a radius, nearest=k or a smaller limit.")))
+                }
+                let id = waiting.withLockedValue { w -> UInt64 in
+                    w.next += 1
+                    w.entries[w.next] = (deadline, expire)
+                    return w.next
+                }
+                lane.submit { state in
+                    let result: Result<T, any Error>
+                    if case .active = state, !stop.isStopped {
+                        // These threads live as long as the server: the store may keep a connection for each.
+                        ReaderThread.markCurrent()
+                        result = Result { try stop.run(body) }
+                    } else if stop.isStopped {
+                        // Its time ran out (or its client left) while it waited for a thread.
+                        result = .failure(CancellationError())
+                    } else {
+                        result = .failure(Problem(status: .serviceUnavailable, title: "Shutting down", detail: "The server is stopping; try again shortly."))
+                    }
+                    waiting.withLockedValue { _ = $0.entries.removeValue(forKey: id) }
+                    finish(result)
                 }
             }
-            let expire: Expiry = {
-                finish(.failure(Problem(status: .serviceUnavailable, title: "The query took too long",
-                                        detail: "The answer took longer than \(String(format: "%g", seconds)) s. Ask a narrower question: a bbox, a radius, nearest=k or a smaller limit.")))
-            }
-            let id = waiting.withLockedValue { w -> UInt64 in
-                w.next += 1
-                w.entries[w.next] = (deadline, expire)
-                return w.next
-            }
-            pool.submit { state in
-                let result: Result<T, any Error>
-                if case .active = state {
-                    // These threads live as long as the server: the store may keep a connection for each.
-                    ReaderThread.markCurrent()
-                    result = Result { try body() }
-                } else {
-                    result = .failure(Problem(status: .serviceUnavailable, title: "Shutting down", detail: "The server is stopping; try again shortly."))
-                }
-                waiting.withLockedValue { _ = $0.entries.removeValue(forKey: id) }
-                finish(result)
-            }
+        } onCancel: {
+            // The client went away: the work stops at its next check.
+            stop.stop()
         }
     }
 }

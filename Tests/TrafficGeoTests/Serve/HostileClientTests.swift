@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrafficGeoTestSupport
 
 /// Hostile clients against a `trafficgeo serve` process (the release binary too: scripts/test
 /// runs every suite that spawns the executable again on it): integer extremes in every numeric
@@ -82,4 +83,54 @@ struct HostileClientTests {
         let normal = try await Self.get(server.base + Self.items + "?lat=50.94&lon=6.96&nearest=10")
         #expect(normal.status == 200 && normal.body.contains("FeatureCollection"))
     }
+
+    /// Four expensive questions in flight (16 words over 100,000 incidents, past the time limit):
+    /// a normal client's nearest=10 is answered within 1 s (they run on a lane of their own),
+    /// they are told to stop at the limit (SQLite interrupted), and the CPU goes back to idle.
+    @Test(.timeLimit(.minutes(3)), .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/stat"), "reads a process's CPU time from /proc"))
+    func expensiveQuestionsDoNotStarveOthersAndStopAtTheLimit() async throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let db = folder.appendingPathComponent("big.sqlite").path
+        var csv = "id,title,summary,lat,lon\n"
+        var random = SplitMix64(seed: 39)
+        for i in 0..<100_000 {
+            let lat = 47 + Double(random.next() % 800_000) / 100_000, lon = 6 + Double(random.next() % 900_000) / 100_000
+            csv += "b\(i),A\(i % 90 + 1) : Koeln - Olpe alpha beta gamma,Zwischen AS Wenden und AS Krombach Stau \(i % 7) km delta epsilon,\(lat),\(lon)\n"
+        }
+        let feed = try TestSupport.write(csv, name: "big.csv", in: folder)
+        let ingest = try await TestSupport.runOnThread(TestSupport.cliExecutable!.path, ["ingest", "--db", db, "--no-geocode", feed.path])
+        try #require(ingest.status == 0, Comment(rawValue: ingest.stderr))
+        let server = try await ServeLiveTests.ServeProcess(db: db, folder: folder, extra: ["--timeout", "1s"]).started()
+        defer { server.stop() }
+        try #require(server.port > 0, Comment(rawValue: server.stderr))
+        let heavy = server.base + Self.items + "?q=koeln+olpe+alpha+beta+gamma+zwischen+wenden+krombach+stau+km+delta+epsilon+a1+as+und+x1"
+
+        async let expensive: [Int] = withThrowingTaskGroup(of: Int.self) { group in
+            for i in 1...4 { group.addTask { try await Self.get(heavy + "&limit=\(i)").status } }
+            var statuses: [Int] = []
+            for try await status in group { statuses.append(status) }
+            return statuses
+        }
+        try await Task.sleep(for: .milliseconds(300))
+        let started = ContinuousClock.now
+        let normal = try await Self.get(server.base + Self.items + "?lat=50.94&lon=6.96&nearest=10")
+        let took = ContinuousClock.now - started
+        #expect(normal.status == 200 && took < .seconds(1), "nearest=10 beside four expensive questions: \(normal.status) in \(took)")
+        let statuses = try await expensive
+        #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 }, "\(statuses)")
+
+        // Stopped at the limit: the process's CPU time hardly moves once the answers are in.
+        func cpuTicks() throws -> Int {
+            let fields = try String(contentsOfFile: "/proc/\(server.process.processIdentifier)/stat", encoding: .utf8).split(separator: ")").last!.split(separator: " ")
+            return Int(fields[11])! + Int(fields[12])!   // utime, stime (fields 14 and 15 of stat)
+        }
+        try await Task.sleep(for: .milliseconds(1500))
+        let before = try cpuTicks()
+        try await Task.sleep(for: .seconds(2))
+        let spent = try cpuTicks() - before
+        #expect(spent < 40, "\(spent) ticks of CPU in 2 s after the expensive questions were answered")
+        #expect(server.process.isRunning)
+    }
 }
+
