@@ -182,4 +182,20 @@ struct GarbageFeedTests {
         let total = (try? JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any])?["incidents"] as? Int
         #expect(total == 0 || stats.status != 0, "nothing stored: \(stats.stdout.prefix(300))")
     }
+
+    /// Hostile XML refused before any entry is bad feed data (exit 65, as docs/errors.md says),
+    /// not a partial ingest (3).
+    @Test func hostileXMLIsBadFeedData() throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let laughs = try TestSupport.write(#"<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol"><!ENTITY lol2 "&lol;&lol;&lol;&lol;">]><feed xmlns="http://www.w3.org/2005/Atom"><entry><title>&lol2;</title></entry></feed>"#,
+                                           name: "laughs.xml", in: folder)
+        let deep = try TestSupport.write("<feed xmlns=\"http://www.w3.org/2005/Atom\">" + String(repeating: "<a>", count: 100_000) + String(repeating: "</a>", count: 100_000) + "</feed>",
+                                         name: "deep.xml", in: folder)
+        for file in [laughs, deep] {
+            let r = try Self.measured(["ingest", file.path], db: folder.appendingPathComponent("db.sqlite").path)
+            #expect(r.status == 65 && r.stderr.contains("not a readable atom feed"), Comment(rawValue: r.stderr))
+        }
+    }
 }
+
