@@ -53,6 +53,7 @@ public struct ExecDelivery: WatchDelivery {
         var environment = ProcessInfo.processInfo.environment
         environment["TRAFFICGEO_EVENT"] = event.kind.rawValue
         environment["TRAFFICGEO_WATCH"] = event.watch
+        environment["TRAFFICGEO_EVENT_KEY"] = event.key
         process.environment = environment
         let input = Pipe()
         process.standardInput = input
@@ -84,8 +85,9 @@ struct JSONPoster: Sendable {
     var logger: Logger
 
     /// Whether the receiver took it (a 2xx).
+    /// `key`: sent as `Idempotency-Key`, the same on every retry and every repeat after a restart.
     @discardableResult
-    func post(_ body: String, to url: String, what: String) async -> Bool {
+    func post(_ body: String, to url: String, what: String, key: String? = nil) async -> Bool {
         var attempt = 0
         while true {
             attempt += 1
@@ -96,6 +98,7 @@ struct JSONPoster: Sendable {
                 request.method = .POST
                 request.headers.add(name: "User-Agent", value: UserAgent.default)
                 request.headers.add(name: "Content-Type", value: "application/json")
+                if let key { request.headers.add(name: "Idempotency-Key", value: key) }
                 request.body = .bytes(ByteBuffer(string: body))
                 let response = try await httpClient.execute(request, timeout: .milliseconds(Int64(timeout * 1000)))
                 _ = try? await response.body.collect(upTo: 1 << 20)
@@ -126,7 +129,7 @@ public struct WebhookDelivery: WatchDelivery {
     }
 
     public func deliver(_ event: WatchEvent) async {
-        await poster.post(event.jsonText, to: url, what: "webhook")
+        await poster.post(event.jsonText, to: url, what: "webhook", key: event.key)
     }
 }
 

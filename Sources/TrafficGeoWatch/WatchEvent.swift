@@ -31,6 +31,22 @@ public struct WatchEvent: Sendable, Equatable {
     public var distance: Double?
     /// When its source stopped listing it: the incident's `state` in the event says "ended".
     public var ended: Date? = nil
+    /// When the incident last changed in the store (for events found by comparing with the
+    /// store, which have no `sequence`).
+    public var lastChanged: Date? = nil
+
+    /// The same for the same event however often it is delivered: deliveries are at least once
+    /// (a watch killed while delivering a batch delivers it again after its restart), and a
+    /// receiver drops what it has seen by this key. One change-feed event concerns one incident,
+    /// so the watch and the sequence number name it; an expiry is named by its incident and time;
+    /// an event of a comparison by its kind, its incident and the incident's last change, so that
+    /// a comparison made again (after a kill, even after an ingest) names the same event alike.
+    public var key: String {
+        if let sequence { return "\(watch)/\(sequence)" }
+        if kind == .leave, reason == "expired" { return "\(watch)/expired/\(storeID)/\(Int64(at.timeIntervalSince1970))" }
+        let version = lastChanged.map { String(Int64(($0.timeIntervalSince1970 * 1000).rounded())) } ?? (reason ?? "-")
+        return "\(watch)/\(kind.rawValue)/\(storeID)/\(version)"
+    }
 
     /// The event as one JSON object (a line of NDJSON, a webhook's body, `--exec`'s stdin).
     public var jsonText: String {
@@ -38,6 +54,7 @@ public struct WatchEvent: Sendable, Equatable {
         o.add("event", kind.rawValue)
         o.add("watch", watch)
         o.add("seq", sequence.map(Double.init))
+        o.add("key", key)
         o.add("at", TimestampParser.format(at))
         o.add("reason", reason)
         o.add(raw: "incident", Annotation(QueryResult(stored: StoredIncident(storeID: storeID, incident: incident, firstSeen: at, lastChanged: at, ended: ended),

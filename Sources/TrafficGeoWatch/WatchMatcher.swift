@@ -177,14 +177,18 @@ public struct WatchMatcher: Sendable {
             for (id, (stored, distance)) in found.sorted(by: { $0.key < $1.key }) {
                 after[id] = WatchState.Member(stored.incident, at: stored.incident.position!)
                 if before[id] == nil {
-                    events.append(event(.enter, query, nil, stored.incident, id, distance, reason: nil, ended: stored.ended))
+                    var found = event(.enter, query, nil, stored.incident, id, distance, reason: nil, ended: stored.ended)
+                    found.lastChanged = stored.lastChanged
+                    events.append(found)
                 }
             }
             for (id, member) in before.sorted(by: { $0.key < $1.key }) where after[id] == nil {
                 let stored = try store.incident(id: id)
                 let placed = stored.flatMap { evaluate($0, q, now: now) }
                 let reason = stored.map { leaveReason($0, query, placed: placed, now: now) } ?? "removed"
-                events.append(event(.leave, query, nil, stored?.incident ?? member.incident, id, placed?.1, reason: reason, ended: stored?.ended))
+                var left = event(.leave, query, nil, stored?.incident ?? member.incident, id, placed?.1, reason: reason, ended: stored?.ended)
+                left.lastChanged = stored?.lastChanged
+                events.append(left)
             }
             state.inside[query.name] = after
         }

@@ -21,7 +21,11 @@ struct WatchCommand: AsyncParsableCommand {
 
             At its first start a watch reports what is inside now (enter events). It saves where \
             it is in the change feed after each batch (--state), so a restarted watch goes on \
-            from there: nothing repeated, nothing missed. Ctrl-C stops it cleanly.
+            from there: nothing is missed. Deliveries are at least once: a watch killed while \
+            delivering a batch delivers that batch again; every event carries a key that is the \
+            same when repeated ("key" in its JSON, Idempotency-Key for webhooks, \
+            $TRAFFICGEO_EVENT_KEY for --exec), so a receiver can drop repeats. Ctrl-C stops it \
+            cleanly, between events.
 
             Events go to stdout (a line each on a terminal, NDJSON otherwise), and to --exec \
             (a command run per event, the JSON on stdin), --webhook (POSTed JSON, retried) and \

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TrafficGeoTestSupport
 
 /// `trafficgeo watch`, `changes` and `ingest --snapshot` as a user types them, across restarts.
 @Suite("watch and changes on the command line", .enabled(if: TestSupport.cliExecutable != nil, "the trafficgeo executable was not built beside the tests"))
@@ -91,4 +92,54 @@ struct WatchCommandTests {
         let ntfy = try cli(["watch", "--once", "--lat", "50", "--lon", "7", "--ntfy", "https://ntfy.sh/"])
         #expect(ntfy.status == 64 && ntfy.stderr.contains("names no topic"), Comment(rawValue: ntfy.stderr))
     }
+
+    /// Killed in the middle of its deliveries 20 times (10 during the first comparison, 10
+    /// during change-feed events): nothing is missed, and every repeat carries the key of the
+    /// event it repeats (deliveries are at least once; docs/live.md).
+    @Test(.timeLimit(.minutes(4))) func killedMidDeliveryMissesNothingAndEveryRepeatHasItsKey() throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let db = folder.appendingPathComponent("db.sqlite").path
+        let log = folder.appendingPathComponent("delivered.ndjson").path
+        let feed = folder.appendingPathComponent("feed.geojson")
+        func write(suffix: String) throws {
+            let features = (0..<40).map { i in
+                Self.feature("k\(i)", "A4 : Koeln - Olpe" + (i < 20 ? suffix : ""), lat: 50.9 + Double(i) * 0.002, lon: 6.95 + Double(i) * 0.002)
+            }
+            try Self.collection(features).write(to: feed, atomically: true, encoding: .utf8)
+        }
+        try write(suffix: "")
+        #expect(try cli(["ingest", "--db", db, "--snapshot", "--source-name", "desk", feed.path]).status == 0)
+        let watch = ["watch", "--db", db, "--lat", "50.94", "--lon", "6.96", "--radius", "25km", "--once", "--quiet",
+                     "--state", folder.appendingPathComponent("state.json").path, "--exec", "sleep 0.03; cat >> '\(log)'"]
+        var random = SplitMix64(seed: 20)
+        func killedRounds(_ count: Int) throws {
+            for _ in 0..<count {
+                let process = try TestSupport.launch(TestSupport.cliExecutable!, watch)
+                usleep(UInt32(150_000 + random.next() % 750_000))
+                TestSupport.stop(process)
+            }
+            let finished = try cli(watch)
+            #expect(finished.status == 0, Comment(rawValue: finished.stderr))
+        }
+        try killedRounds(10)
+        try write(suffix: ", Stau")
+        let ingest = try cli(["ingest", "--db", db, "--snapshot", "--source-name", "desk", feed.path])
+        #expect(ingest.stderr.contains("20 updated"), Comment(rawValue: ingest.stderr))
+        try killedRounds(10)
+
+        let deliveries = try String(contentsOfFile: log, encoding: .utf8).split(separator: "\n").compactMap { line -> (key: String, what: String)? in
+            guard let o = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any], let key = o["key"] as? String,
+                  let incident = o["incident"] as? [String: Any] else { return nil }
+            return (key, "\(o["event"] as? String ?? "?") \(incident["id"] as? String ?? "?") \(incident["title"] as? String ?? "?")")
+        }
+        let byKey = Dictionary(grouping: deliveries, by: \.key)
+        #expect(byKey.values.allSatisfy { Set($0.map(\.what)).count == 1 }, "a key names one event")
+        let events = Set(deliveries.map(\.what))
+        #expect(byKey.count == events.count, "every event has one key")
+        let expected = Set((0..<40).map { "enter k\($0) A4 : Koeln - Olpe" } + (0..<20).map { "change k\($0) A4 : Koeln - Olpe, Stau" })
+        #expect(events == expected, "missing: \(expected.subtracting(events).sorted().prefix(5)); unexpected: \(events.subtracting(expected).sorted().prefix(5))")
+        #expect(deliveries.count > expected.count, "killed mid-delivery, a watch repeats some: \(deliveries.count) deliveries of \(expected.count) events")
+    }
 }
+
