@@ -113,7 +113,7 @@ struct IncidentAPI: Sendable {
             response = Self.problem(problem, instance: request.uri.path)
         } catch {
             // The detail (files, SQL, the database's words) goes to the log, never to the client.
-            logger.error("\(request.method) \(request.uri.string): \(error)")
+            logger.error("\(request.method) \(Self.loggable(request)): \(error)")
             response = Self.problem(Problem(status: .internalServerError, title: "The store could not answer",
                                             detail: "An internal error; it is in the server's log. Try again, or tell the server's operator."),
                                     instance: request.uri.path)
@@ -121,8 +121,15 @@ struct IncidentAPI: Sendable {
         if request.method == .head { response = response.createHeadResponse() }
         let ms = (ContinuousClock.now - started).inSeconds * 1000
         // The access log: one line per request, as web servers write it.
-        logger.info("\(request.method) \(request.uri.string) \(response.status.code) \(String(format: "%.1f", ms)) ms")
+        logger.info("\(request.method) \(Self.loggable(request)) \(response.status.code) \(String(format: "%.1f", ms)) ms")
         return response
+    }
+
+    /// The request target as the log shows it: at most 512 bytes (a hostile client's 8 KiB
+    /// target is refused, and need not fill the log either).
+    static func loggable(_ request: Request) -> String {
+        let target = request.uri.string
+        return target.utf8.count <= 512 ? target : String(decoding: target.utf8.prefix(512), as: UTF8.self) + "… (\(target.utf8.count) bytes)"
     }
 
     // MARK: - Routing
