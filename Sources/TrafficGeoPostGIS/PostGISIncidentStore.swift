@@ -346,6 +346,11 @@ public final class PostGISIncidentStore: IncidentStore {
         try write { try PostGISChangeLog.prune($0, logger: logger, before: date) }
     }
 
+    public func limitStatements(to limit: Duration) {
+        let ms = max(1, Int(limit.inSeconds * 1000))
+        session.statementTimeout.withLockedValue { $0 = ms }
+    }
+
     public func locatedExtent() throws -> LonLatBox? {
         try read { connection in
             guard let row = try connection.rows(

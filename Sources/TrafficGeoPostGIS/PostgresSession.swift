@@ -64,12 +64,23 @@ final class PostgresSession: Sendable {
         }
     }
 
+    /// `statement_timeout` in milliseconds for every connection from now on (nil: the server's).
+    let statementTimeout = NIOLockedValueBox<Int?>(nil)
+
+    /// Sets the connection's `statement_timeout` to the session's, once per change.
+    private func applyTimeout(_ pooled: PooledConnection) throws {
+        guard let wanted = statementTimeout.withLockedValue({ $0 }), pooled.statementTimeout.withLockedValue({ $0 }) != wanted else { return }
+        try pooled.connection.run("SET statement_timeout = \(unescaped: String(wanted))", logger: logger)
+        pooled.statementTimeout.withLockedValue { $0 = wanted }
+    }
+
     // MARK: - Checking out
 
     /// Runs `body` on a connection of the pool (opened if none is idle).
     func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         let pooled = try checkOut()
         do {
+            try applyTimeout(pooled)
             let result = try body(pooled.connection)
             checkIn(pooled)
             return result
@@ -155,6 +166,8 @@ final class PostgresSession: Sendable {
 /// A connection of the pool.
 final class PooledConnection: Sendable {
     let connection: PostgresConnection
+    /// The `statement_timeout` this connection was set to (nil: the server's).
+    let statementTimeout = NIOLockedValueBox<Int?>(nil)
     init(connection: PostgresConnection) { self.connection = connection }
 }
 

@@ -28,6 +28,9 @@ public struct IncidentServer: Sendable {
         self.store = store
         self.configuration = configuration
         self.logger = logger
+        // Where the database can stop a statement itself (PostgreSQL), it does so a little
+        // after the request's time limit, when the client has had its 503.
+        store.limitStatements(to: configuration.requestTimeout + .seconds(1))
     }
 
     /// Serves until SIGTERM or SIGINT (with `handlingSignals`) or until `stop` is triggered, then

@@ -91,6 +91,10 @@ public protocol IncidentStore: AnyObject, GeocodeCaching {
     func pruneChanges(before date: Date) throws -> Int
     /// Counts for `trafficgeo stats`.
     func statistics(now: Date) throws -> StoreStatistics
+    /// Bounds every statement from now on to `limit` where the database itself can stop one
+    /// (PostgreSQL's `statement_timeout`): `serve` sets its request time limit, so a query the
+    /// client no longer waits for does not run on. The SQLite store is stopped through `QueryStop`.
+    func limitStatements(to limit: Duration)
     /// The smallest longitude/latitude box that holds every located incident (west ≤ east:
     /// data across the antimeridian spans the globe's width); nil when none is located.
     func locatedExtent() throws -> LonLatBox?
@@ -117,6 +121,11 @@ extension NeighbourSearch {
 }
 
 // The usual arguments.
+extension IncidentStore {
+    /// Nothing to set: stores whose work `QueryStop` ends need no limit of their own.
+    public func limitStatements(to limit: Duration) {}
+}
+
 extension IncidentStore {
     public func ingest(source: String, format: FeedFormat? = nil, adopting formerNames: FormerSourceNames = .none,
                        snapshot: SnapshotScope? = nil, now: Date = Date(),

@@ -130,3 +130,22 @@ struct PostGISLoadTests {
         #expect(read.map(\.2) == values.enumerated().map { n, value in value.map { _ in Double(n) + 0.5 } })
     }
 }
+
+/// `serve`'s time limit reaches PostgreSQL: a statement the client no longer waits for is
+/// stopped by the server itself (`statement_timeout`), freeing the query thread (issue 39).
+@Suite("PostGIS: statements stop at serve's time limit", .enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipReason))
+struct PostGISStatementLimitTests {
+    @Test func aStatementPastTheLimitIsStopped() throws {
+        let url = try PostgresTestServer.makeDatabase()
+        defer { PostgresTestServer.dropDatabase(url) }
+        let store = try PostGISIncidentStore(url: url)
+        store.limitStatements(to: .milliseconds(300))
+        let setting = try store.read { try $0.rows("SHOW statement_timeout", logger: store.session.logger).first?.decode(String.self) }
+        #expect(setting == "300ms")
+        let started = ContinuousClock.now
+        #expect(throws: (any Error).self) { try store.read { try $0.rows("SELECT pg_sleep(5)", logger: store.session.logger) } }
+        #expect(ContinuousClock.now - started < .seconds(3))
+        // The connection is still good for the next read.
+        #expect(try store.statistics().total == 0)
+    }
+}
