@@ -127,7 +127,7 @@ extension SQLiteIncidentStore {
                                               positionsOnly: !feedIDs)
         defer { candidates.close() }
         var best: [Neighbour] = []
-        best.reserveCapacity(limit + 1)
+        best.reserveCapacity(min(limit, 4096) + 1)
         let q = candidates.query
         while let (p, position) = try candidates.next() {
             if best.count == limit {

@@ -106,6 +106,7 @@ extension ChangeRun {
     /// run that holds event `sequence + 1` and the runs after it, and expands them here.
     package static func events(_ runs: [ChangeRun], after sequence: Int64, limit: Int) -> [Change] {
         var events: [Change] = []
+        let sequence = min(max(sequence, 0), Int64.max - 1)   // no arithmetic on a caller's extreme can trap
         for run in runs {
             var k = max(0, sequence + 1 - run.sequence)
             while k < run.count, events.count < limit {

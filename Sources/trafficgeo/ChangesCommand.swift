@@ -33,6 +33,9 @@ struct ChangesCommand: AsyncParsableCommand {
     var limit: Int?
 
     func validate() throws {
+        if let since, let sequence = Int64(since), sequence < 0 {
+            throw ValidationError("--since \(since): sequence numbers start at 1 (0 for everything kept).")
+        }
         if let since, Int64(since) == nil, TimeArgument.parse(since) == nil {
             throw ValidationError("--since '\(since)' is neither a sequence number nor a time ('-1h', 'today', ISO 8601).")
         }

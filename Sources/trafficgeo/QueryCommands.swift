@@ -10,6 +10,9 @@ struct NearCommand: AsyncParsableCommand {
         commandName: "near",
         abstract: "The incidents nearest to a location, by exact WGS84 distance.")
 
+    /// The most neighbours one query asks for (a million: more than any feed holds nearby).
+    static let maxLimit = 1_000_000
+
     @OptionGroup var global: GlobalOptions
     @OptionGroup var location: LocationOptions
 
@@ -27,7 +30,7 @@ struct NearCommand: AsyncParsableCommand {
         guard [location.isGiven, batch.queries != nil, place.place != nil].filter({ $0 }).count == 1 else {
             throw ValidationError("Give a place name, --lat and --lon, or --queries FILE (one of them).")
         }
-        guard limit > 0 else { throw ValidationError("--limit must be positive.") }
+        guard (1...NearCommand.maxLimit).contains(limit) else { throw ValidationError("--limit must be 1 … \(NearCommand.maxLimit).") }
         try batch.check(format: query.format)
         if let maxDistance { _ = try DistanceArgument.validated(maxDistance, option: "--max-distance") }
     }

@@ -369,10 +369,14 @@ enum DurationArgument {
         return Double(t).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
     }
 
+    /// The longest length of time taken: a century, so that milliseconds still fit an Int64.
+    static let longest = 100 * 366 * 86_400.0
+
     static func validated(_ text: String, option: String) throws -> Double {
         guard let seconds = parse(text) else {
             throw ValidationError("\(option) '\(text)' is not a length of time: use a number with s, m, h, d or w, such as 2m or 7d.")
         }
+        guard seconds <= longest else { throw ValidationError("\(option) '\(text)' is longer than a century.") }
         return seconds
     }
 }

@@ -52,7 +52,7 @@ struct ServeCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port) is not a port: use 1 … 65535 (0: any free one).") }
-        guard let seconds = DurationArgument.parse(timeout), seconds > 0 else {
+        guard try DurationArgument.validated(timeout, option: "--timeout") > 0 else {
             throw ValidationError("--timeout '\(timeout)' is not a positive length of time, such as 10s.")
         }
         if let queryThreads, !(1...256).contains(queryThreads) { throw ValidationError("--query-threads must be 1 … 256.") }

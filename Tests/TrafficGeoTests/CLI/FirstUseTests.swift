@@ -121,6 +121,26 @@ struct FirstUseTests {
         }
     }
 
+    /// Numbers at the integer extremes on the command line are refused (64) with the option's
+    /// range, never a trap (132) (issue 39).
+    @Test func extremeNumbersAreRefusedNotTrapped() throws {
+        try withSamples {
+            let max = "9223372036854775807"
+            let cases: [[String]] = [
+                ["near", "--lat", "50", "--lon", "7", "-k", max], ["changes", "--since", "-5"],
+                ["watch", "--lat", "50", "--lon", "7", "--radius", "1km", "--every", max + "w", "--once"],
+                ["ingest", "autobahn:A1", "--autobahn-timeout", max + "w"], ["serve", "--timeout", max + "w"],
+                ["ingest", "--keep-changes", max + "d", Self.sample.path], ["within", "--lat", "50", "--lon", "7", "--radius", "1e999km"],
+            ]
+            for arguments in cases {
+                let r = try cli(arguments)
+                #expect(r.status == 64, "\(arguments.joined(separator: " ")): \(r.status) \(r.stderr.prefix(300))")
+            }
+            let far = try cli(["changes", "--since", max])
+            #expect(far.status == 0 && far.stderr.contains("past the newest event"), Comment(rawValue: far.stderr))
+        }
+    }
+
     /// Point 9: GeoPackage datetimes in the form the encoding requires (GDAL warned of
     /// "non-conformant content" for 2025-05-19T05:50:00Z).
     @Test func geoPackageDatetimesConform() throws {
