@@ -39,9 +39,13 @@ public struct GeocodeQuery: Sendable, Hashable, CustomStringConvertible {
         self.limit = limit
     }
 
-    /// The cache key part: folded text so that "Köln" and "KOELN" ask once.
+    /// The cache key part: folded text so that "Köln" and "KOELN" ask once, its comma-separated
+    /// parts kept apart: geocoders read "Hauptstraße 5, 69117 Heidelberg" as street and town and
+    /// may answer the same words without the comma otherwise (the gazetteer does), so one must not
+    /// be answered from the other's cache.
     public var normalizedKey: String {
-        "\(purpose.rawValue)|\(countryCodes.joined(separator: ","))|\(limit)|\(TextFolding.fold(text))"
+        let folded = text.split(separator: ",", omittingEmptySubsequences: false).map { TextFolding.fold(String($0)) }.joined(separator: ",")
+        return "\(purpose.rawValue)|\(countryCodes.joined(separator: ","))|\(limit)|\(folded)"
     }
 
     public var description: String { text }

@@ -141,6 +141,16 @@ struct FirstUseTests {
         }
     }
 
+    /// A cached answer is the answer to the same question: the address without its comma (which
+    /// the gazetteer does not find) must not answer the one with it (found by a new user's trial).
+    @Test func anAddressWithItsCommaIsNotAnsweredFromTheCacheOfOneWithout() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        #expect(try cli(["geocode", "Hauptstraße 5 69117 Heidelberg"]).status == 2)
+        let comma = try cli(["geocode", "Hauptstraße 5, 69117 Heidelberg"])
+        #expect(comma.status == 0 && comma.stdout.contains("Heidelberg"), Comment(rawValue: comma.stdout + comma.stderr))
+        #expect(try cli(["geocode", "HAUPTSTRASSE 5,  69117 heidelberg"]).status == 0, "case, ß and spaces still ask once")
+    }
+
     /// Point 9: GeoPackage datetimes in the form the encoding requires (GDAL warned of
     /// "non-conformant content" for 2025-05-19T05:50:00Z).
     @Test func geoPackageDatetimesConform() throws {
