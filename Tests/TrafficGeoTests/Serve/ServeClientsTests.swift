@@ -60,7 +60,12 @@ struct ServeClientsTests {
     @Test(.enabled(if: browserCheck, "needs chromium, libjs-leaflet and python3's websocket-client (scripts/setup installs them)"),
           .enabled(if: TestSupport.cliExecutable != nil, "the trafficgeo executable was not built beside the tests"))
     func theMapPageSettlesAndFollowsTheEventStream() async throws {
-        try await ServeFixture.serving { f in
+        // Tiles from a loopback port nobody listens on: refused at once. The public tile server
+        // is out of reach here, and a name lookup that hangs instead of failing would hold the
+        // browser's virtual time as an open stream did (a CI run waited 60 s for it).
+        var configuration = ServeConfiguration()
+        configuration.tileURL = "http://127.0.0.1:9/{z}/{x}/{y}.png"
+        try await ServeFixture.serving(configuration: configuration) { f in
             let shot = f.folder.appendingPathComponent("settled.png").path
             let started = ContinuousClock.now
             let chromium = try await TestSupport.runOnThread("/usr/bin/env", ["timeout", "60", TestSupport.which("chromium")!, "--headless", "--no-sandbox",

@@ -87,8 +87,9 @@ final class ServeFixture: Sendable {
     enum ServeFixtureError: Error { case didNotStart }
 
     /// Runs `body` against a fresh fixture and stops it afterwards, whether `body` throws or not.
-    static func serving(backend: StoreBackend = .sqlite, _ body: (ServeFixture) async throws -> Void) async throws {
-        let f = try await ServeFixture(backend: backend)
+    static func serving(backend: StoreBackend = .sqlite, configuration: ServeConfiguration = ServeConfiguration(),
+                        _ body: (ServeFixture) async throws -> Void) async throws {
+        let f = try await ServeFixture(configuration: configuration, backend: backend)
         do {
             try await body(f)
         } catch {
