@@ -95,7 +95,7 @@ struct CSVFeedReader: FeedReader {
                 continue
             }
             // Control bytes (other than tab and the line breaks of quoted fields) are binary data, not text.
-            if let binary = row.firstIndex(where: { $0.unicodeScalars.contains { $0.value < 0x20 && $0 != "\t" && $0 != "\n" && $0 != "\r" || $0.value == 0x7F } }) {
+            if let binary = row.firstIndex(where: { BinaryText.hasControlBytes($0, allowingLineBreaks: true) }) {
                 try handle(.skipped(SkippedEntry(index: index, line: line, reason: "binary data (control bytes) in column '\(header[binary].prefix(40))'")))
                 continue
             }

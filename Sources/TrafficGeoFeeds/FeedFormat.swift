@@ -1,4 +1,5 @@
 import Foundation
+import TrafficGeoSupport
 
 /// The feed formats trafficgeo reads.
 public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible {
@@ -44,8 +45,7 @@ public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible 
             let header = String(String.UnicodeScalarView(lower.unicodeScalars.prefix(while: { $0 != "\n" && $0 != "\r" })))
             let hasSeparator = header.contains(",") || header.contains(";") || header.contains("\t")
             // Control bytes (other than the tab) are binary, not a header.
-            let binary = header.unicodeScalars.contains { $0.value < 0x20 && $0 != "\t" || $0.value == 0x7F }
-            return hasSeparator && !binary ? .csv : nil
+            return hasSeparator && !BinaryText.hasControlBytes(header) ? .csv : nil
         }
     }
 }

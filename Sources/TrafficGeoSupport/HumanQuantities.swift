@@ -41,19 +41,17 @@ public enum DistanceExpression {
         let t = text.trimmingCharacters(in: .whitespaces).lowercased()
         let units: [(String, Double)] = [("km", 1000), ("mi", 1609.344), ("m", 1)]
         for (suffix, factor) in units where t.hasSuffix(suffix) {
-            guard let value = plainNumber(t.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)) else { return nil }
+            guard let value = PlainNumber.parse(t.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)) else { return nil }
             return value * factor
         }
         return nil
     }
 
-    static func plainNumber(_ text: String) -> Double? { PlainNumber.parse(text) }
-
     /// What to tell someone whose distance was not understood: a bare number is told its unit
     /// is missing.
     public static func explain(_ text: String) -> String {
         let t = text.trimmingCharacters(in: .whitespaces)
-        if plainNumber(t) != nil { return "a distance needs its unit: \(t)m or \(t)km" }
+        if PlainNumber.parse(t) != nil { return "a distance needs its unit: \(t)m or \(t)km" }
         return accepted
     }
 
@@ -72,5 +70,15 @@ public enum PlainNumber {
               body.utf8.filter({ $0 == 0x2E }).count <= 1, body != "." else { return nil }
         guard let value = Double(String(text)), value.isFinite else { return nil }
         return value
+    }
+}
+
+/// Control characters that mark binary data rather than text: C0 controls other than the tab
+/// (and, where a quoted field may span lines, other than line breaks), and DEL.
+public enum BinaryText {
+    public static func hasControlBytes(_ text: some StringProtocol, allowingLineBreaks: Bool = false) -> Bool {
+        text.unicodeScalars.contains { s in
+            s.value == 0x7F || (s.value < 0x20 && s != "\t" && !(allowingLineBreaks && (s == "\n" || s == "\r")))
+        }
     }
 }
