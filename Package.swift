@@ -41,6 +41,12 @@ let package = Package(
             providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]
         ),
         .target(name: "CXMLStream", dependencies: ["CLibXML2"]),
+        // zlib: gzip-compressed feeds (national DATEX II feeds are published as .xml.gz).
+        .systemLibrary(
+            name: "CZlib",
+            pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]
+        ),
         // GeographicLib (apt libgeographiclib-dev): Karney's geodesics, behind C functions
         // (CGeodesic) because it is C++. Why not PROJ's geodesic.h: Sources/CGeodesic/geodesic.cpp.
         .systemLibrary(
@@ -69,7 +75,7 @@ let package = Package(
         .target(name: "TrafficGeoRoadTitles", dependencies: ["TrafficGeoModel", "TrafficGeoSupport"]),
         .target(
             name: "TrafficGeoFeeds",
-            dependencies: ["TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoRoadTitles", "CXMLStream",
+            dependencies: ["TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoRoadTitles", "CXMLStream", "CZlib",
                            "TrafficGeoPROJ", // positions in other CRSs (`--crs`, GeoJSON's legacy crs member)
                            .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),

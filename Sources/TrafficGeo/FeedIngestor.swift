@@ -40,6 +40,10 @@ public struct FeedIngestor: Sendable {
     public var recordsHealth = true
     /// The CRS of CSV x/y columns and GeoJSON positions (`--crs`); nil: WGS84.
     public var crs: String?
+    /// A TMC location table for DATEX II's ALERT-C locations (`--tmc-table`).
+    public var locationTable: AlertCLocationTable?
+    /// An Open511 URL whose answer names a next page is followed this many pages at most.
+    public var maxPages = 100
 
     public init(store: any IncidentStore, format: FeedFormat? = nil, sourceName: String? = nil) {
         self.store = store
@@ -60,13 +64,29 @@ public struct FeedIngestor: Sendable {
             throw error
         }
         defer { input.discard() }
-        return try ingest(input)
+        // An Open511 API answers in pages: the pages together are the feed (one snapshot).
+        var pages: [FeedInput] = []
+        defer { for page in pages { page.discard() } }
+        if location.lowercased().hasPrefix("http"), (try? FeedReading.format(of: input, forced: format)) == .open511 {
+            var page = input
+            var seen: Set<String> = [location]
+            while pages.count + 1 < maxPages, let next = Open511Pages.nextURL(in: page, base: location), seen.insert(next).inserted {
+                do {
+                    page = try await FeedInput.open(next, maxBytes: maxFeedBytes)
+                } catch {
+                    record(.failure(source: sourceName ?? FeedIdentity.sourceName(forLocation: location), error: "\(error)"))
+                    throw error
+                }
+                pages.append(page)
+            }
+        }
+        return try ingest(input, continuedBy: pages)
     }
 
-    /// Ingests an already opened input.
-    public func ingest(_ input: FeedInput) throws -> IngestSummary {
+    /// Ingests an already opened input (and the pages that continue it, read as one feed).
+    public func ingest(_ input: FeedInput, continuedBy pages: [FeedInput] = []) throws -> IngestSummary {
         let format = try FeedReading.format(of: input, forced: self.format)
-        let reader = FeedReading.reader(for: format, crs: crs)
+        let reader = FeedReading.reader(for: format, crs: crs, locationTable: locationTable)
         let source = sourceName ?? FeedIdentity.sourceName(of: input, format: format)
         // What older versions filed this location under becomes this source, so that a store
         // written by them gains no copies of what it holds.
@@ -83,7 +103,10 @@ public struct FeedIngestor: Sendable {
                     logger.warning("\(input.location): … and \(warned - maxEntryWarnings) more entries skipped or with their position ignored (the summary counts them)")
                 }
             }
-            try ReadAhead.run(read: { handle in try reader.read(input, source: source, handle: handle) }) { event in
+            try ReadAhead.run(read: { handle in
+                try reader.read(input, source: source, handle: handle)
+                for page in pages { try reader.read(page, source: source, handle: handle) }
+            }) { event in
                 if count >= maxEntries {
                     throw FeedError.malformed(input.location, format: format,
                                               reason: "more than \(maxEntries) entries (--max-entries); the first \(maxEntries) were kept",

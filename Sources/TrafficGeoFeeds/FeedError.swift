@@ -14,6 +14,8 @@ public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
     case httpStatus(String, status: Int)
     case malformed(String, format: FeedFormat, reason: String, entriesRead: Int)
     case tooLarge(String, limit: Int64)
+    /// gzip-compressed, and the compressed data is broken (corrupt or truncated).
+    case corruptCompression(String, reason: String)
 
     public var description: String {
         switch self {
@@ -22,11 +24,11 @@ public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .unreadable(location, reason):
             return "\(location): cannot read: \(reason)"
         case let .unknownFormat(location):
-            return "\(location): cannot tell the feed format from its content; name it with --format atom|rss|autobahn|geojson|csv"
+            return "\(location): cannot tell the feed format from its content; name it with --format \(FeedFormat.allCases.map(\.rawValue).joined(separator: "|"))"
         case let .empty(location):
             return "\(location): the feed is empty (no bytes, or only white space); nothing to read"
         case let .formatMismatch(location, forced, detected):
-            return "\(location): --format \(forced.rawValue) was given, but the content is \(detected.rawValue) (\(detected.family)); leave out --format to read it as that"
+            return "\(location): --format \(forced.rawValue) was given, but the content is \(detected.rawValue) (\(detected.family == "XML or JSON" ? "a standard's document" : detected.family)); leave out --format to read it as that"
         case let .download(location, reason):
             return "\(location): download failed: \(reason)"
         case let .httpStatus(location, status):
@@ -37,6 +39,8 @@ public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(location): not valid \(format) after \(entriesRead) entries: \(reason)"
         case let .tooLarge(location, limit):
             return "\(location): larger than the limit of \(limit) bytes; raise it with --max-feed-bytes"
+        case let .corruptCompression(location, reason):
+            return "\(location): gzip-compressed, but \(reason)"
         }
     }
 }

@@ -57,6 +57,31 @@ public struct FeedInput: Sendable {
     /// Resolves a location: `-` reads stdin, `http(s)://` downloads, anything else is a file path.
     public static func open(_ location: String, maxBytes: Int64 = FeedInput.defaultMaxBytes,
                             httpClient: HTTPClient = SharedHTTPClient.client, timeout: TimeAmount = .seconds(60)) async throws -> FeedInput {
+        try await openAsGiven(location, maxBytes: maxBytes, httpClient: httpClient, timeout: timeout).inflated(maxBytes: maxBytes)
+    }
+
+    /// The document itself: a gzip-compressed feed (a `.gz` file, a download served compressed
+    /// without saying so in `Content-Encoding`, which the HTTP client undoes itself) inflated into
+    /// a temporary file; any other returned as it is.
+    func inflated(maxBytes: Int64) throws -> FeedInput {
+        guard GzipInflation.isGzip(try head(2)) else { return self }
+        let url = Self.temporaryFile()
+        do {
+            try GzipInflation.inflate(fileURL, into: url, maxBytes: maxBytes)
+        } catch {
+            try? FileManager.default.removeItem(at: url)
+            discard()
+            switch error {
+            case .tooLarge: throw FeedError.tooLarge(location, limit: maxBytes)
+            case let .corrupt(reason): throw FeedError.corruptCompression(location, reason: reason)
+            case let .io(reason): throw FeedError.unreadable(location, reason: "gzip-compressed: \(reason)")
+            }
+        }
+        discard()
+        return FeedInput(location: location, temporaryFile: url)
+    }
+
+    private static func openAsGiven(_ location: String, maxBytes: Int64, httpClient: HTTPClient, timeout: TimeAmount) async throws -> FeedInput {
         if location == "-" {
             return try spoolStandardInput(maxBytes: maxBytes)
         }
@@ -116,7 +141,7 @@ public struct FeedInput: Sendable {
         do {
             var request = HTTPClientRequest(url: location)
             request.headers.add(name: "User-Agent", value: UserAgent.default)
-            request.headers.add(name: "Accept", value: "application/atom+xml, application/rss+xml, application/json, application/geo+json, text/csv, */*;q=0.5")
+            request.headers.add(name: "Accept", value: "application/atom+xml, application/rss+xml, application/json, application/geo+json, application/xml, text/xml, text/csv, */*;q=0.5")
             let response = try await client.execute(request, timeout: timeout)
             guard (200..<300).contains(response.status.code) else {
                 throw FeedError.httpStatus(location, status: Int(response.status.code))

@@ -5,8 +5,12 @@ import TrafficGeoModel
 public enum FeedReading {
     /// `crs`: the CRS of CSV x/y columns and of GeoJSON positions (any PROJ definition; nil:
     /// WGS84). Atom, RSS and the Autobahn API give WGS84 by definition.
-    public static func reader(for format: FeedFormat, crs: String? = nil) -> FeedReader {
+    /// `locationTable`: a TMC location table for DATEX II's ALERT-C locations (`--tmc-table`).
+    public static func reader(for format: FeedFormat, crs: String? = nil, locationTable: AlertCLocationTable? = nil) -> FeedReader {
         switch format {
+        case .datex2: return DatexReader(locationTable: locationTable)
+        case .wzdx: return WZDxReader()
+        case .open511: return Open511Reader()
         case .atom, .rss: return XMLFeedReader(format: format)
         case .autobahn: return AutobahnJSONReader()
         case .geojson: return GeoJSONReader(crs: crs)
@@ -22,7 +26,7 @@ public enum FeedReading {
         if head.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0A || $0 == 0x0D }) { throw FeedError.empty(input.location) }
         let detected = FeedFormat.detect(head)
         if let forced {
-            if let detected, detected.family != forced.family {
+            if let detected, !forced.accepts(family: FeedFormat.contentFamily(head)) {
                 throw FeedError.formatMismatch(input.location, forced: forced, detected: detected)
             }
             return forced

@@ -12,28 +12,7 @@ struct XMLFeedReader: FeedReader {
     }
 
     func read(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
-        // Entity declarations sit in the DOCTYPE at the top: refuse them before parsing, with a
-        // clear message (EntryCollector.entityDeclaration stops any later one).
-        let head = try input.head(16384)
-        if head.range(of: Data("<!ENTITY".utf8)) != nil {
-            throw FeedError.malformed(input.location, format: format,
-                                      reason: "the document declares XML entities; feeds must not (refused: entity expansion and external entities)",
-                                      entriesRead: 0)
-        }
-        let encoding = UTF8Validation.declaredXMLEncoding(head: head) ?? "utf-8"
-        guard UTF8Validation.convertedEncodings.contains(encoding) || UTF8Validation.utf8Encodings.contains(encoding) else {
-            throw FeedError.malformed(input.location, format: format,
-                                      reason: "the document declares the encoding '\(encoding.prefix(40))', which trafficgeo does not read "
-                                          + "(UTF-8, UTF-16, ISO-8859-1, ISO-8859-15 and Windows-1252 it does)",
-                                      entriesRead: 0)
-        }
-        if UTF8Validation.utf8Encodings.contains(encoding),
-           let problem = try UTF8Validation.firstProblem(in: input.makeStream) {
-            throw FeedError.malformed(input.location, format: format,
-                                      reason: "line \(problem.line) (byte \(problem.offset)): bytes that are not valid UTF-8, the document's encoding; "
-                                          + "if it is Latin-1 or Windows-1252, its <?xml?> declaration must say so",
-                                      entriesRead: 0)
-        }
+        try Self.checkDocument(input, format: format)
         let stream = try input.makeStream()
         try withoutActuallyEscaping(handle) { escapable in
             let delegate = EntryCollector(format: format, source: source, handle: escapable)
@@ -56,6 +35,34 @@ struct XMLFeedReader: FeedReader {
                                           reason: "the document ends with \(delegate.openElements) elements still open (truncated?)",
                                           entriesRead: delegate.entriesSeen)
             }
+        }
+    }
+
+    /// Refuses, before parsing, what no feed has any business with: entity declarations (in the
+    /// DOCTYPE at the top; later ones stop the parse), an encoding trafficgeo does not read, and
+    /// bytes that are not the declared UTF-8.
+    static func checkDocument(_ input: FeedInput, format: FeedFormat) throws {
+        // Entity declarations sit in the DOCTYPE at the top: refuse them before parsing, with a
+        // clear message (EntryCollector.entityDeclaration stops any later one).
+        let head = try input.head(16384)
+        if head.range(of: Data("<!ENTITY".utf8)) != nil {
+            throw FeedError.malformed(input.location, format: format,
+                                      reason: "the document declares XML entities; feeds must not (refused: entity expansion and external entities)",
+                                      entriesRead: 0)
+        }
+        let encoding = UTF8Validation.declaredXMLEncoding(head: head) ?? "utf-8"
+        guard UTF8Validation.convertedEncodings.contains(encoding) || UTF8Validation.utf8Encodings.contains(encoding) else {
+            throw FeedError.malformed(input.location, format: format,
+                                      reason: "the document declares the encoding '\(encoding.prefix(40))', which trafficgeo does not read "
+                                          + "(UTF-8, UTF-16, ISO-8859-1, ISO-8859-15 and Windows-1252 it does)",
+                                      entriesRead: 0)
+        }
+        if UTF8Validation.utf8Encodings.contains(encoding),
+           let problem = try UTF8Validation.firstProblem(in: input.makeStream) {
+            throw FeedError.malformed(input.location, format: format,
+                                      reason: "line \(problem.line) (byte \(problem.offset)): bytes that are not valid UTF-8, the document's encoding; "
+                                          + "if it is Latin-1 or Windows-1252, its <?xml?> declaration must say so",
+                                      entriesRead: 0)
         }
     }
 

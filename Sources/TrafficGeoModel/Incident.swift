@@ -12,6 +12,11 @@ public struct Incident: Sendable, Equatable {
     /// fetched separately (the Autobahn API: "A1/warning"); a snapshot of some parts ends only
     /// what those parts no longer list (`SnapshotScope`).
     public static let snapshotPartProperty = "feed_part"
+    /// The details the official standards (DATEX II, WZDx, Open511) give, kept as properties under
+    /// these names and shown by every output (docs/feeds.md): in this order.
+    public static let detailProperties = [
+        "severity", "probability", "valid_from", "record_types", "road_name", "direction", "delay_minutes", "lanes_restricted",
+    ]
 
     /// The feed it came from (a URL, a file path, `stdin`, or a name given with `--source`).
     public var source: String
@@ -32,12 +37,17 @@ public struct Incident: Sendable, Equatable {
     public var positionSource: PositionSource?
     /// Everything else the feed said about the entry, kept as text.
     public var properties: [String: String]
+    /// The feed itself says the incident is over (a DATEX II record cancelled or ended, an
+    /// Open511 event ARCHIVED, a validity that ended): the store ends it at this time (or at the
+    /// ingest's, if that is earlier), as a snapshot ends what it no longer lists. Not stored as a field.
+    public var endedAt: Date?
 
     public init(
         source: String, id: String, title: String = Incident.unknownTitle, summary: String? = nil,
         weblink: String? = nil, iconURL: String? = nil, updated: Date? = nil, expires: Date? = nil,
         road: String? = nil, category: IncidentCategory? = nil, position: Coordinate? = nil,
-        segment: [Coordinate]? = nil, positionSource: PositionSource? = nil, properties: [String: String] = [:]
+        segment: [Coordinate]? = nil, positionSource: PositionSource? = nil, properties: [String: String] = [:],
+        endedAt: Date? = nil
     ) {
         self.source = source
         self.id = id
@@ -53,6 +63,7 @@ public struct Incident: Sendable, Equatable {
         self.segment = segment
         self.positionSource = positionSource
         self.properties = properties
+        self.endedAt = endedAt
     }
 
     /// The pin colour for map output; incidents of unknown kind are notices (green).

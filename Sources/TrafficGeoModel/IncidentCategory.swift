@@ -12,6 +12,12 @@ public enum IncidentCategory: String, Sendable, CaseIterable, Codable {
     case slowTraffic = "slow traffic"
     case standstill
     case weather
+    /// Traffic is sent another way (DATEX II ReroutingManagement, a WZDx detour).
+    case detour
+    /// A speed limit, lane or access restriction, a management measure that is not a closure.
+    case restriction
+    /// A public event (a match, a fair, a demonstration).
+    case event
     case other
 
     /// The map-pin colour (docs/architecture.md, annotations): red = danger, purple = roadworks, green = the rest.
@@ -19,7 +25,7 @@ public enum IncidentCategory: String, Sendable, CaseIterable, Codable {
         switch self {
         case .wrongWayDriver, .accident, .closure, .obstacle, .danger: return .red
         case .roadworks: return .purple
-        case .queue, .slowTraffic, .standstill, .weather, .other: return .green
+        case .queue, .slowTraffic, .standstill, .weather, .detour, .restriction, .event, .other: return .green
         }
     }
 
@@ -45,7 +51,7 @@ public enum IncidentCategory: String, Sendable, CaseIterable, Codable {
         "vollsperrung": .closure, "gesperrt": .closure, "hindernis": .obstacle, "gegenstaende": .obstacle, "gefahr": .danger,
         "baustelle": .roadworks, "bauarbeiten": .roadworks, "stau": .queue, "stockenderverkehr": .queue,
         "langsamerverkehr": .slowTraffic, "stillstand": .standstill, "wetter": .weather, "glaette": .weather, "nebel": .weather,
-        "sonstiges": .other,
+        "umleitung": .detour, "beschraenkung": .restriction, "veranstaltung": .event, "sonstiges": .other,
     ]
 }
 

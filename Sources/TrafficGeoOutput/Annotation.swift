@@ -33,6 +33,9 @@ public struct Annotation: Sendable, Equatable, Encodable {
     /// Whether it is still on when the answer is written: queries without `--active-at` answer
     /// with incidents that are over too, and every format says which those are.
     public var state: IncidentState
+    /// What the official standards say beyond the common fields (severity, validity, record
+    /// types, direction, delay, lanes: `Incident.detailProperties`), where the feed gave it.
+    public var details: [String: String]
 
     /// "active", "expired" (its expiry time has passed) or "ended" (its source no longer lists it).
     public enum IncidentState: String, Sendable, Equatable, Encodable {
@@ -70,6 +73,16 @@ public struct Annotation: Sendable, Equatable, Encodable {
         confidence = i.positionSource?.confidence
         ended = result.stored.ended.map(TimestampParser.format)
         state = IncidentState(result.stored, at: now)
+        details = i.properties.filter { Self.detailKeys.contains($0.key) }
+    }
+
+    private static let detailKeys = Set(Incident.detailProperties)
+
+    /// The details in their order, with the key each format writes them under: JSON's
+    /// camelCase beside CSV's and the GeoPackage's snake_case ("valid_from" / "validFrom").
+    public static let detailColumns: [(property: String, json: String)] = Incident.detailProperties.map { name in
+        let parts = name.split(separator: "_")
+        return (name, parts.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.prefix(1).uppercased() + $0.element.dropFirst() }.joined())
     }
 
     /// Results nearer than this (metres) have no bearing.

@@ -30,7 +30,7 @@ public final class GeoPackageWriter: ResultWriter {
         ("updated", "DATETIME"), ("expires", "DATETIME"), ("weblink", "TEXT"), ("source", "TEXT"), ("position_source", "TEXT"),
         ("precision", "TEXT"), ("confidence", "REAL"), ("distance_m", "REAL"), ("bearing_deg", "REAL"),
         ("ended", "DATETIME"), ("state", "TEXT"),
-    ]
+    ] + Annotation.detailColumns.map { ($0.property, "TEXT") }
 
     /// GeoPackage's DATETIME: ISO 8601 in UTC with milliseconds, `2025-05-19T05:50:00.000Z`
     /// (requirement 5 of the encoding; GDAL calls anything else "non-conformant content").
@@ -210,7 +210,7 @@ public final class GeoPackageWriter: ResultWriter {
                                 i.updated.map(dateTimeFormat.string), i.expires.map(dateTimeFormat.string), a.weblink,
                                 a.source, a.positionSource, a.precision]
         let numbers = [a.confidence, a.distanceMeters, a.bearingDegrees]
-        let lastTexts = [result.stored.ended.map(dateTimeFormat.string), a.state.rawValue]
+        let lastTexts = [result.stored.ended.map(dateTimeFormat.string), a.state.rawValue] + Annotation.detailColumns.map { a.details[$0.property] }
         for (k, text) in (texts + numbers.map { _ in nil } + lastTexts).enumerated() {
             if let text { sqlite3_bind_text(statement, Int32(k + 2), text, -1, transient) }
         }

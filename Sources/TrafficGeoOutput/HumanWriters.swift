@@ -52,6 +52,18 @@ final class AnnotationCardWriter: ResultWriter {
         if let ended = a.ended, a.state == .ended { facts.append("ended \(Self.readable(ended))") }
         if let expires = a.expires { facts.append((a.state == .expired ? "expired " : "expires ") + Self.readable(expires)) }
         try sink.write("  " + facts.joined(separator: " · ") + "\n")
+        // What an official feed adds: one more line, only when it says any of it.
+        let details = Annotation.detailColumns.compactMap { column -> String? in
+            guard let value = a.details[column.property] else { return nil }
+            switch column.property {
+            case "valid_from": return "valid from \(Self.readable(value))"
+            case "delay_minutes": return "delay \(value) min"
+            case "lanes_restricted": return "\(value) lanes restricted"
+            case "record_types": return value
+            default: return "\(column.property.replacingOccurrences(of: "_", with: " ")) \(value)"
+            }
+        }
+        if !details.isEmpty { try sink.write("  " + details.joined(separator: " · ") + "\n") }
     }
 
     func end() throws {

@@ -101,6 +101,7 @@ package final class GeoJSONWriter: ResultWriter {
         o.add("positionSource", annotation.positionSource)
         o.add("precision", annotation.precision)
         o.add("confidence", annotation.confidence, digits: 2)
+        for (property, key) in Annotation.detailColumns { o.add(key, annotation.details[property]) }
         extra?(&o)
         o.closeObject()
         return o.closedBytes()
@@ -152,7 +153,7 @@ package final class GeoJSONWriter: ResultWriter {
 final class CSVResultWriter: ResultWriter {
     static let header = ["id", "title", "subtitle", "latitude", "longitude", "distance_m", "bearing_deg", "pin_color",
                          "road", "category", "updated", "expires", "weblink", "source", "position_source", "precision", "confidence",
-                         "ended", "state"]
+                         "ended", "state"] + Annotation.detailColumns.map(\.property)
     private let sink: TextSink
     private let crs: OutputCRS
 
@@ -184,7 +185,7 @@ final class CSVResultWriter: ResultWriter {
             a.pinColor.rawValue, a.road ?? "", a.category ?? "", a.updated ?? "", a.expires ?? "", a.weblink ?? "", a.source,
             a.positionSource ?? "", a.precision ?? "", a.confidence.map { JSONObjectText.number($0, digits: 2) } ?? "",
             a.ended ?? "", a.state.rawValue,
-        ]
+        ] + Annotation.detailColumns.map { a.details[$0.property] ?? "" }
         try sink.write(fields.map(Self.quote).joined(separator: ",") + "\r\n")
     }
 

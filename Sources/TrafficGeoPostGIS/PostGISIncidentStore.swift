@@ -131,6 +131,7 @@ public final class PostGISIncidentStore: IncidentStore {
             // Its worker must be idle before the transaction ends, also when reading failed.
             defer { writer.drain() }
             var learner: JunctionLearningRun?
+            var endedByFeed: [(source: String, id: String, at: Date)] = []
             do {
                 try read { event in
                     summary.read += 1
@@ -139,6 +140,7 @@ public final class PostGISIncidentStore: IncidentStore {
                         summary.skipped.append(entry)
                     case let .incident(incident):
                         try writer.upsert(incident)
+                        if let endedAt = incident.endedAt { endedByFeed.append((incident.source, incident.id, min(endedAt, now))) }
                         if incident.position == nil {
                             summary.withoutPosition += 1
                             if incident.properties[Incident.positionProblemProperty] != nil { summary.positionsIgnored += 1 }
@@ -172,8 +174,18 @@ public final class PostGISIncidentStore: IncidentStore {
                     ended = try endMissing(connection, source: source, scope: snapshot, writer: writer,
                                            skippedIDs: Set(summary.skipped.compactMap(\.entryID)), now: now)
                 }
-                summary.ended = ended.count
             }
+            // Incidents the feed itself says are over (`Incident.endedAt`) that have not ended yet.
+            for told in endedByFeed {
+                let rows = try connection.rows("""
+                    UPDATE incidents SET ended = \(told.at.timeIntervalSince1970.rounded(.down))
+                    WHERE source_id = (SELECT id FROM sources WHERE name = \(PostgresText.storable(told.source)))
+                      AND external_id = \(PostgresText.storable(told.id)) AND ended IS NULL
+                    RETURNING id
+                    """, logger: logger)
+                for row in rows { ended.append(try row.decode(Int64.self)) }
+            }
+            summary.ended = ended.count
             // The change feed, in the same transaction as the changes.
             let at = now.timeIntervalSince1970.rounded(.down)
             var recorded: [ClosedRange<Int64>] = []

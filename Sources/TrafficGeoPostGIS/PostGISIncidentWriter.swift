@@ -185,6 +185,7 @@ final class PostGISIncidentWriter: @unchecked Sendable {
         var changed: [Int64: Incident] = [:]
         var changedOrder: [Int64] = []
         var reopened: [Int64] = []
+        var stillEnded: [(id: Int64, ended: Date)] = []
         for (key, read) in pending {
             var incident = read
             switch slots[key] {
@@ -202,7 +203,8 @@ final class PostGISIncidentWriter: @unchecked Sendable {
                 Self.carryPosition(into: &incident, from: stored.incident)
                 let newHash = PostGISRows.contentHash(incident)
                 if newHash == hash {
-                    if stored.ended != nil {
+                    // Listed again: reopened, unless the feed says it is still over (`Incident.endedAt`).
+                    if stored.ended != nil, read.endedAt == nil {
                         reopened.append(id)
                         noteUpdated(id)
                     } else {
@@ -212,9 +214,11 @@ final class PostGISIncidentWriter: @unchecked Sendable {
                 }
                 if changed[id] == nil { changedOrder.append(id) }
                 changed[id] = incident
+                // The update reopens; an incident the feed says is still over keeps its end.
+                if let ended = stored.ended, read.endedAt != nil { stillEnded.append((id, ended)) }
                 var now = stored
                 now.incident = incident
-                now.ended = nil
+                now.ended = read.endedAt == nil ? nil : stored.ended
                 slots[key] = .stored(id: id, incident: now, hash: newHash)
                 noteUpdated(id)
             case nil:
@@ -241,6 +245,9 @@ final class PostGISIncidentWriter: @unchecked Sendable {
                 batch.append(storeID: id, sourceID: 0, incident: changed[id]!, firstSeen: 0, lastChanged: now)
             }
             try send(PostgresQuery(unsafeSQL: PostGISRows.Batch.updateSQL, binds: batch.bindings))
+            for (id, ended) in stillEnded {
+                try send("UPDATE incidents SET ended = \(ended.timeIntervalSince1970) WHERE id = \(id)")
+            }
         }
         if !reopened.isEmpty {
             try send("UPDATE incidents SET ended = NULL, last_changed = \(now) WHERE id = ANY(\(reopened))")

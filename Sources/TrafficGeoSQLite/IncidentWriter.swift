@@ -83,7 +83,7 @@ final class IncidentWriter {
         }
         let source = try sources.id(of: incident.source)
         if try !sources.isFresh(source), let existing = try Row.fetchOne(findStatement, arguments: [source, incident.id]) {
-            return try update(existing, with: &list)
+            return try update(existing, with: &list, reopening: incident.endedAt == nil)
         }
         pending.append(key: key, values: [source.databaseValue, incident.id.databaseValue] + list + [Self.hash(list).databaseValue],
                        position: incident.position)
@@ -92,12 +92,13 @@ final class IncidentWriter {
     }
 
     /// Updates a stored incident (`existing`: a `findStatement` row) to the field values `list`.
-    private func update(_ existing: Row, with list: inout [DatabaseValue]) throws {
+    /// `reopening`: an ended incident listed again reopens, unless the feed says it is still over.
+    private func update(_ existing: Row, with list: inout [DatabaseValue], reopening: Bool = true) throws {
         let rowID: Int64 = existing[1]
         if tracksSeen { seenIDs.insert(rowID) }
         Self.carryPosition(into: &list) { existing[Self.storedField($0)] as DatabaseValue }
         let hash = Self.hash(list)
-        let hadEnded = !(existing[2] as DatabaseValue).isNull
+        let hadEnded = reopening && !(existing[2] as DatabaseValue).isNull
         if existing[0] as Int64 == hash {
             if hadEnded {
                 try reopenStatement.execute(arguments: [now, rowID])

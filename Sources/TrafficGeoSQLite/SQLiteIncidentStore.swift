@@ -181,6 +181,8 @@ public final class SQLiteIncidentStore: IncidentStore {
             try pool.write { db in
                 try SourceNames.adopt(db, formerNames, into: source)
                 let writer = try IncidentWriter(db: db, now: now, tracksSeen: snapshot != nil)
+                // Incidents the feed itself says are over (`Incident.endedAt`), ended once stored.
+                var endedByFeed: [(source: String, id: String, at: Date)] = []
                 do {
                     try read { event in
                         summary.read += 1
@@ -190,6 +192,7 @@ public final class SQLiteIncidentStore: IncidentStore {
                         case let .incident(incident):
                             let unchanged = writer.counts.unchanged
                             try writer.upsert(incident)
+                            if let endedAt = incident.endedAt { endedByFeed.append((incident.source, incident.id, min(endedAt, now))) }
                             if incident.position == nil {
                                 summary.withoutPosition += 1
                                 if incident.properties[Incident.positionProblemProperty] != nil { summary.positionsIgnored += 1 }
@@ -222,8 +225,9 @@ public final class SQLiteIncidentStore: IncidentStore {
                         ended = try SnapshotEnding.end(db, source: source, scope: snapshot, writer: writer,
                                                        skippedIDs: Set(summary.skipped.compactMap(\.entryID)), now: now)
                     }
-                    summary.ended = ended.count
                 }
+                ended += try SnapshotEnding.endAsTold(db, endedByFeed)
+                summary.ended = ended.count
                 // The change feed, in the same transaction as the changes.
                 let at = now.timeIntervalSince1970
                 var recorded: [ClosedRange<Int64>] = []

@@ -30,4 +30,21 @@ enum SnapshotEnding {
         for id in ended { try statement.execute(arguments: [now.timeIntervalSince1970.rounded(.down), id]) }
         return ended
     }
+
+    /// Ends the incidents a feed says are over (`Incident.endedAt`) that have not ended yet;
+    /// returns their ids (the change feed's `ended` events).
+    static func endAsTold(_ db: Database, _ incidents: [(source: String, id: String, at: Date)]) throws -> [Int64] {
+        guard !incidents.isEmpty else { return [] }
+        let statement = try db.makeStatement(sql: """
+            UPDATE incidents SET ended = ?
+            WHERE source_id = (SELECT id FROM sources WHERE name = ?) AND external_id = ? AND ended IS NULL
+            RETURNING id
+            """)
+        var ended: [Int64] = []
+        for incident in incidents {
+            let ids = try Int64.fetchAll(statement, arguments: [incident.at.timeIntervalSince1970.rounded(.down), incident.source, incident.id])
+            ended += ids
+        }
+        return ended
+    }
 }

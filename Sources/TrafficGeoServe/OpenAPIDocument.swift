@@ -355,7 +355,7 @@ enum OpenAPIDocument {
       "name": "category",
       "in": "query",
       "required": false,
-      "description": "Only incidents of these categories (comma-separated): wrong-way driver, accident, closure, obstacle, danger, roadworks, queue, slow traffic, standstill, weather, other; German names such as Unfall or Baustelle too.",
+      "description": "Only incidents of these categories (comma-separated): wrong-way driver, accident, closure, obstacle, danger, roadworks, queue, slow traffic, standstill, weather, detour, restriction, event, other; German names such as Unfall or Baustelle too.",
       "schema": {
        "type": "string"
       }
@@ -594,7 +594,7 @@ enum OpenAPIDocument {
       "name": "category",
       "in": "query",
       "required": false,
-      "description": "Only incidents of these categories (comma-separated): wrong-way driver, accident, closure, obstacle, danger, roadworks, queue, slow traffic, standstill, weather, other; German names such as Unfall or Baustelle too.",
+      "description": "Only incidents of these categories (comma-separated): wrong-way driver, accident, closure, obstacle, danger, roadworks, queue, slow traffic, standstill, weather, detour, restriction, event, other; German names such as Unfall or Baustelle too.",
       "schema": {
        "type": "string"
       }
@@ -920,6 +920,30 @@ enum OpenAPIDocument {
      },
      "confidence": {
       "type": "number"
+     },
+     "severity": {
+      "type": "string"
+     },
+     "probability": {
+      "type": "string"
+     },
+     "validFrom": {
+      "type": "string"
+     },
+     "recordTypes": {
+      "type": "string"
+     },
+     "roadName": {
+      "type": "string"
+     },
+     "direction": {
+      "type": "string"
+     },
+     "delayMinutes": {
+      "type": "string"
+     },
+     "lanesRestricted": {
+      "type": "string"
      }
     }
    },

@@ -186,8 +186,8 @@ public struct NtfyDelivery: WatchDelivery {
         switch event.incident.category ?? .other {
         case .wrongWayDriver: return 5
         case .accident, .closure, .obstacle, .danger: return 4
-        case .queue, .standstill, .slowTraffic, .weather, .other: return 3
-        case .roadworks: return 2
+        case .queue, .standstill, .slowTraffic, .weather, .detour, .event, .other: return 3
+        case .roadworks, .restriction: return 2
         }
     }
 
@@ -202,6 +202,9 @@ public struct NtfyDelivery: WatchDelivery {
             case .closure: emoji = "no_entry"
             case .obstacle, .danger, .weather: emoji = "warning"
             case .roadworks: emoji = "construction"
+            case .detour: emoji = "arrow_right_hook"
+            case .restriction: emoji = "no_entry_sign"
+            case .event: emoji = "tada"
             case .queue, .standstill, .slowTraffic, .other: emoji = "car"
             }
         }

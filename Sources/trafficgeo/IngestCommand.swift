@@ -13,7 +13,9 @@ struct IngestCommand: AsyncParsableCommand {
         abstract: "Read incident feeds into the database.",
         discussion: """
             SOURCE is a file, - for stdin, or an http(s) URL. The format (atom, rss, autobahn, geojson, \
-            csv) is detected from the content. Each feed is stored in one transaction: an interrupted \
+            csv, and the road authorities' standards datex2, wzdx, open511) is detected from the \
+            content; a gzip-compressed feed (.gz) is inflated first. DATEX II records located only \
+            by ALERT-C codes need --tmc-table (else their words are geocoded). Each feed is stored in one transaction: an interrupted \
             ingest leaves the database as it was. Re-reading a feed updates its incidents in place.
 
             autobahn: reads the Autobahn GmbH API (every road; autobahn:A1,A3 some): each road's \
@@ -85,7 +87,7 @@ struct IngestCommand: AsyncParsableCommand {
         try await TrafficGeoExit.run {
             let store = try global.openStore()
             var ingestor = FeedIngestor(store: store, format: format, sourceName: sourceName)
-            live.configure(&ingestor)
+            try live.configure(&ingestor)
             ingestor.maxFeedBytes = maxFeedBytes
             ingestor.maxEntries = maxEntries
             ingestor.crs = crs

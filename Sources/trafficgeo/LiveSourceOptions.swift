@@ -19,7 +19,20 @@ struct LiveSourceOptions: ParsableArguments {
     @Option(name: .customLong("keep-changes"), help: ArgumentHelp("Keep change-feed events this long (a watch stopped for longer starts over from the current state).", valueName: "duration"))
     var keepChanges = "7d"
 
+    @Option(name: .customLong("tmc-table"), help: ArgumentHelp("A TMC location table in the exchange format (a folder with POINTS.DAT, POFFSETS.DAT, …): DATEX II records located only by ALERT-C codes get positions from it.", valueName: "dir"))
+    var tmcTable: String?
+
     func validate() throws {
+        if let tmcTable {
+            var isDirectory: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: tmcTable, isDirectory: &isDirectory), isDirectory.boolValue else {
+                throw ValidationError("--tmc-table '\(tmcTable)' is not a folder (a TMC location table in the exchange format: POINTS.DAT, POFFSETS.DAT, …).")
+            }
+            let files = (try? FileManager.default.contentsOfDirectory(atPath: tmcTable)) ?? []
+            guard files.contains(where: { $0.uppercased() == "POINTS.DAT" }) else {
+                throw ValidationError("--tmc-table '\(tmcTable)' has no POINTS.DAT (the exchange format's point locations).")
+            }
+        }
         let url = autobahnURL.lowercased()
         guard url.hasPrefix("http://") || url.hasPrefix("https://"), URL(string: autobahnURL) != nil else {
             throw ValidationError("--autobahn-url '\(autobahnURL)' is not an http(s) URL.")
@@ -30,8 +43,13 @@ struct LiveSourceOptions: ParsableArguments {
         _ = try DurationArgument.validated(keepChanges, option: "--keep-changes")
     }
 
-    func configure(_ ingestor: inout FeedIngestor) {
+    func configure(_ ingestor: inout FeedIngestor) throws {
         ingestor.snapshot = snapshot
+        if let tmcTable {
+            do { ingestor.locationTable = try AlertCLocationTable(directory: tmcTable) } catch {
+                throw ValidationError("--tmc-table: \(error)")
+            }
+        }
         var api = AutobahnAPI(baseURL: autobahnURL)
         api.timeout = DurationArgument.parse(autobahnTimeout) ?? api.timeout
         ingestor.autobahn = api

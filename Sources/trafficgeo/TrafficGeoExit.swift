@@ -34,7 +34,7 @@ enum TrafficGeoExit {
             switch feed {
             case .notFound, .unreadable: return noInput
             case .download, .httpStatus: return unavailable
-            case .unknownFormat, .empty, .formatMismatch, .malformed, .tooLarge: return dataError
+            case .unknownFormat, .empty, .formatMismatch, .malformed, .tooLarge, .corruptCompression: return dataError
             }
         case QueryLocations.ReadError.notFound: return noInput
         case OutputError.readerGone: return readerGone

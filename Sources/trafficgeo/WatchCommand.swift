@@ -181,7 +181,7 @@ struct WatchCommand: AsyncParsableCommand {
             if let ntfy, let delivery = NtfyDelivery(url: ntfy, logger: logger) { deliveries.append(delivery) }
 
             var ingestor = FeedIngestor(store: store)
-            live.configure(&ingestor)
+            try live.configure(&ingestor)
             let interval = every.flatMap(DurationArgument.parse) ?? (source.isEmpty ? 5 : 120)
             let stop = once ? nil : StopSignal.install(message: "the watch's place is saved")
             while true {

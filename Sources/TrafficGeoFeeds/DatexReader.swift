@@ -1,0 +1,523 @@
+import Foundation
+import TrafficGeoModel
+import TrafficGeoRoadTitles
+import TrafficGeoSupport
+
+/// Reads DATEX II situation publications: v1.0, v2.x (`d2LogicalModel`), v3.x (`d2:payload`,
+/// `mc:messageContainer`), national profiles in their own namespaces, a SOAP envelope around any
+/// of them (elements are matched by local name, record types by the local part of `xsi:type`),
+/// and the v3 JSON encoding. XML is streamed one situation at a time; JSON is read whole.
+///
+/// One incident per situation (docs/feeds.md): its records (the accident, the lane closure it
+/// causes, the speed limit, the diversion) are its parts. The incident's id is the situation's, so a new
+/// version of the situation replaces the old one; it ends when every record is cancelled or
+/// ended, suspended, or past its end time (`Incident.endedAt`).
+struct DatexReader: FeedReader {
+    /// ALERT-C locations become positions through this table, when the user gives one.
+    var locationTable: AlertCLocationTable?
+
+    func read(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
+        let head = try input.head(4096)
+        let firstByte = head.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+        if firstByte == UInt8(ascii: "{") || firstByte == UInt8(ascii: "[") {
+            return try readJSON(input, source: source, handle: handle)
+        }
+        let names = RecordNames(known: DatexNames.known)
+        let interpreter = DatexInterpreter(names: names, locationTable: locationTable)
+        var index = 0
+        let outcome = try XMLRecordReading.read(input, format: .datex2, names: names, recordNames: ["situation"],
+                                                headerNames: ["publicationTime"]) { tree, header, line in
+            index += 1
+            try handle(interpreter.event(tree, situation: 0, source: source, index: index, line: line))
+        }
+        try Self.checkOutcome(outcome, input: input, skipped: outcome.oversized, handle: handle, startIndex: index)
+    }
+
+    /// A document without situations is an empty publication when it is a DATEX II document,
+    /// and not a DATEX II document at all otherwise.
+    private static func checkOutcome(_ outcome: XMLRecordReading.Outcome, input: FeedInput, skipped: Int,
+                                     handle: (FeedEvent) throws -> Void, startIndex: Int) throws {
+        for n in 0..<skipped {
+            try handle(.skipped(SkippedEntry(index: startIndex + n + 1, reason: "a situation larger than trafficgeo reads (\(RecordTreeCollector.maxRecordNodes) elements or \(RecordTreeCollector.maxRecordTextBytes >> 20) MiB of text)")))
+        }
+        guard outcome.records == 0 else { return }
+        let root = outcome.rootName ?? ""
+        let publication = outcome.header["type"].map { RecordNames.localPart($0) }
+        if let publication, publication != "SituationPublication" {
+            throw FeedError.malformed(input.location, format: .datex2,
+                                      reason: "a DATEX II \(publication.prefix(60)) holds no situations; trafficgeo reads SituationPublication",
+                                      entriesRead: 0)
+        }
+        guard DatexNames.roots.contains(root) else {
+            throw FeedError.malformed(input.location, format: .datex2,
+                                      reason: "the document's root is <\(root.prefix(60))>, not a DATEX II one (d2LogicalModel, messageContainer, payload, a SOAP Envelope)",
+                                      entriesRead: 0)
+        }
+    }
+
+    private func readJSON(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
+        let document: Any
+        do {
+            document = try JSONSerialization.jsonObject(with: Data(contentsOf: input.fileURL), options: [.fragmentsAllowed])
+        } catch {
+            throw FeedError.malformed(input.location, format: .datex2, reason: "not valid JSON (\(error.localizedDescription))", entriesRead: 0)
+        }
+        let names = RecordNames(known: DatexNames.known)
+        let interpreter = DatexInterpreter(names: names, locationTable: locationTable)
+        let tree = RecordTree(names: names)
+        var situations: [Any] = []
+        var sawDatex = false
+        Self.collect(document, into: &situations, sawDatex: &sawDatex)
+        if situations.isEmpty && !sawDatex {
+            throw FeedError.malformed(input.location, format: .datex2, reason: "no DATEX II situations in the JSON document (no \"situation\" member)", entriesRead: 0)
+        }
+        for (n, situation) in situations.enumerated() {
+            tree.reset()
+            guard situation is [String: Any] else {
+                try handle(.skipped(SkippedEntry(index: n + 1, reason: "a situation that is not a JSON object")))
+                continue
+            }
+            tree.add(json: situation, name: "situation")
+            try handle(interpreter.event(tree, situation: 0, source: source, index: n + 1, line: nil))
+        }
+    }
+
+    /// Every value of a `situation` member, wherever it sits (a message container, a payload, a
+    /// bare publication), arrays flattened.
+    private static func collect(_ value: Any, into out: inout [Any], sawDatex: inout Bool, depth: Int = 0) {
+        guard depth < 32 else { return }
+        if let object = value as? [String: Any] {
+            for (key, member) in object {
+                if key == "situation" {
+                    if let list = member as? [Any] { out.append(contentsOf: list) } else { out.append(member) }
+                    sawDatex = true
+                } else {
+                    if key.hasSuffix("SituationPublication") || key == "payload" || key == "messageContainer" || key == "d2LogicalModel" { sawDatex = true }
+                    collect(member, into: &out, sawDatex: &sawDatex, depth: depth + 1)
+                }
+            }
+        } else if let list = value as? [Any] {
+            for item in list { collect(item, into: &out, sawDatex: &sawDatex, depth: depth + 1) }
+        }
+    }
+}
+
+/// The element names the DATEX II interpreter reads (local names, any version).
+enum DatexNames {
+    static let known = [
+        "situation", "situationRecord", "overallSeverity", "severity", "probabilityOfOccurrence", "validity", "validityStatus",
+        "overallStartTime", "overallEndTime", "situationVersionTime", "situationRecordVersionTime", "situationRecordCreationTime",
+        "generalPublicComment", "comment", "value", "pointCoordinates", "latitude", "longitude", "locationForDisplay",
+        "coordinatesForDisplay", "linearCoordinatesStartPoint", "linearCoordinatesEndPoint", "posList", "from", "to", "roadNumber",
+        "roadName", "lifeCycleManagement", "cancel", "end", "delayTimeValue", "numberOfLanesRestricted", "tpegOtherPointDescriptorType",
+        "tpegDirection", "directionBoundOnLinearSection", "directionBound", "alertCDirectionCoded", "directionRelative",
+        "alertCLocationTableNumber", "alertCLocationCountryCode", "specificLocation", "offsetDistance",
+        "alertCMethod2PrimaryPointLocation", "alertCMethod2SecondaryPointLocation", "alertCMethod4PrimaryPointLocation",
+        "alertCMethod4SecondaryPointLocation", "alertCMethod4PrimaryPointLocation", "vehicleObstructionType", "abnormalTrafficType",
+        "roadOrCarriagewayOrLaneManagementType", "trafficConstrictionType", "publicationTime", "alertCLocationTableVersion",
+    ]
+    static let roots: Set<String> = ["d2LogicalModel", "messageContainer", "payload", "Envelope", "Body", "payloadPublication", "situationPublication"]
+}
+
+/// Turns one situation (`RecordTree` rooted at a `situation` element) into an incident.
+struct DatexInterpreter {
+    let names: RecordNames
+    let locationTable: AlertCLocationTable?
+    private let n: Numbers
+
+    init(names: RecordNames, locationTable: AlertCLocationTable?) {
+        self.names = names
+        self.locationTable = locationTable
+        n = Numbers(names)
+    }
+
+    /// The name numbers, resolved once.
+    private struct Numbers {
+        let situationRecord, overallSeverity, severity, probability, validity, validityStatus, overallStartTime, overallEndTime: Int32
+        let situationVersionTime, recordVersionTime, recordCreationTime, generalPublicComment, comment, value: Int32
+        let pointCoordinates, latitude, longitude, locationForDisplay, coordinatesForDisplay, linearStart, linearEnd, posList: Int32
+        let from, to, roadNumber, roadName, lifeCycleManagement, cancel, end, delayTimeValue, lanesRestricted: Int32
+        let tpegDescriptorType, alertCTable, specificLocation, offsetDistance, trafficConstrictionType: Int32
+        let m2Primary, m2Secondary, m4Primary, m4Secondary: Int32
+        let directions: [Int32]
+
+        init(_ names: RecordNames) {
+            func k(_ s: String) -> Int32 { names.number(s) }
+            situationRecord = k("situationRecord"); overallSeverity = k("overallSeverity"); severity = k("severity")
+            probability = k("probabilityOfOccurrence"); validity = k("validity"); validityStatus = k("validityStatus")
+            overallStartTime = k("overallStartTime"); overallEndTime = k("overallEndTime"); situationVersionTime = k("situationVersionTime")
+            recordVersionTime = k("situationRecordVersionTime"); recordCreationTime = k("situationRecordCreationTime")
+            generalPublicComment = k("generalPublicComment"); comment = k("comment"); value = k("value")
+            pointCoordinates = k("pointCoordinates"); latitude = k("latitude"); longitude = k("longitude")
+            locationForDisplay = k("locationForDisplay"); coordinatesForDisplay = k("coordinatesForDisplay")
+            linearStart = k("linearCoordinatesStartPoint"); linearEnd = k("linearCoordinatesEndPoint"); posList = k("posList")
+            from = k("from"); to = k("to"); roadNumber = k("roadNumber"); roadName = k("roadName")
+            lifeCycleManagement = k("lifeCycleManagement"); cancel = k("cancel"); end = k("end")
+            delayTimeValue = k("delayTimeValue"); lanesRestricted = k("numberOfLanesRestricted")
+            tpegDescriptorType = k("tpegOtherPointDescriptorType"); alertCTable = k("alertCLocationTableNumber")
+            specificLocation = k("specificLocation"); offsetDistance = k("offsetDistance"); trafficConstrictionType = k("trafficConstrictionType")
+            m2Primary = k("alertCMethod2PrimaryPointLocation"); m2Secondary = k("alertCMethod2SecondaryPointLocation")
+            m4Primary = k("alertCMethod4PrimaryPointLocation"); m4Secondary = k("alertCMethod4SecondaryPointLocation")
+            directions = ["directionBoundOnLinearSection", "directionBound", "tpegDirection", "alertCDirectionCoded", "directionRelative"].map(k)
+        }
+    }
+
+    /// One record's facts.
+    private struct Record {
+        var id: String?
+        var type: String
+        var category: IncidentCategory
+        var ended = false
+        var suspended = false
+        var start: Date?
+        var end: Date?
+        var versionTime: Date?
+        var location: Location
+        var alertC: AlertCReference?
+    }
+
+    struct Location {
+        var position: Coordinate?
+        var line: [Coordinate]?
+        var problem: String?
+    }
+
+    func event(_ tree: RecordTree, situation: Int32, source: String, index: Int, line: Int?) -> FeedEvent {
+        let situationID = tree.attribute(situation, "id")?.trimmed.nilIfEmpty
+        var records: [Record] = []
+        let recordNodes = tree.all(n.situationRecord, in: situation)
+        for node in recordNodes {
+            records.append(record(tree, node))
+        }
+        guard let id = situationID ?? records.first?.id else {
+            return .skipped(SkippedEntry(index: index, line: line, reason: "a situation without an id (and no record with one)"))
+        }
+        if records.isEmpty {
+            return .skipped(SkippedEntry(index: index, entryID: id, line: line, reason: "a situation without records"))
+        }
+        let now = Date()
+        var properties: [String: String] = [:]
+        // Location: the first record that has one; a record without one is placed at the situation's.
+        var location = records.first(where: { $0.location.position != nil || $0.location.line != nil })?.location
+        var positionSource: PositionSource?
+        var problem = records.compactMap(\.location.problem).first
+        if location == nil, let table = locationTable {
+            for record in records {
+                guard let reference = record.alertC else { continue }
+                switch table.resolve(reference) {
+                case let .success(found):
+                    location = Location(position: found.position, line: found.line)
+                    positionSource = PositionSource(kind: .feed, geocoder: "alert-c")
+                case let .failure(reason):
+                    problem = problem ?? reason.reason
+                }
+                if location != nil { break }
+            }
+        }
+        if let reference = records.compactMap(\.alertC).first { properties["alert_c"] = reference.description }
+
+        // What a user calls the incident: the cause among its records; when all are measures
+        // (a closure, a speed limit, a diversion), the cause they name (`causeType`).
+        let mainIndex = records.indices.min { Self.rank(records[$0].category) < Self.rank(records[$1].category) }!
+        let main = records[mainIndex]
+        var category = main.category
+        let cause = tree.firstText(names.number("causeType"), in: situation)
+        if Self.rank(category) >= Self.rank(.closure), let cause, let caused = Self.category(cause: cause) { category = caused }
+        if let cause { properties["cause"] = cause }
+        var types: [String] = []
+        for r in records where !types.contains(r.type) { types.append(r.type) }
+        properties["record_types"] = types.joined(separator: ", ")
+        properties["records"] = String(records.count)
+        if let severity = tree.firstText(n.overallSeverity, in: situation) ?? recordNodes.lazy.compactMap({ tree.firstText(n.severity, in: $0) }).first {
+            properties["severity"] = severity
+        }
+        if let probability = recordNodes.lazy.compactMap({ tree.firstText(n.probability, in: $0) }).first { properties["probability"] = probability }
+        if let version = tree.attribute(situation, "version") { properties["situation_version"] = version }
+        let starts = records.compactMap(\.start)
+        if let start = starts.min() { properties["valid_from"] = TimestampParser.format(start) }
+        let statuses = Set(recordNodes.compactMap { tree.firstText(n.validityStatus, in: $0) })
+        if !statuses.isEmpty { properties["validity_status"] = statuses.sorted().joined(separator: ", ") }
+        // The end of validity: the latest record's, none when any record runs open-ended.
+        let expires: Date? = records.contains(where: { $0.end == nil }) ? nil : records.compactMap(\.end).max()
+
+        let road = tree.firstText(n.roadNumber, in: situation) ?? linkName(tree, situation)
+        if let road { properties["road_number"] = road }
+        if let roadName = tree.firstText(n.roadName, in: situation) { properties["road_name"] = roadName }
+        if let direction = n.directions.lazy.compactMap({ tree.firstText($0, in: situation) }).first { properties["direction"] = direction }
+        if let delay = tree.firstText(n.delayTimeValue, in: situation), let seconds = DecimalText.double(delay) {
+            properties["delay_minutes"] = String(Int((seconds / 60).rounded()))
+        }
+        if let lanes = tree.firstText(n.lanesRestricted, in: situation) { properties["lanes_restricted"] = lanes }
+        if let constriction = tree.firstText(n.trafficConstrictionType, in: situation) { properties["traffic_constriction"] = constriction }
+        if let problem, location?.position == nil { properties[Incident.positionProblemProperty] = problem }
+
+        let comments = publicComments(tree, situation)
+        let updated = records.compactMap(\.versionTime).max()
+            ?? tree.firstText(tree.names.number("situationVersionTime"), in: situation).flatMap(TimestampParser.parse)
+        // Over when every record is: cancelled or ended by its supplier, suspended, or past its end.
+        let allOver = records.allSatisfy { $0.ended || $0.suspended || ($0.end.map { $0 <= now } ?? false) }
+        var endedAt: Date?
+        if allOver {
+            let ends = records.map { r -> Date in
+                if let end = r.end, end <= now { return end }
+                return r.versionTime.map { min($0, now) } ?? now
+            }
+            endedAt = ends.max()
+        }
+
+        // The kind in words: the main record's subtype when it gives one ("laneClosures"), else its type.
+        let subtype = Self.subtypeElements.lazy.compactMap { tree.firstText(names.number($0), in: recordNodes[mainIndex]) }
+            .first { !["other", "unknown", "undefined", "notspecified"].contains($0.lowercased()) }
+        var title = subtype.map { Self.phrase($0.prefix(1).uppercased() + $0.dropFirst(), category: category) } ?? Self.phrase(main.type, category: category)
+        if let first = comments.first?.split(whereSeparator: \.isNewline).first.map(String.init)?.normalizedWhitespace, !first.isEmpty {
+            title += " – " + String(first.prefix(160))
+        } else if let road {
+            title += " on " + road
+        }
+        var incident = Incident(
+            source: source, id: id, title: title, summary: comments.isEmpty ? nil : comments.joined(separator: "\n"),
+            updated: updated, expires: expires, road: road.flatMap { RoadReference.first(in: $0) } ?? road?.normalizedWhitespace.nilIfEmpty,
+            category: category, position: location?.position, segment: location?.line,
+            positionSource: location?.position == nil ? nil : (positionSource ?? .feed), properties: properties, endedAt: endedAt)
+        if incident.position == nil, let line = incident.segment, let first = line.first {
+            incident.position = first
+            incident.positionSource = positionSource ?? .feed
+        }
+        return .incident(incident)
+    }
+
+    private func record(_ tree: RecordTree, _ node: Int32) -> Record {
+        let type = tree.typeText(node) ?? "SituationRecord"
+        var record = Record(id: tree.attribute(node, "id"), type: type, category: Self.category(type, tree: tree, node: node, names: names),
+                            location: location(tree, node))
+        if let validity = tree.first(n.validity, in: node) {
+            let status = tree.firstText(n.validityStatus, in: validity)?.lowercased()
+            record.suspended = status == "suspended"
+            record.start = tree.firstText(n.overallStartTime, in: validity).flatMap(TimestampParser.parse)
+            record.end = tree.firstText(n.overallEndTime, in: validity).flatMap(TimestampParser.parse)
+        }
+        if let management = tree.first(n.lifeCycleManagement, in: node) {
+            record.ended = tree.firstText(n.cancel, in: management)?.lowercased() == "true" || tree.firstText(n.end, in: management)?.lowercased() == "true"
+        }
+        record.versionTime = (tree.firstText(n.recordVersionTime, in: node) ?? tree.firstText(n.recordCreationTime, in: node)).flatMap(TimestampParser.parse)
+        record.alertC = alertC(tree, node)
+        return record
+    }
+
+    // MARK: Locations
+
+    /// The coordinates a record gives: a point (pointByCoordinates, a TPEG point), the start of a
+    /// line (linear coordinates, a TPEG linear location's `from`, a `gml:posList`), else the
+    /// display point (`locationForDisplay`, `coordinatesForDisplay`). A line is kept as the
+    /// incident's segment: a `gml:posList`, else start to end.
+    private func location(_ tree: RecordTree, _ node: Int32) -> Location {
+        var point: Coordinate?, start: Coordinate?, end: Coordinate?, display: Coordinate?, line: [Coordinate]?
+        var problem: String?
+        for i in tree.descendants(of: node) {
+            let name = tree.name(i)
+            if name == n.pointCoordinates || name == n.locationForDisplay || name == n.coordinatesForDisplay {
+                guard let lat = tree.firstText(n.latitude, in: i), let lon = tree.firstText(n.longitude, in: i) else { continue }
+                let c: Coordinate
+                do { c = try Coordinate(parsingLatitude: lat, longitude: lon) } catch {
+                    problem = problem ?? "\(error)"
+                    continue
+                }
+                if c.isNullIsland { continue }
+                if name != n.pointCoordinates {
+                    display = display ?? c
+                } else if tree.hasAncestor(i, named: n.linearStart, stop: node) || tree.hasAncestor(i, named: n.from, stop: node) {
+                    start = start ?? c
+                } else if tree.hasAncestor(i, named: n.linearEnd, stop: node) || tree.hasAncestor(i, named: n.to, stop: node) {
+                    end = end ?? c
+                } else {
+                    point = point ?? c
+                }
+            } else if name == n.posList, line == nil, let text = tree.text(i) {
+                switch GMLPositions.read(text, srsName: tree.inheritedAttribute(i, "srsName"),
+                                         dimension: tree.inheritedAttribute(i, "srsDimension").flatMap { Int($0) }) {
+                case let .success(list): if list.count >= 2 { line = list } else if let only = list.first { point = point ?? only }
+                case let .failure(reason): problem = problem ?? reason.reason
+                }
+            }
+        }
+        if line == nil, let start, let end { line = [start, end] }
+        return Location(position: point ?? start ?? line?.first ?? display, line: line, problem: problem)
+    }
+
+    private func alertC(_ tree: RecordTree, _ node: Int32) -> AlertCReference? {
+        guard let table = tree.firstText(n.alertCTable, in: node) else { return nil }
+        func point(_ element: Int32) -> (Int, Double?)? {
+            guard let e = tree.first(element, in: node), let code = tree.firstText(n.specificLocation, in: e).flatMap({ Int($0) }) else { return nil }
+            return (code, tree.firstText(n.offsetDistance, in: e).flatMap { DecimalText.double($0) })
+        }
+        var primary = point(n.m4Primary) ?? point(n.m2Primary)
+        let secondary = point(n.m4Secondary) ?? point(n.m2Secondary)
+        if primary == nil, let code = tree.firstText(n.specificLocation, in: node).flatMap({ Int($0) }) { primary = (code, nil) }
+        guard let primary else { return nil }
+        let direction = tree.firstText(n.directions[3], in: node)
+        return AlertCReference(table: table, primary: primary.0, primaryOffset: primary.1, secondary: secondary?.0,
+                               secondaryOffset: secondary?.1, direction: direction)
+    }
+
+    /// The road a TPEG point names (`tpegOtherPointDescriptorType` linkName).
+    private func linkName(_ tree: RecordTree, _ node: Int32) -> String? {
+        for i in tree.all(n.tpegDescriptorType, in: node) where tree.text(i) == "linkName" {
+            let parent = tree.parent(i)
+            if parent >= 0, let name = tree.firstText(n.value, in: parent) { return name }
+        }
+        return nil
+    }
+
+    /// Each general public comment once, in order: the first language given of each.
+    private func publicComments(_ tree: RecordTree, _ node: Int32) -> [String] {
+        var out: [String] = []
+        for c in tree.all(n.generalPublicComment, in: node) {
+            let holder = tree.first(n.comment, in: c) ?? c
+            if let text = tree.firstText(n.value, in: holder) ?? tree.text(holder), !out.contains(text) {
+                out.append(String(text.prefix(4096)))
+            }
+            if out.count >= 16 { break }
+        }
+        return out
+    }
+
+    // MARK: Categories
+
+    /// The category of a record type (the local part of its `xsi:type`), refined by its subtype.
+    static func category(_ type: String, tree: RecordTree, node: Int32, names: RecordNames) -> IncidentCategory {
+        func sub(_ element: String) -> String? { tree.firstText(names.number(element), in: node) }
+        switch type {
+        case "Accident": return .accident
+        case "VehicleObstruction":
+            let kind = sub("vehicleObstructionType") ?? ""
+            return kind.lowercased().contains("wrong") ? .wrongWayDriver : .obstacle
+        case "AnimalPresenceObstruction", "EnvironmentalObstruction", "GeneralObstruction", "InfrastructureDamageObstruction", "Obstruction":
+            return .obstacle
+        case "AbnormalTraffic":
+            switch sub("abnormalTrafficType") ?? "" {
+            case "stationaryTraffic": return .standstill
+            case "slowTraffic", "heavyTraffic": return .slowTraffic
+            default: return .queue
+            }
+        case "MaintenanceWorks", "ConstructionWorks", "Roadworks", "RoadworksManagement": return .roadworks
+        case "RoadOrCarriagewayOrLaneManagement", "RoadOrCarriagewayOrLaneManagementEnhanced":
+            let kind = (sub("roadOrCarriagewayOrLaneManagementType") ?? "").lowercased()
+            return kind.contains("closed") || kind.contains("closure") ? .closure : .restriction
+        case "SpeedManagement", "GeneralNetworkManagement", "NetworkManagement", "AuthorityOperation", "GeneralInstructionOrMessageToRoadUsers",
+             "RoadsideAssistance":
+            return .restriction
+        case "ReroutingManagement", "ReroutingManagementEnhanced": return .detour
+        case "WinterDrivingManagement", "PoorEnvironmentConditions", "WeatherRelatedRoadConditions": return .weather
+        case "NonWeatherRelatedRoadConditions", "DisturbanceActivity", "EquipmentOrSystemFault", "PoorRoadInfrastructure": return .danger
+        case "PublicEvent": return .event
+        default:
+            if type.hasSuffix("Obstruction") { return .obstacle }
+            if type.hasSuffix("Works") { return .roadworks }
+            if type.contains("Weather") || type.contains("Environment") { return .weather }
+            if type.hasSuffix("Management") { return .restriction }
+            if type.hasSuffix("Conditions") { return .danger }
+            return .other
+        }
+    }
+
+    /// The elements that say which kind of a record type it is.
+    static let subtypeElements = [
+        "accidentType", "vehicleObstructionType", "obstructionType", "animalPresenceType", "environmentalObstructionType",
+        "abnormalTrafficType", "roadMaintenanceType", "constructionWorkType", "roadOrCarriagewayOrLaneManagementType",
+        "poorEnvironmentType", "weatherRelatedRoadConditionType", "nonWeatherRelatedRoadConditionType", "publicEventType",
+        "reroutingManagementType", "speedManagementType", "winterEquipmentManagementType", "disturbanceActivityType",
+        "authorityOperationType", "generalNetworkManagementType",
+    ]
+
+    /// The category a situation's `causeType` names, when it names one.
+    static func category(cause: String) -> IncidentCategory? {
+        switch cause {
+        case "accident", "earlierAccident": .accident
+        case "roadMaintenance", "roadworks": .roadworks
+        case "obstruction", "vehicleObstruction": .obstacle
+        case "poorWeather", "frost", "excessiveHeat", "weather": .weather
+        case "congestion", "holidayTraffic", "shearWeightOfTraffic", "rubberNecking", "heavyTraffic": .queue
+        case "largeNumbersOfVisitors", "roadsideEvent", "publicEvent": .event
+        case "equipmentFailure", "infrastructureFailure", "technicalProblems", "securityIncident", "vandalism": .danger
+        default: nil
+        }
+    }
+
+    /// Which record of a situation names it: the cause before the measures taken for it.
+    static func rank(_ category: IncidentCategory) -> Int {
+        switch category {
+        case .wrongWayDriver: 0
+        case .accident: 1
+        case .obstacle: 2
+        case .danger: 3
+        case .weather: 4
+        case .roadworks: 5
+        case .event: 6
+        case .standstill: 7
+        case .queue: 8
+        case .slowTraffic: 9
+        case .closure: 10
+        case .detour: 11
+        case .restriction: 12
+        case .other: 13
+        }
+    }
+
+    /// "VehicleObstruction" → "Vehicle obstruction".
+    static func phrase(_ type: String, category: IncidentCategory) -> String {
+        if type == "SituationRecord" { return category.rawValue.prefix(1).uppercased() + category.rawValue.dropFirst() }
+        var out = ""
+        for ch in type {
+            if ch.isUppercase, !out.isEmpty { out.append(" "); out.append(contentsOf: ch.lowercased()) } else { out.append(ch) }
+        }
+        return out
+    }
+}
+
+/// `gml:posList` and `gml:coordinates` text into coordinates.
+enum GMLPositions {
+    /// Whether positions under this CRS name come latitude first. GML 3 with an EPSG:4326 URN or URI
+    /// follows EPSG's axis order (latitude, longitude), as DATEX II v3 does when it names "WGS 84"
+    /// or nothing; CRS84 and the old `…/epsg.xml#4326` form are longitude first.
+    static func latitudeFirst(_ srsName: String?, default latitudeFirstWithoutName: Bool = true) -> Bool {
+        guard let s = srsName?.lowercased() else { return latitudeFirstWithoutName }
+        if s.contains("crs84") || s.contains("epsg.xml#") { return false }
+        return true
+    }
+
+    static func read(_ text: String, srsName: String?, dimension: Int?, latitudeFirstWithoutName: Bool = true) -> Result<[Coordinate], PlacementProblem> {
+        let numbers = text.split(whereSeparator: { $0 == " " || $0.isNewline || $0 == "\t" || $0 == "," }).map { DecimalText.double(String($0)) }
+        if numbers.contains(where: { $0 == nil }) { return .failure(PlacementProblem("a gml:posList that is not numbers")) }
+        let values = numbers.map { $0! }
+        let step = max(2, min(dimension ?? 2, 3))
+        guard values.count >= step, values.count % step == 0 else { return .failure(PlacementProblem("a gml:posList of \(values.count) numbers is not pairs")) }
+        let latFirst = latitudeFirst(srsName, default: latitudeFirstWithoutName)
+        var out: [Coordinate] = []
+        var swappedOut: [Coordinate] = []
+        var plainValid = true, swappedValid = true
+        for i in stride(from: 0, to: values.count, by: step) {
+            let (a, b) = (values[i], values[i + 1])
+            let (lat, lon) = latFirst ? (a, b) : (b, a)
+            if let c = try? Coordinate(validatingLatitude: lat, longitude: lon) { out.append(c) } else { plainValid = false }
+            if let c = try? Coordinate(validatingLatitude: lon, longitude: lat) { swappedOut.append(c) } else { swappedValid = false }
+        }
+        if plainValid { return .success(out) }
+        // The axis order the name implies gives latitudes past 90°, the other does not: the producer wrote the other.
+        if swappedValid { return .success(swappedOut) }
+        return .failure(PlacementProblem("a gml:posList with positions out of range"))
+    }
+
+    /// `gml:coordinates`: "lon,lat lon,lat …" (tuples by spaces, axes by commas).
+    static func readCoordinates(_ text: String) -> Result<[Coordinate], PlacementProblem> {
+        var out: [Coordinate] = []
+        for tuple in text.split(whereSeparator: { $0 == " " || $0.isNewline || $0 == "\t" }) {
+            let parts = tuple.split(separator: ",")
+            guard parts.count >= 2, let lon = DecimalText.double(String(parts[0])), let lat = DecimalText.double(String(parts[1])),
+                  let c = try? Coordinate(validatingLatitude: lat, longitude: lon) else {
+                return .failure(PlacementProblem("gml:coordinates '\(tuple.prefix(40))' is not 'longitude,latitude'"))
+            }
+            out.append(c)
+        }
+        return out.isEmpty ? .failure(PlacementProblem("empty gml:coordinates")) : .success(out)
+    }
+}

@@ -1,0 +1,203 @@
+import Foundation
+import TrafficGeoModel
+import TrafficGeoRoadTitles
+import TrafficGeoSupport
+
+/// Reads Open511 events (JSON and XML): one incident per event; ARCHIVED ends it. JSON is
+/// streamed one event at a time (the `events` array); XML one `<event>` at a time. Geography is
+/// GeoJSON in JSON and GML in XML (`gml:coordinates` "lon,lat"; `gml:pos`/`gml:posList` in the
+/// axis order of their CRS, longitude first when none is named).
+struct Open511Reader: FeedReader {
+    func read(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
+        let head = try input.head(4096)
+        let firstByte = head.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
+        if firstByte == UInt8(ascii: "<") { return try readXML(input, source: source, handle: handle) }
+        let streamer = JSONArrayStreamer(keys: ["events"])
+        var index = 0
+        do {
+            try streamer.scan(try input.makeStream()) { _, data in
+                index += 1
+                guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+                    return try handle(.skipped(SkippedEntry(index: index, reason: "an event that is not a JSON object")))
+                }
+                try handle(Self.incident(Open511Event(json: object), source: source, index: index, line: nil))
+            }
+        } catch let error as JSONArrayStreamer.ScanError {
+            throw FeedError.malformed(input.location, format: .open511, reason: error.description, entriesRead: index)
+        }
+    }
+
+    private func readXML(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
+        let names = RecordNames(known: [])
+        var index = 0
+        let outcome = try XMLRecordReading.read(input, format: .open511, names: names, recordNames: ["event"]) { tree, _, line in
+            index += 1
+            try handle(Self.incident(Open511Event(tree: tree), source: source, index: index, line: line))
+        }
+        if outcome.records == 0, outcome.rootName != "open511" {
+            throw FeedError.malformed(input.location, format: .open511, reason: "the document's root is <\((outcome.rootName ?? "").prefix(60))>, not <open511>", entriesRead: 0)
+        }
+    }
+
+    static func incident(_ event: Open511Event, source: String, index: Int, line: Int?, now: Date = Date()) -> FeedEvent {
+        guard let id = event.id else { return .skipped(SkippedEntry(index: index, line: line, reason: "an event without an id")) }
+        var fields = EntryFields()
+        fields.id = id
+        let roads = event.roads
+        var title = event.headline
+        if title == nil {
+            let kind = event.eventType.map { $0.lowercased().replacingOccurrences(of: "_", with: " ") } ?? "event"
+            title = kind.prefix(1).uppercased() + kind.dropFirst() + (roads.first?.name.map { " on \($0)" } ?? "")
+        }
+        fields.title = title
+        var summary = event.description
+        let stretch = roads.compactMap { road -> String? in
+            let parts = [road.name, road.from.map { "from \($0)" }, road.to.map { "to \($0)" }, road.direction].compactMap { $0 }
+            return parts.isEmpty ? nil : parts.joined(separator: " ")
+        }
+        if summary == nil, !stretch.isEmpty { summary = stretch.joined(separator: "; ") }
+        fields.summary = summary
+        fields.weblink = event.url
+        fields.updated = event.updated ?? event.created
+        let category = Self.category(type: event.eventType, subtypes: event.subtypes)
+        fields.impliedCategory = category
+        var details: [String: String] = [:]
+        if let severity = event.severity { details["severity"] = severity.lowercased() }
+        if let type = event.eventType { details["record_types"] = ([type] + event.subtypes).joined(separator: ", ") }
+        if let name = roads.first?.name { details["road_name"] = name }
+        if let direction = roads.first?.direction { details["direction"] = direction }
+        if let status = event.status { details["status"] = status }
+        if !stretch.isEmpty { details["roads"] = stretch.joined(separator: "; ") }
+        // Validity: the schedule's intervals ("start/end", an open end allowed); recurring schedules are kept as text.
+        let intervals = event.intervals.map { interval -> (Date?, Date?) in
+            let parts = interval.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).map { String($0).trimmed }
+            return (parts.first.flatMap { TimestampParser.parse($0) }, parts.count > 1 ? TimestampParser.parse(parts[1]) : nil)
+        }
+        if let start = intervals.compactMap(\.0).min() { details["valid_from"] = TimestampParser.format(start) }
+        if !intervals.isEmpty, intervals.allSatisfy({ $0.1 != nil }), let end = intervals.compactMap(\.1).max() {
+            fields.expires = TimestampParser.format(end)
+        }
+        if let recurring = event.recurring { details["schedule"] = recurring }
+        fields.properties = details
+        switch event.geography {
+        case let .success(points)?:
+            if points.count >= 2 { fields.segment = points } else if let p = points.first {
+                fields.latitude = String(p.latitude)
+                fields.longitude = String(p.longitude)
+            }
+        case let .failure(reason)?:
+            fields.positionProblem = reason.reason
+        case nil:
+            break
+        }
+        do {
+            var incident = try fields.makeIncident(source: source, index: index)
+            incident.category = category
+            if let name = roads.first?.name { incident.road = RoadReference.first(in: name) ?? name }
+            if event.status?.uppercased() == "ARCHIVED" { incident.endedAt = min(incident.updated ?? now, now) }
+            return .incident(incident)
+        } catch {
+            return .skipped(SkippedEntry(index: index, entryID: id, line: line, reason: error.reason))
+        }
+    }
+
+    /// Open511's event types and subtypes to categories.
+    static func category(type: String?, subtypes: [String]) -> IncidentCategory {
+        let subs = Set(subtypes.map { $0.uppercased() })
+        if subs.contains("ACCIDENT") { return .accident }
+        if subs.contains("WRONG_WAY_DRIVER") { return .wrongWayDriver }
+        if !subs.isDisjoint(with: ["SPILL", "OBSTRUCTION", "DEBRIS", "ANIMAL_ON_ROAD"]) { return .obstacle }
+        if !subs.isDisjoint(with: ["ROAD_CLOSED", "LANE_CLOSED", "CLOSED"]) { return .closure }
+        if subs.contains("DETOUR") { return .detour }
+        if !subs.isDisjoint(with: ["HAZARD", "FIRE", "SINKHOLE", "POTHOLE"]) { return .danger }
+        switch type?.uppercased() {
+        case "CONSTRUCTION": return .roadworks
+        case "SPECIAL_EVENT": return .event
+        case "WEATHER_CONDITION": return .weather
+        case "ROAD_CONDITION": return .danger
+        case "INCIDENT": return .danger
+        default: return .other
+        }
+    }
+}
+
+/// The fields of an Open511 event, from either encoding.
+struct Open511Event {
+    struct Road { var name, from, to, direction: String? }
+    var id, status, headline, description, eventType, severity, created, updated, url: String?
+    var subtypes: [String] = []
+    var roads: [Road] = []
+    var intervals: [String] = []
+    var recurring: String?
+    var geography: Result<[Coordinate], PlacementProblem>? = nil
+
+    init(json e: [String: Any]) {
+        func text(_ o: [String: Any], _ k: String) -> String? { LooseJSON.string(o[k])?.trimmed.nilIfEmpty }
+        id = text(e, "id"); status = text(e, "status"); headline = text(e, "headline"); description = text(e, "description")
+        eventType = text(e, "event_type"); severity = text(e, "severity"); created = text(e, "created"); updated = text(e, "updated")
+        url = text(e, "url")
+        subtypes = (e["event_subtypes"] as? [Any])?.compactMap { LooseJSON.string($0) } ?? []
+        roads = (e["roads"] as? [[String: Any]] ?? []).map { Road(name: text($0, "name"), from: text($0, "from"), to: text($0, "to"), direction: text($0, "direction")) }
+        if let schedule = e["schedule"] as? [String: Any] {
+            intervals = (schedule["intervals"] as? [Any])?.compactMap { LooseJSON.string($0) } ?? []
+            if let recurring = schedule["recurring_schedules"] as? [Any], !recurring.isEmpty,
+               let data = try? JSONSerialization.data(withJSONObject: recurring, options: [.sortedKeys]) {
+                self.recurring = String(decoding: data.prefix(1024), as: UTF8.self)
+            }
+        }
+        if let geometry = e["geography"] as? [String: Any] { geography = GeoJSONGeometry.positions(geometry) }
+    }
+
+    init(tree: RecordTree) {
+        let root: Int32 = 0
+        let names = tree.names
+        func child(_ name: String, in node: Int32 = 0) -> String? {
+            guard let n = names.existing(name) else { return nil }
+            return tree.children(of: node).first { tree.name($0) == n }.flatMap { tree.text($0) }
+        }
+        id = child("id"); status = child("status"); headline = child("headline"); description = child("description")
+        eventType = child("event_type"); severity = child("severity"); created = child("created"); updated = child("updated")
+        url = child("url")
+        if let n = names.existing("event_subtype") { subtypes = tree.all(n, in: root).compactMap { tree.text($0) } }
+        if let n = names.existing("road") {
+            roads = tree.all(n, in: root).map { r in Road(name: child("name", in: r), from: child("from", in: r), to: child("to", in: r), direction: child("direction", in: r)) }
+        }
+        if let n = names.existing("interval") { intervals = tree.all(n, in: root).compactMap { tree.text($0) } }
+        if let n = names.existing("recurring_schedule"), tree.first(n, in: root) != nil { recurring = "recurring (see the feed)" }
+        guard let geographyName = names.existing("geography"), let geography = tree.first(geographyName, in: root) else { return }
+        positions: for i in tree.descendants(of: geography) {
+            let name = tree.nameText(i)
+            guard let text = tree.text(i) else { continue }
+            let srs = tree.inheritedAttribute(i, "srsName")
+            switch name {
+            case "coordinates": self.geography = GMLPositions.readCoordinates(text)
+            case "pos", "posList":
+                self.geography = GMLPositions.read(text, srsName: srs, dimension: tree.inheritedAttribute(i, "srsDimension").flatMap { Int($0) },
+                                                   latitudeFirstWithoutName: false)
+            default: continue
+            }
+            break positions
+        }
+    }
+}
+
+/// An Open511 API's pages: `pagination.next_url` (JSON) or `<pagination><next_url>` (XML).
+public enum Open511Pages {
+    /// The next page's URL, resolved against `base`; nil on the last page.
+    public static func nextURL(in input: FeedInput, base: String) -> String? {
+        guard let data = try? Data(contentsOf: input.fileURL), data.count < 256 << 20 else { return nil }
+        var next: String?
+        if FeedFormat.contentFamily(data.prefix(64)) == "JSON" {
+            let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any]
+            next = LooseJSON.string((object?["pagination"] as? [String: Any])?["next_url"])
+        } else {
+            let text = String(decoding: data, as: UTF8.self)
+            if let start = text.range(of: "<next_url>"), let end = text.range(of: "</next_url>", range: start.upperBound..<text.endIndex) {
+                next = String(text[start.upperBound..<end.lowerBound]).replacingOccurrences(of: "&amp;", with: "&")
+            }
+        }
+        guard let next = next?.trimmed.nilIfEmpty, let url = URL(string: next, relativeTo: URL(string: base)) else { return nil }
+        let absolute = url.absoluteString
+        return absolute.lowercased().hasPrefix("http") ? absolute : nil
+    }
+}

@@ -1,0 +1,348 @@
+import Foundation
+import TrafficGeoSupport
+
+/// The elements of one record of a standard's document (a DATEX II situation, an Open511
+/// event), by local name, built from XML (`RecordTreeCollector`, streaming: one record at a time)
+/// or from JSON (`add(json:)`), so that one interpreter reads both encodings of a standard.
+///
+/// Nodes sit in document order in flat arrays; a node's subtree is the run of nodes up to its
+/// `end`, so "the descendants named x" is a scan of a range, not a walk of pointers. Names are
+/// numbers from a `RecordNames` table shared by the reader: the interpreters compare numbers.
+final class RecordTree {
+    struct Node {
+        var name: Int32
+        var parent: Int32
+        /// One past the last node of its subtree.
+        var end: Int32
+        var textStart: Int32 = 0
+        var textEnd: Int32 = 0
+        /// The local part of its `xsi:type` (a name number), or -1.
+        var type: Int32 = -1
+    }
+
+    let names: RecordNames
+    private(set) var nodes: [Node] = []
+    private var text: [UInt8] = []
+    /// The few attributes the interpreters read (id, version, lang, srsName, index), by node.
+    private var attributes: [Int32: [String: String]] = [:]
+    private var open: [Int32] = []
+
+    init(names: RecordNames) {
+        self.names = names
+        nodes.reserveCapacity(256)
+        text.reserveCapacity(4096)
+    }
+
+    var isEmpty: Bool { nodes.isEmpty }
+    var count: Int { nodes.count }
+    var textBytes: Int { text.count }
+
+    func reset() {
+        nodes.removeAll(keepingCapacity: true)
+        text.removeAll(keepingCapacity: true)
+        attributes.removeAll(keepingCapacity: true)
+        open.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: Building
+
+    @discardableResult
+    func start(_ name: Int32, type: Int32 = -1) -> Int32 {
+        let index = Int32(nodes.count)
+        nodes.append(Node(name: name, parent: open.last ?? -1, end: index + 1, textStart: Int32(text.count), textEnd: Int32(text.count), type: type))
+        open.append(index)
+        return index
+    }
+
+    func setAttribute(_ node: Int32, _ key: String, _ value: String) {
+        attributes[node, default: [:]][key] = value
+    }
+
+    func setType(_ node: Int32, _ type: Int32) { nodes[Int(node)].type = type }
+
+    /// Text of the innermost open element; text around child elements (indentation) is kept only
+    /// while it runs on from the element's own text.
+    func appendText(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let current = open.last else { return }
+        let i = Int(current)
+        guard nodes[i].textEnd == Int32(text.count), nodes.count == i + 1 else { return }
+        text.append(contentsOf: bytes)
+        nodes[i].textEnd = Int32(text.count)
+    }
+
+    func end() {
+        guard let current = open.popLast() else { return }
+        nodes[Int(current)].end = Int32(nodes.count)
+    }
+
+    var depth: Int { open.count }
+
+    /// Adds a decoded JSON value as element `name` (and its members as children): an object's
+    /// members are elements (an array, the element repeated), `{"value": x}` is the text x,
+    /// members ending in `G` (`idG`, `versionG`, `langG`) are attributes, and an object whose one
+    /// member is named by a type (`"sitAccident": {…}`, `"situationAccident": {…}`) is that
+    /// type's instance, as `xsi:type` says it in XML.
+    func add(json value: Any, name: String) {
+        switch value {
+        case let array as [Any]:
+            for item in array { add(json: item, name: name) }
+        case let object as [String: Any]:
+            if let (typeName, inner) = Self.typeSubstitution(object) {
+                let node = start(names.number(name), type: names.number(typeName))
+                addMembers(inner, to: node)
+                end()
+                return
+            }
+            let node = start(names.number(name))
+            addMembers(object, to: node)
+            end()
+        case is NSNull:
+            return
+        default:
+            let node = start(names.number(name))
+            if var s = LooseJSON.string(value) {
+                s.withUTF8 { appendText($0) }
+            }
+            _ = node
+            end()
+        }
+    }
+
+    private func addMembers(_ object: [String: Any], to node: Int32) {
+        for key in object.keys.sorted() {
+            let member = object[key]!
+            if key == "value", !(member is [String: Any]) && !(member is [Any]) {
+                if var s = LooseJSON.string(member) { s.withUTF8 { appendText($0) } }
+            } else if key.count > 1, key.hasSuffix("G"), let s = LooseJSON.string(member), !(member is [Any]) {
+                setAttribute(node, String(key.dropLast()), s)
+            } else if key == "lang" || key == "srsName" || key == "id" || key == "version", let s = LooseJSON.string(member), !(member is [Any]) {
+                setAttribute(node, key, s)
+            } else if key == "xsi:type" || key == "xsiType" || key == "@type", let s = LooseJSON.string(member) {
+                setType(node, names.number(RecordNames.localPart(s)))
+            } else {
+                add(json: member, name: key)
+            }
+        }
+    }
+
+    /// `{"sitAccident": {…}}` → ("Accident", {…}): one member, an object, named by a lower-case
+    /// prefix and a capitalised type name.
+    private static func typeSubstitution(_ object: [String: Any]) -> (String, [String: Any])? {
+        guard object.count == 1, let (key, value) = object.first, let inner = value as? [String: Any] else { return nil }
+        let scalars = Array(key.unicodeScalars)
+        guard let upper = scalars.firstIndex(where: { CharacterSet.uppercaseLetters.contains($0) }), upper > 0, upper < scalars.count - 1,
+              typePrefixes.contains(String(String.UnicodeScalarView(scalars[..<upper]))) else { return nil }
+        return (String(String.UnicodeScalarView(scalars[upper...])), inner)
+    }
+
+    /// The namespace prefixes (short and long) that JSON encodings put before a type's name:
+    /// only these make a one-member object a type's instance (`pointByCoordinates: {pointCoordinates: …}`
+    /// is an element and its child, not the type "Coordinates").
+    static let typePrefixes: Set<String> = [
+        "sit", "loc", "com", "comx", "locx", "sitx", "ex", "mc", "d2", "fst", "prk", "fac", "roa", "vms", "tmp", "tro", "egi", "cis",
+        "situation", "location", "locationReferencing", "common", "commonExtension", "locationExtension", "situationExtension",
+    ]
+
+    // MARK: Reading
+
+    func name(_ node: Int32) -> Int32 { nodes[Int(node)].name }
+    func nameText(_ node: Int32) -> String { names.string(nodes[Int(node)].name) }
+    func type(_ node: Int32) -> Int32 { nodes[Int(node)].type }
+    func typeText(_ node: Int32) -> String? { nodes[Int(node)].type < 0 ? nil : names.string(nodes[Int(node)].type) }
+    func parent(_ node: Int32) -> Int32 { nodes[Int(node)].parent }
+    func attribute(_ node: Int32, _ key: String) -> String? { attributes[node]?[key] }
+
+    /// The element's own text, whitespace trimmed; nil when empty.
+    func text(_ node: Int32) -> String? {
+        let n = nodes[Int(node)]
+        guard n.textEnd > n.textStart else { return nil }
+        return String(decoding: text[Int(n.textStart)..<Int(n.textEnd)], as: UTF8.self).trimmed.nilIfEmpty
+    }
+
+    /// The nodes under `node` (not itself), in document order.
+    func descendants(of node: Int32) -> Range<Int32> { (node + 1)..<nodes[Int(node)].end }
+
+    /// Every descendant named `name`.
+    func all(_ name: Int32, in node: Int32) -> [Int32] {
+        descendants(of: node).filter { nodes[Int($0)].name == name }
+    }
+
+    func first(_ name: Int32, in node: Int32) -> Int32? {
+        descendants(of: node).first { nodes[Int($0)].name == name }
+    }
+
+    /// The text of the first descendant named `name` that has text.
+    func firstText(_ name: Int32, in node: Int32) -> String? {
+        for i in descendants(of: node) where nodes[Int(i)].name == name {
+            if let t = text(i) { return t }
+        }
+        return nil
+    }
+
+    /// The direct children of `node`.
+    func children(of node: Int32) -> [Int32] {
+        var out: [Int32] = []
+        var i = node + 1
+        let end = nodes[Int(node)].end
+        while i < end {
+            out.append(i)
+            i = nodes[Int(i)].end
+        }
+        return out
+    }
+
+    /// Whether `node` lies under an element named `name` (at most `within` levels up, stopping at `stop`).
+    func hasAncestor(_ node: Int32, named name: Int32, stop: Int32 = -1) -> Bool {
+        var p = nodes[Int(node)].parent
+        while p >= 0, p != stop {
+            if nodes[Int(p)].name == name { return true }
+            p = nodes[Int(p)].parent
+        }
+        return false
+    }
+
+    /// The nearest attribute `key` on `node` or an ancestor (srsName on a gml:LineString, say).
+    func inheritedAttribute(_ node: Int32, _ key: String) -> String? {
+        var p = node
+        while p >= 0 {
+            if let v = attributes[p]?[key] { return v }
+            p = nodes[Int(p)].parent
+        }
+        return nil
+    }
+}
+
+/// Element names as numbers, shared by the trees of one reader. `number` adds a name it has not
+/// seen; names a reader knows in advance get their numbers first (`RecordNames(known:)`).
+final class RecordNames {
+    private var numbers: [String: Int32] = [:]
+    private var strings: [String] = []
+
+    init(known: [String]) {
+        for name in known { _ = number(name) }
+    }
+
+    func number(_ name: String) -> Int32 {
+        if let n = numbers[name] { return n }
+        let n = Int32(strings.count)
+        strings.append(name)
+        numbers[name] = n
+        return n
+    }
+
+    /// The number of a name if it was ever seen (no new entry).
+    func existing(_ name: String) -> Int32? { numbers[name] }
+
+    func string(_ number: Int32) -> String { number >= 0 && Int(number) < strings.count ? strings[Int(number)] : "" }
+
+    /// "sit:Accident" → "Accident".
+    static func localPart(_ qualified: String) -> String {
+        guard let colon = qualified.lastIndex(of: ":") else { return qualified }
+        return String(qualified[qualified.index(after: colon)...])
+    }
+}
+
+/// Collects the subtrees of the elements named `recordName` from a streaming XML parse, handing
+/// each finished one to `finished`, so memory holds one record (plus what `header` keeps).
+final class RecordTreeCollector: SAXHandler {
+    let tree: RecordTree
+    let recordNames: Set<Int32>
+    /// Text of elements outside records whose local name is in `headerNames` (publication time, language).
+    var header: [String: String] = [:]
+    private let headerNames: Set<Int32>
+    var finished: (RecordTree, _ line: Int) -> Bool
+    private(set) var depth = 0
+    private(set) var maxDepthSeen = 0
+    private var recordDepth: Int?
+    private var recordLine = 0
+    private var headerText: (name: Int32, bytes: [UInt8])?
+    /// The root element's local name.
+    private(set) var rootName: String?
+    /// Names of elements seen directly under the root and one more level (to say what a document is when it holds no records).
+    private(set) var recordsSeen = 0
+    var refusal: String?
+    var refusalLine = 0
+    static let maxDepth = 128
+    /// A record bigger than this is broken or hostile, not a traffic message.
+    static let maxRecordNodes = 200_000
+    static let maxRecordTextBytes = 16 << 20
+    private var skippingRecord = false
+    private(set) var oversizedRecords = 0
+
+    init(names: RecordNames, recordNames: [String], headerNames: [String] = [], finished: @escaping (RecordTree, Int) -> Bool) {
+        tree = RecordTree(names: names)
+        self.recordNames = Set(recordNames.map { names.number($0) })
+        self.headerNames = Set(headerNames.map { names.number($0) })
+        self.finished = finished
+    }
+
+    func tag(forElementName name: String) -> Int { Int(tree.names.number(name)) }
+
+    func startElement(_ parser: SAXParser, tag: Int, namespaceURI: SAXName?, qualifiedName: String, attributes: SAXAttributes) {
+        depth += 1
+        if depth == 1 { rootName = tree.names.string(Int32(tag)) }
+        if depth > Self.maxDepth { return refuse(parser, "elements nested more than \(Self.maxDepth) deep") }
+        let name = Int32(tag)
+        if recordDepth == nil {
+            if recordNames.contains(name) {
+                recordDepth = depth
+                recordLine = parser.lineNumber
+                tree.reset()
+                skippingRecord = false
+            } else {
+                if headerNames.contains(name), header[tree.names.string(name)] == nil { headerText = (name, []) }
+                if let lang = attributes["lang"], header["lang"] == nil { header["lang"] = lang }
+                return
+            }
+        }
+        guard !skippingRecord else { return }
+        if tree.count >= Self.maxRecordNodes || tree.textBytes >= Self.maxRecordTextBytes {
+            skippingRecord = true
+            return
+        }
+        let type = attributes["type"].map { tree.names.number(RecordNames.localPart($0)) } ?? -1
+        let node = tree.start(name, type: type)
+        for key in ["id", "version", "lang", "srsName", "index", "srsDimension"] {
+            if let value = attributes[key] { tree.setAttribute(node, key, value) }
+        }
+    }
+
+    func endElement(_ parser: SAXParser, tag: Int, namespaceURI: SAXName?) {
+        defer { depth -= 1 }
+        if let h = headerText, h.name == Int32(tag), recordDepth == nil {
+            header[tree.names.string(h.name)] = String(decoding: h.bytes, as: UTF8.self).trimmed
+            headerText = nil
+        }
+        guard let recordDepth else { return }
+        if !skippingRecord { tree.end() }
+        if depth == recordDepth {
+            self.recordDepth = nil
+            recordsSeen += 1
+            if skippingRecord {
+                oversizedRecords += 1
+                skippingRecord = false
+                return
+            }
+            if !finished(tree, recordLine) { parser.abort() }
+        }
+    }
+
+    func characters(_ parser: SAXParser, _ bytes: UnsafeBufferPointer<UInt8>) {
+        if recordDepth != nil {
+            if !skippingRecord { tree.appendText(bytes) }
+        } else if headerText != nil, headerText!.bytes.count < 4096 {
+            headerText!.bytes.append(contentsOf: bytes)
+        }
+    }
+
+    func entityDeclaration(_ parser: SAXParser, name: String, external: Bool) {
+        refuse(parser, "the document declares the \(external ? "external " : "")XML entity '\(name.prefix(40))'; feeds must not declare entities (refused)")
+    }
+
+    private func refuse(_ parser: SAXParser, _ reason: String) {
+        guard refusal == nil else { return }
+        refusal = reason
+        refusalLine = parser.lineNumber
+        parser.abort()
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+import TrafficGeoModel
+import TrafficGeoRoadTitles
+import TrafficGeoSupport
+
+/// Reads a WZDx feed (the US Work Zone Data Exchange, a GeoJSON profile): v4.x with each
+/// feature's `core_details`, and v3 with flat properties. One incident per road event, streamed
+/// one feature at a time: work zones are roadworks, detours and restrictions their own kinds;
+/// the LineString or MultiPoint geometry (upstream first) is the segment, its first point the
+/// position.
+struct WZDxReader: FeedReader {
+    func read(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
+        let streamer = JSONArrayStreamer(keys: ["features"])
+        var index = 0
+        do {
+            try streamer.scan(try input.makeStream()) { _, data in
+                index += 1
+                try handle(Self.decode(data, source: source, index: index))
+            }
+        } catch let error as JSONArrayStreamer.ScanError {
+            throw FeedError.malformed(input.location, format: .wzdx, reason: error.description, entriesRead: index)
+        }
+    }
+
+    static func decode(_ data: Data, source: String, index: Int, now: Date = Date()) -> FeedEvent {
+        guard let feature = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
+            return .skipped(SkippedEntry(index: index, reason: "not a JSON object"))
+        }
+        let properties = feature["properties"] as? [String: Any] ?? [:]
+        // v4: the shared fields in core_details; v3: all flat (road_event_id, road_name, event_type).
+        let core = properties["core_details"] as? [String: Any] ?? properties
+        func text(_ object: [String: Any], _ key: String) -> String? { LooseJSON.string(object[key])?.trimmed.nilIfEmpty }
+        let id = LooseJSON.string(feature["id"])?.trimmed.nilIfEmpty ?? text(properties, "road_event_id") ?? text(core, "road_event_id")
+        guard let id else { return .skipped(SkippedEntry(index: index, reason: "a road event without an id")) }
+
+        let eventType = text(core, "event_type") ?? "work-zone"
+        let category: IncidentCategory = switch eventType {
+        case "detour": .detour
+        case "restriction": .restriction
+        default: .roadworks
+        }
+        var roads = (core["road_names"] as? [Any])?.compactMap { LooseJSON.string($0)?.trimmed.nilIfEmpty } ?? []
+        if roads.isEmpty, let road = text(core, "road_name") ?? text(properties, "road_name") { roads = [road] }
+        if let number = text(properties, "road_number"), !roads.contains(number) { roads.append(number) }
+        let direction = text(core, "direction") ?? text(properties, "direction")
+        let description = text(core, "description") ?? text(properties, "description")
+
+        var details: [String: String] = [:]
+        if !roads.isEmpty { details["road_name"] = roads.joined(separator: ", ") }
+        if let direction { details["direction"] = direction }
+        details["record_types"] = eventType
+        if let start = text(properties, "start_date") ?? text(core, "start_date") {
+            details["valid_from"] = TimestampParser.parse(start).map(TimestampParser.format) ?? start
+        }
+        if let impact = text(properties, "vehicle_impact") { details["vehicle_impact"] = impact }
+        if let lanes = properties["lanes"] as? [[String: Any]] {
+            let closed = lanes.filter { (LooseJSON.string($0["status"]) ?? "").contains("closed") }.count
+            if closed > 0 { details["lanes_restricted"] = String(closed) }
+        }
+        for key in ["beginning_cross_street", "ending_cross_street", "work_zone_type", "location_method", "event_status"] {
+            if let v = text(properties, key) ?? text(core, key) { details[key] = v }
+        }
+        if let from = LooseJSON.string(properties["beginning_milepost"]) { details["beginning_milepost"] = from }
+        if let to = LooseJSON.string(properties["ending_milepost"]) { details["ending_milepost"] = to }
+        if let name = text(core, "name") { details["name"] = name }
+        if let sourceID = text(core, "data_source_id") { details["data_source_id"] = sourceID }
+
+        var fields = EntryFields()
+        fields.id = id
+        let kind = eventType == "work-zone" ? "Work zone" : eventType.prefix(1).uppercased() + eventType.dropFirst().replacingOccurrences(of: "-", with: " ")
+        var title = kind
+        if !roads.isEmpty { title += " on " + roads.joined(separator: " / ") }
+        if let direction { title += " " + direction }
+        fields.title = title
+        fields.summary = description
+        fields.updated = text(core, "update_date") ?? text(properties, "update_date")
+        fields.expires = text(properties, "end_date") ?? text(core, "end_date")
+        fields.road = roads.lazy.compactMap { RoadReference.first(in: $0) }.first ?? roads.first
+        fields.impliedCategory = category
+        fields.category = nil
+        fields.properties = details
+
+        if let geometry = feature["geometry"] as? [String: Any] {
+            let type = LooseJSON.string(geometry["type"]) ?? ""
+            switch GeoJSONGeometry.positions(geometry) {
+            case let .success(points):
+                if points.count >= 2, type != "Point" { fields.segment = points } else if let p = points.first {
+                    fields.latitude = String(p.latitude)
+                    fields.longitude = String(p.longitude)
+                }
+            case let .failure(reason):
+                fields.positionProblem = reason.reason
+            }
+        }
+        do {
+            var incident = try fields.makeIncident(source: source, index: index)
+            // The feed's own road name ("I-76") is the road, never a number found in the description.
+            if let first = roads.first { incident.road = RoadReference.first(in: first) ?? first }
+            incident.category = category
+            // v3's event_status says when a road event is over.
+            if let status = details["event_status"]?.lowercased(), status == "completed" || status == "cancelled" {
+                incident.endedAt = min(incident.updated ?? now, now)
+            }
+            return .incident(incident)
+        } catch {
+            return .skipped(SkippedEntry(index: index, entryID: id, reason: error.reason))
+        }
+    }
+}
+
+/// Positions of a GeoJSON geometry (RFC 7946, longitude first): a Point, LineString or
+/// MultiPoint's positions; a MultiLineString's lines joined in order; a Polygon's outer ring.
+enum GeoJSONGeometry {
+    static func positions(_ geometry: [String: Any]) -> Result<[Coordinate], PlacementProblem> {
+        let type = LooseJSON.string(geometry["type"]) ?? ""
+        let coordinates = geometry["coordinates"]
+        func position(_ value: Any) -> Coordinate? {
+            guard let pair = value as? [Any], pair.count >= 2, let lon = LooseJSON.double(pair[0]), let lat = LooseJSON.double(pair[1]) else { return nil }
+            return try? Coordinate(validatingLatitude: lat, longitude: lon)
+        }
+        func list(_ value: Any?) -> [Coordinate]? {
+            guard let items = value as? [Any], !items.isEmpty else { return nil }
+            let out = items.compactMap(position)
+            return out.count == items.count ? out : nil
+        }
+        switch type {
+        case "Point":
+            guard let coordinates, let p = position(coordinates) else { return .failure(PlacementProblem("a Point that is not [longitude, latitude]")) }
+            return .success([p])
+        case "LineString", "MultiPoint":
+            guard let l = list(coordinates) else { return .failure(PlacementProblem("a \(type) with a position that is not [longitude, latitude]")) }
+            return .success(l)
+        case "MultiLineString", "Polygon":
+            guard let parts = coordinates as? [Any], !parts.isEmpty else { return .failure(PlacementProblem("a \(type) without coordinates")) }
+            var out: [Coordinate] = []
+            for part in type == "Polygon" ? [parts[0]] : parts {
+                guard let l = list(part) else { return .failure(PlacementProblem("a \(type) with a position that is not [longitude, latitude]")) }
+                out += l
+            }
+            return .success(out)
+        case "GeometryCollection":
+            for g in geometry["geometries"] as? [[String: Any]] ?? [] {
+                if case let .success(p) = positions(g) { return .success(p) }
+            }
+            return .failure(PlacementProblem("a GeometryCollection without a usable geometry"))
+        default:
+            return .failure(PlacementProblem("geometry type '\(type.prefix(30))' is not one trafficgeo places"))
+        }
+    }
+}
