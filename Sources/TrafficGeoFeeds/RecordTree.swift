@@ -292,6 +292,8 @@ final class RecordTreeCollector: SAXHandler {
             } else {
                 if headerNames.contains(name), header[tree.names.string(name)] == nil { headerText = (name, []) }
                 if let lang = attributes["lang"], header["lang"] == nil { header["lang"] = lang }
+                // The publication's kind (DATEX II: payloadPublication's xsi:type).
+                if header["type"] == nil, let type = attributes["type"] { header["type"] = type }
                 return
             }
         }

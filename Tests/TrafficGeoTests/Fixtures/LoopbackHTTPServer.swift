@@ -19,6 +19,8 @@ final class LoopbackHTTPServer: @unchecked Sendable {
 
     indirect enum Reply: Sendable {
         case respond(status: Int, headers: [(String, String)], body: String)
+        /// A body of bytes (gzip, say).
+        case respondBytes(status: Int, headers: [(String, String)], body: [UInt8])
         case delayed(seconds: Double, Reply)
         /// Never answer (the client must time out).
         case hang
@@ -136,13 +138,15 @@ final class LoopbackHTTPServer: @unchecked Sendable {
                     self.perform(inner, context: ctx.value, keepAlive: keepAlive)
                 }
             case let .respond(status, extraHeaders, body):
+                perform(.respondBytes(status: status, headers: extraHeaders, body: Array(body.utf8)), context: context, keepAlive: keepAlive)
+            case let .respondBytes(status, extraHeaders, body):
                 var headers = HTTPHeaders(extraHeaders)
-                headers.replaceOrAdd(name: "Content-Length", value: String(body.utf8.count))
+                headers.replaceOrAdd(name: "Content-Length", value: String(body.count))
                 headers.replaceOrAdd(name: "Connection", value: keepAlive ? "keep-alive" : "close")
                 let head = HTTPResponseHead(version: .http1_1, status: HTTPResponseStatus(statusCode: status), headers: headers)
                 context.write(wrapOutboundOut(.head(head)), promise: nil)
-                var buffer = context.channel.allocator.buffer(capacity: body.utf8.count)
-                buffer.writeString(body)
+                var buffer = context.channel.allocator.buffer(capacity: body.count)
+                buffer.writeBytes(body)
                 context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil)
                 context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
                     if !keepAlive { context.close(promise: nil) }
