@@ -197,6 +197,40 @@ enum StoreContract {
         #expect(try ingest(store, [incident("new")]).changes == (bounds.latest + 1)...(bounds.latest + 1))
     }
 
+    /// A feed that says an incident is over (`Incident.endedAt`: DATEX II cancel/end, Open511
+    /// ARCHIVED) ends it, once; re-reading it ends nothing again, changing it keeps it ended.
+    static func incidentsTheFeedEndsEndOnce(_ backend: StoreBackend) throws {
+        let (store, _, cleanup) = try backend.makeStore()
+        defer { cleanup() }
+        let now = Date()
+        try ingest(store, [incident("e1"), incident("e2", lat: 51)], now: now)
+        var over = incident("e1")
+        over.endedAt = now.addingTimeInterval(-3600)
+        var bornOver = incident("e3", lat: 52)
+        bornOver.endedAt = now.addingTimeInterval(-60)
+        let told = try ingest(store, [over, incident("e2", lat: 51), bornOver], now: now)
+        #expect(told.ended == 2 && told.new == 1 && told.unchanged == 2, "\(told)")
+        let events = try store.changes(after: 2, limit: 10)
+        #expect(events.map(\.kind) == [.new, .ended, .ended])
+        let stored = try store.incidents(ids: events.map(\.storeID))
+        let endedIDs = Set(events.filter { $0.kind == .ended }.compactMap { stored[$0.storeID]?.incident.id })
+        #expect(endedIDs == ["e1", "e3"])
+        let e1 = try #require(stored.values.first { $0.incident.id == "e1" })
+        #expect(abs(try #require(e1.ended).timeIntervalSince(over.endedAt!)) < 1, "ended when the feed says")
+        // Read again, and read again changed: no events of ending, no reopening.
+        let again = try ingest(store, [over, incident("e2", lat: 51), bornOver], now: now.addingTimeInterval(10))
+        #expect(again.ended == 0 && again.updated == 0 && again.changes == nil, "\(again)")
+        var changed = over
+        changed.title = "A4 : Koeln - Olpe, geräumt"
+        let third = try ingest(store, [changed], now: now.addingTimeInterval(20))
+        #expect(third.updated == 1 && third.ended == 0, "\(third)")
+        #expect(try store.incidents(ids: [e1.storeID])[e1.storeID]?.ended != nil, "still over")
+        // Listed without the word that it is over: reopened.
+        let reopened = try ingest(store, [incident("e1")], now: now.addingTimeInterval(30))
+        let reopenedEnd = try store.incidents(ids: [e1.storeID])[e1.storeID]?.ended
+        #expect(reopened.updated == 1 && reopenedEnd == nil)
+    }
+
     // MARK: - Geocoding
 
     static func geocodingOutcomesAreRecorded(_ backend: StoreBackend) async throws {
@@ -335,6 +369,7 @@ struct SQLiteStoreContractTests {
     @Test func everyFieldRoundTrips() throws { try StoreContract.everyFieldRoundTrips(.sqlite) }
     @Test func bigIngestsInBatchesCountAsSmallOnes() throws { try StoreContract.bigIngestsInBatchesCountAsSmallOnes(.sqlite) }
     @Test func snapshotsEndWhatIsGoneAndReopenWhatReturns() throws { try StoreContract.snapshotsEndWhatIsGoneAndReopenWhatReturns(.sqlite) }
+    @Test func incidentsTheFeedEndsEndOnce() throws { try StoreContract.incidentsTheFeedEndsEndOnce(.sqlite) }
     @Test func geocodingOutcomesAreRecorded() async throws { try await StoreContract.geocodingOutcomesAreRecorded(.sqlite) }
     @Test func filtersPagesAndCounts() throws { try StoreContract.filtersPagesAndCounts(.sqlite) }
     @Test func feedHealthIsKept() throws { try StoreContract.feedHealthIsKept(.sqlite) }
@@ -347,6 +382,7 @@ struct PostGISStoreContractTests {
     @Test func everyFieldRoundTrips() throws { try StoreContract.everyFieldRoundTrips(.postgis) }
     @Test func bigIngestsInBatchesCountAsSmallOnes() throws { try StoreContract.bigIngestsInBatchesCountAsSmallOnes(.postgis) }
     @Test func snapshotsEndWhatIsGoneAndReopenWhatReturns() throws { try StoreContract.snapshotsEndWhatIsGoneAndReopenWhatReturns(.postgis) }
+    @Test func incidentsTheFeedEndsEndOnce() throws { try StoreContract.incidentsTheFeedEndsEndOnce(.postgis) }
     @Test func geocodingOutcomesAreRecorded() async throws { try await StoreContract.geocodingOutcomesAreRecorded(.postgis) }
     @Test func filtersPagesAndCounts() throws { try StoreContract.filtersPagesAndCounts(.postgis) }
     @Test func feedHealthIsKept() throws { try StoreContract.feedHealthIsKept(.postgis) }
