@@ -124,6 +124,21 @@ struct DatexInterpreter {
     let names: RecordNames
     let locationTable: AlertCLocationTable?
     private let n: Numbers
+    private let phrases = PhraseCache()
+
+    /// Type and subtype names in words, made once each (a feed repeats a few dozen).
+    private final class PhraseCache {
+        var known: [String: String] = [:]
+
+        func phrase(_ name: String, category: IncidentCategory) -> String {
+            // An untyped record is named by its category, which varies.
+            if name == "SituationRecord" { return DatexInterpreter.phrase(name, category: category) }
+            if let p = known[name] { return p }
+            let p = DatexInterpreter.phrase(name.prefix(1).uppercased() + name.dropFirst(), category: category)
+            if known.count < 1024 { known[name] = p }
+            return p
+        }
+    }
 
     init(names: RecordNames, locationTable: AlertCLocationTable?) {
         self.names = names
@@ -140,6 +155,8 @@ struct DatexInterpreter {
         let tpegDescriptorType, alertCTable, specificLocation, offsetDistance, trafficConstrictionType: Int32
         let m2Primary, m2Secondary, m4Primary, m4Secondary: Int32
         let directions: [Int32]
+        let causeType, vehicleObstructionType, abnormalTrafficType, laneManagementType: Int32
+        let subtypes: [Int32]
 
         init(_ names: RecordNames) {
             func k(_ s: String) -> Int32 { names.number(s) }
@@ -159,6 +176,9 @@ struct DatexInterpreter {
             m2Primary = k("alertCMethod2PrimaryPointLocation"); m2Secondary = k("alertCMethod2SecondaryPointLocation")
             m4Primary = k("alertCMethod4PrimaryPointLocation"); m4Secondary = k("alertCMethod4SecondaryPointLocation")
             directions = ["directionBoundOnLinearSection", "directionBound", "tpegDirection", "alertCDirectionCoded", "directionRelative"].map(k)
+            causeType = k("causeType"); vehicleObstructionType = k("vehicleObstructionType"); abnormalTrafficType = k("abnormalTrafficType")
+            laneManagementType = k("roadOrCarriagewayOrLaneManagementType")
+            subtypes = DatexInterpreter.subtypeElements.map(k)
         }
     }
 
@@ -196,7 +216,7 @@ struct DatexInterpreter {
             return .skipped(SkippedEntry(index: index, entryID: id, line: line, reason: "a situation without records"))
         }
         let now = Date()
-        var properties: [String: String] = [:]
+        var properties = [String: String](minimumCapacity: 24)
         // Location: the first record that has one; a record without one is placed at the situation's.
         var location = records.first(where: { $0.location.position != nil || $0.location.line != nil })?.location
         var positionSource: PositionSource?
@@ -221,7 +241,7 @@ struct DatexInterpreter {
         let mainIndex = records.indices.min { Self.rank(records[$0].category) < Self.rank(records[$1].category) }!
         let main = records[mainIndex]
         var category = main.category
-        let cause = tree.firstText(names.number("causeType"), in: situation)
+        let cause = tree.firstText(n.causeType, in: situation)
         if Self.rank(category) >= Self.rank(.closure), let cause, let caused = Self.category(cause: cause) { category = caused }
         if let cause { properties["cause"] = cause }
         var types: [String] = []
@@ -253,7 +273,7 @@ struct DatexInterpreter {
 
         let comments = publicComments(tree, situation)
         let updated = records.compactMap(\.versionTime).max()
-            ?? tree.firstText(tree.names.number("situationVersionTime"), in: situation).flatMap(TimestampParser.parse)
+            ?? tree.firstText(n.situationVersionTime, in: situation).flatMap(TimestampParser.parse)
         // Over when every record is: cancelled or ended by its supplier, suspended, or past its end.
         let allOver = records.allSatisfy { $0.ended || $0.suspended || ($0.end.map { $0 <= now } ?? false) }
         var endedAt: Date?
@@ -266,11 +286,11 @@ struct DatexInterpreter {
         }
 
         // The kind in words: the main record's subtype when it gives one ("laneClosures"), else its type.
-        let subtype = Self.subtypeElements.lazy.compactMap { tree.firstText(names.number($0), in: recordNodes[mainIndex]) }
+        let subtype = n.subtypes.lazy.compactMap { tree.firstText($0, in: recordNodes[mainIndex]) }
             .first { !["other", "unknown", "undefined", "notspecified"].contains($0.lowercased()) }
-        var title = subtype.map { Self.phrase($0.prefix(1).uppercased() + $0.dropFirst(), category: category) } ?? Self.phrase(main.type, category: category)
-        if let first = comments.first?.split(whereSeparator: \.isNewline).first.map(String.init)?.normalizedWhitespace, !first.isEmpty {
-            title += " – " + String(first.prefix(160))
+        var title = phrases.phrase(subtype ?? main.type, category: category)
+        if let comment = comments.first, case let first = Self.firstLine(comment), !first.isEmpty {
+            title += " – " + first
         } else if let road {
             title += " on " + road
         }
@@ -291,7 +311,7 @@ struct DatexInterpreter {
 
     private func record(_ tree: RecordTree, _ node: Int32) -> Record {
         let type = tree.typeText(node) ?? "SituationRecord"
-        var record = Record(id: tree.attribute(node, "id"), type: type, category: Self.category(type, tree: tree, node: node, names: names),
+        var record = Record(id: tree.attribute(node, "id"), type: type, category: category(type, tree: tree, node: node),
                             location: location(tree, node))
         if let validity = tree.first(n.validity, in: node) {
             let status = tree.firstText(n.validityStatus, in: validity)?.lowercased()
@@ -377,7 +397,7 @@ struct DatexInterpreter {
         for c in tree.all(n.generalPublicComment, in: node) {
             let holder = tree.first(n.comment, in: c) ?? c
             if let text = tree.firstText(n.value, in: holder) ?? tree.text(holder), !out.contains(text) {
-                out.append(String(text.prefix(4096)))
+                out.append(text.utf8.count > 4096 ? String(text.prefix(4096)) : text)
             }
             if out.count >= 16 { break }
         }
@@ -387,24 +407,24 @@ struct DatexInterpreter {
     // MARK: Categories
 
     /// The category of a record type (the local part of its `xsi:type`), refined by its subtype.
-    static func category(_ type: String, tree: RecordTree, node: Int32, names: RecordNames) -> IncidentCategory {
-        func sub(_ element: String) -> String? { tree.firstText(names.number(element), in: node) }
+    private func category(_ type: String, tree: RecordTree, node: Int32) -> IncidentCategory {
+        func sub(_ element: Int32) -> String? { tree.firstText(element, in: node) }
         switch type {
         case "Accident": return .accident
         case "VehicleObstruction":
-            let kind = sub("vehicleObstructionType") ?? ""
+            let kind = sub(n.vehicleObstructionType) ?? ""
             return kind.lowercased().contains("wrong") ? .wrongWayDriver : .obstacle
         case "AnimalPresenceObstruction", "EnvironmentalObstruction", "GeneralObstruction", "InfrastructureDamageObstruction", "Obstruction":
             return .obstacle
         case "AbnormalTraffic":
-            switch sub("abnormalTrafficType") ?? "" {
+            switch sub(n.abnormalTrafficType) ?? "" {
             case "stationaryTraffic": return .standstill
             case "slowTraffic", "heavyTraffic": return .slowTraffic
             default: return .queue
             }
         case "MaintenanceWorks", "ConstructionWorks", "Roadworks", "RoadworksManagement": return .roadworks
         case "RoadOrCarriagewayOrLaneManagement", "RoadOrCarriagewayOrLaneManagementEnhanced":
-            let kind = (sub("roadOrCarriagewayOrLaneManagementType") ?? "").lowercased()
+            let kind = (sub(n.laneManagementType) ?? "").lowercased()
             return kind.contains("closed") || kind.contains("closure") ? .closure : .restriction
         case "SpeedManagement", "GeneralNetworkManagement", "NetworkManagement", "AuthorityOperation", "GeneralInstructionOrMessageToRoadUsers",
              "RoadsideAssistance":
@@ -464,6 +484,14 @@ struct DatexInterpreter {
         case .restriction: 12
         case .other: 13
         }
+    }
+
+    /// The first line of a text, white space normalised, at most 160 characters.
+    static func firstLine(_ text: String) -> String {
+        let utf8 = text.utf8
+        let end = utf8.firstIndex { $0 == 0x0A || $0 == 0x0D } ?? utf8.endIndex
+        let line = String(text[..<end]).normalizedWhitespace
+        return line.utf8.count > 160 ? String(line.prefix(160)) : line
     }
 
     /// "VehicleObstruction" → "Vehicle obstruction".

@@ -172,7 +172,8 @@ final class SAXParser {
 /// address finds it in one probe. The bytes are compared too (a copy is kept), so nothing
 /// depends on that being so; a miss just makes the string and tag again.
 private struct NameTable {
-    private static let bits = 7
+    // 1024 slots: DATEX II documents use a few hundred names; with 128 they evicted each other.
+    private static let bits = 10
     private static let size = 1 << bits
     private var pointers = [UnsafePointer<UInt8>?](repeating: nil, count: size)
     private var copies = [UnsafeMutablePointer<CChar>?](repeating: nil, count: size)
@@ -216,7 +217,8 @@ struct SAXName {
 /// string when asked for; most attributes of a feed are never read.
 struct SAXAttributes {
     fileprivate let pointers: UnsafeMutablePointer<UnsafePointer<UInt8>?>?
-    fileprivate let count: Int
+    /// How many attributes the element has.
+    let count: Int
 
     /// The value of the attribute with this local name (the last, as a dictionary would keep).
     subscript(name: String) -> String? {
