@@ -5,11 +5,14 @@ The incidents are written for this project in the shape of the freiefahrt.info A
 (docs/architecture.md, feed fields); their positions are approximate junction positions typed in below, carried
 in the weblinks as lat/lon query items, as the original feed did. Nothing is copied from ../shared.
 
-  scripts/make-sample-feeds.py            # writes data/sample/lmst.de_DE.xml, incidents.rss and titles.xml
+  scripts/make-sample-feeds.py            # writes data/sample/lmst.de_DE.xml, incidents.rss and titles.xml,
+                                          # and the standards' samples situations.datex2.xml.gz, workzones.wzdx.geojson, events.open511.json
 
 titles.xml carries no positions at all (no lat/lon in its links): its incidents are placed by
 geocoding their road titles, which is what the demo shows.
 """
+import gzip
+import json
 import os
 from datetime import datetime, timedelta, timezone
 from xml.sax.saxutils import escape, quoteattr
@@ -133,12 +136,123 @@ def titles_only():
                       '  <id>https://traffic.example/titles.xml</id>'], entries)
 
 
+# The road authorities' standards (docs/feeds.md): some of the same incidents as a DATEX II v2
+# situation publication (gzip-compressed, as national feeds are), the roadworks as WZDx 4.2 work
+# zones, and a few as Open511 events. (id, DATEX II record type and subtype element, category word)
+DATEX_RECORDS = {
+    "83FBBF15-B187-452a-B66E-E3B4FCC408D2": [("VehicleObstruction", "<vehicleObstructionType>vehicleOnWrongCarriageway</vehicleObstructionType>")],
+    "tg-sample-0002": [("Accident", "<accidentType>collision</accidentType>"),
+                       ("RoadOrCarriagewayOrLaneManagement", "<roadOrCarriagewayOrLaneManagementType>laneClosures</roadOrCarriagewayOrLaneManagementType>")],
+    "tg-sample-0003": [("MaintenanceWorks", "<roadMaintenanceType>roadworks</roadMaintenanceType>"),
+                       ("SpeedManagement", "<speedManagementType>speedRestrictionInOperation</speedManagementType><temporarySpeedLimit>60</temporarySpeedLimit>")],
+    "tg-sample-0006": [("AbnormalTraffic", "<abnormalTrafficType>queuingTraffic</abnormalTrafficType>")],
+    "tg-sample-0007": [("RoadOrCarriagewayOrLaneManagement", "<roadOrCarriagewayOrLaneManagementType>roadClosed</roadOrCarriagewayOrLaneManagementType>"),
+                       ("ReroutingManagement", "<reroutingManagementType>followDiversionSigns</reroutingManagementType>")],
+}
+ROADWORKS = ["tg-sample-0003", "tg-sample-0008"]
+
+
+def datex2():
+    out = ['<?xml version="1.0" encoding="UTF-8"?>',
+           '<d2LogicalModel xmlns="http://datex2.eu/schema/2/2_0" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" modelBaseVersion="2">',
+           '<exchange><supplierIdentification><country>de</country><nationalIdentifier>trafficgeo-sample</nationalIdentifier></supplierIdentification></exchange>',
+           '<payloadPublication xsi:type="SituationPublication" lang="de">',
+           f"<publicationTime>{iso(FEED_TIME)}</publicationTime>",
+           "<publicationCreator><country>de</country><nationalIdentifier>trafficgeo-sample</nationalIdentifier></publicationCreator>"]
+    for ident, title, summary, lat, lon, age, hours in INCIDENTS:
+        if ident not in DATEX_RECORDS:
+            continue
+        updated = FEED_TIME - timedelta(minutes=age)
+        road = title.split(" ")[0]
+        out.append(f'<situation id="{ident}" version="1"><overallSeverity>{"highest" if age < 5 else "medium"}</overallSeverity>'
+                   f"<situationVersionTime>{iso(updated)}</situationVersionTime>")
+        for k, (kind, subtype) in enumerate(DATEX_RECORDS[ident]):
+            # Roadworks run open-ended here (still on); the others end when the sample's entries expire.
+            end = "" if ident in ROADWORKS else f"<overallEndTime>{iso(updated + timedelta(hours=hours))}</overallEndTime>"
+            if kind == "MaintenanceWorks" or kind == "SpeedManagement":
+                location = ('<groupOfLocations xsi:type="Linear"><linearExtension><linearByCoordinatesExtension>'
+                            f"<linearCoordinatesStartPoint><pointCoordinates><latitude>{lat:.4f}</latitude><longitude>{lon:.4f}</longitude></pointCoordinates></linearCoordinatesStartPoint>"
+                            f"<linearCoordinatesEndPoint><pointCoordinates><latitude>{lat + 0.03:.4f}</latitude><longitude>{lon - 0.01:.4f}</longitude></pointCoordinates></linearCoordinatesEndPoint>"
+                            "</linearByCoordinatesExtension></linearExtension>"
+                            f"<locationForDisplay><latitude>{lat + 0.015:.4f}</latitude><longitude>{lon - 0.005:.4f}</longitude></locationForDisplay></groupOfLocations>")
+            else:
+                location = ('<groupOfLocations xsi:type="Point"><pointByCoordinates><pointCoordinates>'
+                            f"<latitude>{lat:.4f}</latitude><longitude>{lon:.4f}</longitude></pointCoordinates></pointByCoordinates></groupOfLocations>")
+            ends = title.split(" : ")[1].split(" - ")
+            comment = (f'<generalPublicComment><comment><values><value lang="de">{road} {escape(ends[0])} Richtung {escape(ends[1])}: {escape(summary)}</value></values></comment>'
+                       "<commentType>description</commentType></generalPublicComment>") if k == 0 else ""
+            out.append(f'<situationRecord xsi:type="{kind}" id="{ident}-{k + 1}" version="1">'
+                       f"<situationRecordCreationTime>{iso(updated)}</situationRecordCreationTime>"
+                       f"<situationRecordVersionTime>{iso(updated)}</situationRecordVersionTime>"
+                       "<probabilityOfOccurrence>certain</probabilityOfOccurrence>"
+                       f"<validity><validityStatus>definedByValidityTimeSpec</validityStatus><validityTimeSpecification>"
+                       f"<overallStartTime>{iso(updated)}</overallStartTime>{end}</validityTimeSpecification></validity>"
+                       "<impact><numberOfLanesRestricted>1</numberOfLanesRestricted>"
+                       + ("<delays><delayTimeValue>600</delayTimeValue></delays>" if "Stau" in summary else "") + "</impact>"
+                       + f"{comment}{subtype}{location}</situationRecord>")
+        out.append("</situation>")
+    out += ["</payloadPublication>", "</d2LogicalModel>"]
+    return "\n".join(out) + "\n"
+
+
+def wzdx():
+    features = []
+    for ident, title, summary, lat, lon, age, hours in INCIDENTS:
+        if ident not in ROADWORKS:
+            continue
+        updated = FEED_TIME - timedelta(minutes=age)
+        road, direction = title.split(" ")[0], "both"
+        features.append({
+            "id": ident, "type": "Feature",
+            "properties": {
+                "core_details": {"event_type": "work-zone", "data_source_id": "trafficgeo-sample", "road_names": [road],
+                                 "direction": direction, "description": summary, "update_date": iso(updated)},
+                "start_date": iso(updated), "end_date": iso(updated + timedelta(days=365 * 100)),
+                "is_start_date_verified": True, "is_end_date_verified": False, "is_start_position_verified": True,
+                "is_end_position_verified": True, "location_method": "channel-device-method", "vehicle_impact": "some-lanes-closed",
+                "lanes": [{"order": 1, "type": "general", "status": "open"}, {"order": 2, "type": "general", "status": "closed"}],
+            },
+            "geometry": {"type": "LineString", "coordinates": [[lon, lat], [round(lon - 0.01, 4), round(lat + 0.03, 4)]]},
+        })
+    return json.dumps({"feed_info": {"publisher": "trafficgeo sample", "version": "4.2", "license": "https://creativecommons.org/publicdomain/zero/1.0/",
+                                     "update_date": iso(FEED_TIME), "data_sources": [{"data_source_id": "trafficgeo-sample", "organization_name": "trafficgeo"}]},
+                       "type": "FeatureCollection", "features": features}, indent=1, ensure_ascii=False) + "\n"
+
+
+def open511():
+    kinds = {"tg-sample-0002": ("INCIDENT", ["ACCIDENT"]), "tg-sample-0005": ("INCIDENT", ["HAZARD"]), "tg-sample-0008": ("CONSTRUCTION", []),
+             "tg-sample-0010": ("WEATHER_CONDITION", [])}
+    events = []
+    for ident, title, summary, lat, lon, age, hours in INCIDENTS:
+        if ident not in kinds:
+            continue
+        updated = FEED_TIME - timedelta(minutes=age)
+        road, ends = title.split(" : ")[0], title.split(" : ")[1]
+        kind, subtypes = kinds[ident]
+        event = {"id": f"trafficgeo.example/{ident}", "status": "ACTIVE" if kind == "CONSTRUCTION" else "ARCHIVED",
+                 "headline": f"{title}", "description": summary, "event_type": kind, "severity": "MAJOR" if subtypes else "MINOR",
+                 "created": iso(updated), "updated": iso(updated),
+                 "roads": [{"name": road, "from": ends.split(" - ")[0], "to": ends.split(" - ")[1], "direction": "BOTH"}],
+                 "schedule": {"intervals": [f"{iso(updated)}/" if kind == "CONSTRUCTION" else f"{iso(updated)}/{iso(updated + timedelta(hours=hours))}"]},
+                 "geography": {"type": "Point", "coordinates": [lon, lat]}}
+        if subtypes:
+            event["event_subtypes"] = subtypes
+        events.append(event)
+    return json.dumps({"events": events, "pagination": {"offset": 0}, "meta": {"version": "v1"}}, indent=1, ensure_ascii=False) + "\n"
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
-    for name, text in [("lmst.de_DE.xml", atom()), ("incidents.rss", rss()), ("titles.xml", titles_only())]:
+    for name, text in [("lmst.de_DE.xml", atom()), ("incidents.rss", rss()), ("titles.xml", titles_only()),
+                       ("workzones.wzdx.geojson", wzdx()), ("events.open511.json", open511())]:
         with open(os.path.join(OUT, name), "w", encoding="utf-8") as f:
             f.write(text)
         print(f"wrote data/sample/{name}")
+    # mtime 0: the same bytes on every run.
+    with open(os.path.join(OUT, "situations.datex2.xml.gz"), "wb") as raw:
+        with gzip.GzipFile(filename="situations.datex2.xml", mode="wb", fileobj=raw, mtime=0) as f:
+            f.write(datex2().encode("utf-8"))
+    print("wrote data/sample/situations.datex2.xml.gz")
 
 
 if __name__ == "__main__":

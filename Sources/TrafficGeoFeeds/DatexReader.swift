@@ -271,7 +271,7 @@ struct DatexInterpreter {
         if let constriction = tree.firstText(n.trafficConstrictionType, in: situation) { properties["traffic_constriction"] = constriction }
         if let problem, location?.position == nil { properties[Incident.positionProblemProperty] = problem }
 
-        let comments = publicComments(tree, situation)
+        let (comments, headline) = publicComments(tree, situation)
         let updated = records.compactMap(\.versionTime).max()
             ?? tree.firstText(n.situationVersionTime, in: situation).flatMap(TimestampParser.parse)
         // Over when every record is: cancelled or ended by its supplier, suspended, or past its end.
@@ -289,8 +289,8 @@ struct DatexInterpreter {
         let subtype = n.subtypes.lazy.compactMap { tree.firstText($0, in: recordNodes[mainIndex]) }
             .first { !["other", "unknown", "undefined", "notspecified"].contains($0.lowercased()) }
         var title = phrases.phrase(subtype ?? main.type, category: category)
-        if let comment = comments.first, case let first = Self.firstLine(comment), !first.isEmpty {
-            title += " – " + first
+        if let headline, !headline.isEmpty {
+            title += " – " + headline
         } else if let road {
             title += " on " + road
         }
@@ -391,17 +391,22 @@ struct DatexInterpreter {
         return nil
     }
 
-    /// Each general public comment once, in order: the first language given of each.
-    private func publicComments(_ tree: RecordTree, _ node: Int32) -> [String] {
+    /// Each general public comment once, in order: the first language given of each, its white
+    /// space normalised.
+    private func publicComments(_ tree: RecordTree, _ node: Int32) -> (all: [String], headline: String?) {
         var out: [String] = []
+        var headline: String?
         for c in tree.all(n.generalPublicComment, in: node) {
             let holder = tree.first(n.comment, in: c) ?? c
-            if let text = tree.firstText(n.value, in: holder) ?? tree.text(holder), !out.contains(text) {
+            // One line each: comments are written for signs and radio, their line breaks are layout.
+            if let raw = tree.firstText(n.value, in: holder) ?? tree.text(holder), case let text = raw.normalizedWhitespace, !out.contains(text) {
+                // The headline: the first line of the first comment, as its writer broke it.
+                if headline == nil { headline = Self.firstLine(raw) }
                 out.append(text.utf8.count > 4096 ? String(text.prefix(4096)) : text)
             }
             if out.count >= 16 { break }
         }
-        return out
+        return (out, headline)
     }
 
     // MARK: Categories
