@@ -203,6 +203,14 @@ struct StandardsFeedTests {
         let db = folder.appendingPathComponent("v2.xml.sqlite").path
         let segments = try await Self.cli(["export", "--db", db, "--geometry", "segment", "--search", "Resurfacing"], folder: folder)
         #expect(segments.stdout.contains(#""coordinates":[[7.1,50.95],[7.2,50.97]]"#), Comment(rawValue: segments.stdout))
+        // The details in every format: CSV columns, GeoJSON properties, the cards.
+        let csv = try await Self.cli(["export", "--db", db, "--format", "csv", "--search", "Resurfacing"], folder: folder)
+        let rows = csv.stdout.split(separator: "\r\n").map(String.init)
+        #expect(rows.count == 2 && rows[1].hasSuffix(",high,certain,2026-11-26T07:00:00Z,MaintenanceWorks,,,,"), Comment(rawValue: csv.stdout))
+        let geojson = try await Self.cli(["export", "--db", db, "--format", "geojson", "--search", "Resurfacing"], folder: folder)
+        #expect(geojson.stdout.contains(#""severity":"high","probability":"certain","validFrom":"2026-11-26T07:00:00Z","recordTypes":"MaintenanceWorks""#), Comment(rawValue: geojson.stdout))
+        let cards = try await Self.cli(["export", "--db", db, "--format", "annotations", "--search", "Resurfacing"], folder: folder)
+        #expect(cards.stdout.contains("severity high · probability certain · valid from 2026-11-26T07:00:00Z · MaintenanceWorks"), Comment(rawValue: cards.stdout))
     }
 
     @Test(.timeLimit(.minutes(2))) func aNewVersionReplacesAndTheFeedsEndingsReachTheChangeFeed() async throws {
