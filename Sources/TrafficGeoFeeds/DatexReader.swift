@@ -151,6 +151,7 @@ struct DatexInterpreter {
         let situationRecord, overallSeverity, severity, probability, validity, validityStatus, overallStartTime, overallEndTime: Int32
         let situationVersionTime, recordVersionTime, recordCreationTime, generalPublicComment, comment, value: Int32
         let pointCoordinates, latitude, longitude, locationForDisplay, coordinatesForDisplay, linearStart, linearEnd, posList: Int32
+        let openlrCoordinates, openlrLast: Int32
         let from, to, roadNumber, roadName, lifeCycleManagement, cancel, end, delayTimeValue, lanesRestricted: Int32
         let tpegDescriptorType, alertCTable, specificLocation, offsetDistance, trafficConstrictionType: Int32
         let m2Primary, m2Secondary, m4Primary, m4Secondary: Int32
@@ -168,6 +169,7 @@ struct DatexInterpreter {
             pointCoordinates = k("pointCoordinates"); latitude = k("latitude"); longitude = k("longitude")
             locationForDisplay = k("locationForDisplay"); coordinatesForDisplay = k("coordinatesForDisplay")
             linearStart = k("linearCoordinatesStartPoint"); linearEnd = k("linearCoordinatesEndPoint"); posList = k("posList")
+            openlrCoordinates = k("openlrCoordinates"); openlrLast = k("openlrLastLocationReferencePoint")
             from = k("from"); to = k("to"); roadNumber = k("roadNumber"); roadName = k("roadName")
             lifeCycleManagement = k("lifeCycleManagement"); cancel = k("cancel"); end = k("end")
             delayTimeValue = k("delayTimeValue"); lanesRestricted = k("numberOfLanesRestricted")
@@ -338,7 +340,12 @@ struct DatexInterpreter {
         var problem: String?
         for i in tree.descendants(of: node) {
             let name = tree.name(i)
-            if name == n.pointCoordinates || name == n.locationForDisplay || name == n.coordinatesForDisplay {
+            if name == n.openlrCoordinates {
+                // OpenLR: the first location reference point is where a line starts, the last where it ends.
+                guard let lat = tree.firstText(n.latitude, in: i), let lon = tree.firstText(n.longitude, in: i),
+                      let c = try? Coordinate(parsingLatitude: lat, longitude: lon), !c.isNullIsland else { continue }
+                if tree.hasAncestor(i, named: n.openlrLast, stop: node) { end = end ?? c } else { start = start ?? c }
+            } else if name == n.pointCoordinates || name == n.locationForDisplay || name == n.coordinatesForDisplay {
                 guard let lat = tree.firstText(n.latitude, in: i), let lon = tree.firstText(n.longitude, in: i) else { continue }
                 let c: Coordinate
                 do { c = try Coordinate(parsingLatitude: lat, longitude: lon) } catch {

@@ -33,6 +33,10 @@ struct WZDxReader: FeedReader {
         let id = LooseJSON.string(feature["id"])?.trimmed.nilIfEmpty ?? text(properties, "road_event_id") ?? text(core, "road_event_id")
         guard let id else { return .skipped(SkippedEntry(index: index, reason: "a road event without an id")) }
 
+        // A device feed's features (arrow boards, cameras) are not road events.
+        if text(core, "device_type") != nil {
+            return .skipped(SkippedEntry(index: index, entryID: id, reason: "a field device (\(text(core, "device_type")!.prefix(40))), not a road event: read the road event feed"))
+        }
         let eventType = text(core, "event_type") ?? "work-zone"
         let category: IncidentCategory = switch eventType {
         case "detour": .detour

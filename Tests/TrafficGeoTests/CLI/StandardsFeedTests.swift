@@ -23,12 +23,12 @@ struct StandardsFeedTests {
     }
 
     /// What the store answers for every incident: `export` of all, as annotations.
-    static func exported(db: String, folder: URL) async throws -> [String: [String: Any]] {
+    static func exported(db: String, folder: URL, source: String? = nil) async throws -> [String: [String: Any]] {
         let out = try await cli(["export", "--db", db, "--include-unlocated", "--format", "json"], folder: folder)
         #expect(out.status == 0, Comment(rawValue: out.stderr))
         let list = try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [[String: Any]] ?? []
         var byID: [String: [String: Any]] = [:]
-        for item in list { byID[item["id"] as! String] = item }
+        for item in list where source == nil || item["source"] as? String == source { byID[item["id"] as! String] = item }
         return byID
     }
 
@@ -77,6 +77,19 @@ struct StandardsFeedTests {
 
     @Test(.enabled(if: standardsFolder != nil, "../shared/data/standards is not there"), .timeLimit(.minutes(3)))
     func everyPublishedSampleIngestsAsTypedAndMatchesAnIndependentReading() async throws {
+        try await everyPublishedSample(database: nil)
+    }
+
+    /// The same into one PostGIS database: the stores agree on every incident.
+    @Test(.enabled(if: standardsFolder != nil, "../shared/data/standards is not there"),
+          .enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipReason), .timeLimit(.minutes(3)))
+    func everyPublishedSampleOnPostGIS() async throws {
+        let url = try PostgresTestServer.makeDatabase()
+        defer { PostgresTestServer.dropDatabase(url) }
+        try await everyPublishedSample(database: url)
+    }
+
+    private func everyPublishedSample(database: String?) async throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         var files: [URL] = []
@@ -89,12 +102,13 @@ struct StandardsFeedTests {
         #expect(files.count >= 14)
         let expectedFormat = ["datex2": "datex2", "wzdx": "wzdx", "open511": "open511"]
         for (n, file) in files.enumerated() {
-            let db = folder.appendingPathComponent("s\(n).sqlite").path
+            let db = database ?? folder.appendingPathComponent("s\(n).sqlite").path
             let out = try await Self.cli(["ingest", "--db", db, "--no-geocode", file.path], folder: folder)
             #expect(out.status == 0, "\(file.lastPathComponent): \(out.stderr)")
             let format = expectedFormat[file.deletingLastPathComponent().lastPathComponent]!
             #expect(out.stderr.contains("(\(format))"), "\(file.lastPathComponent) detected as \(format): \(out.stderr)")
-            Self.compare(try await Self.exported(db: db, folder: folder), with: try Self.oracle(file), file: file.lastPathComponent)
+            let stored = try await Self.exported(db: db, folder: folder, source: file.lastPathComponent)
+            Self.compare(stored, with: try Self.oracle(file), file: file.lastPathComponent)
         }
     }
 
@@ -143,7 +157,13 @@ struct StandardsFeedTests {
             <sit:validity><com:validityStatus>definedByValidityTimeSpec</com:validityStatus><com:validityTimeSpecification><com:overallStartTime>2026-11-26T06:00:00Z</com:overallStartTime><com:overallEndTime>2099-01-01T00:00:00Z</com:overallEndTime></com:validityTimeSpecification></sit:validity>
             <sit:impact><sit:delays><sit:delayTimeValue>900</sit:delayTimeValue></sit:delays></sit:impact><sit:unknownNationalExtension><sit:whatever>x</sit:whatever></sit:unknownNationalExtension>
             <sit:locationReference xsi:type="loc:LinearLocation"><loc:gmlLineString srsName="urn:ogc:def:crs:OGC:1.3:CRS84"><loc:posList>4.90 52.37 4.95 52.40 5.00 52.42</loc:posList></loc:gmlLineString></sit:locationReference>
-            <sit:roadOrCarriagewayOrLaneManagementType>roadClosed</sit:roadOrCarriagewayOrLaneManagementType></sit:situationRecord></sit:situation></d2:payload>
+            <sit:roadOrCarriagewayOrLaneManagementType>roadClosed</sit:roadOrCarriagewayOrLaneManagementType></sit:situationRecord></sit:situation>
+            <sit:situation id="S-openlr"><sit:situationRecord xsi:type="sit:AbnormalTraffic" id="o1" version="1"><sit:situationRecordVersionTime>2026-11-26T07:00:00Z</sit:situationRecordVersionTime>
+            <sit:validity><com:validityStatus>active</com:validityStatus><com:validityTimeSpecification><com:overallStartTime>2026-11-26T06:00:00Z</com:overallStartTime></com:validityTimeSpecification></sit:validity>
+            <sit:abnormalTrafficType>slowTraffic</sit:abnormalTrafficType><sit:locationReference xsi:type="loc:SingleRoadLinearLocation"><loc:openlrExtendedLinear><loc:firstDirection>
+            <loc:openlrLocationReferencePoint><loc:openlrCoordinates><loc:latitude>52.5</loc:latitude><loc:longitude>4.8</loc:longitude></loc:openlrCoordinates></loc:openlrLocationReferencePoint>
+            <loc:openlrLastLocationReferencePoint><loc:openlrCoordinates><loc:latitude>52.6</loc:latitude><loc:longitude>4.9</loc:longitude></loc:openlrCoordinates></loc:openlrLastLocationReferencePoint>
+            </loc:firstDirection></loc:openlrExtendedLinear></sit:locationReference></sit:situationRecord></sit:situation></d2:payload>
             """#
         // v3 JSON: elements as members, attributes with a G, values wrapped, types as prefixed members.
         let json = #"""
@@ -180,6 +200,9 @@ struct StandardsFeedTests {
                 #expect(s["delayMinutes"] as? String == "15")
                 #expect(s["probability"] as? String == "probable")
                 #expect(s["state"] as? String == "active")
+                let openlr = try #require(stored["S-openlr"])
+                #expect((openlr["coordinate"] as? [String: Double])?["latitude"] == 52.5 && openlr["category"] as? String == "slow traffic",
+                        "an OpenLR line starts at its first location reference point: \(openlr)")
                 continue
             }
             // The v2 publication in each wrapping: identical answers, and the oracle agrees on the plain ones.
