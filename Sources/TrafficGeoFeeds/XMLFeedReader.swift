@@ -40,8 +40,9 @@ struct XMLFeedReader: FeedReader {
 
     /// Refuses, before parsing, what no feed has any business with: entity declarations (in the
     /// DOCTYPE at the top; later ones stop the parse), an encoding trafficgeo does not read, and
-    /// bytes that are not the declared UTF-8.
-    static func checkDocument(_ input: FeedInput, format: FeedFormat) throws {
+    /// bytes that are not the declared UTF-8 (`wholeUTF8Check`: a pass over the whole file before
+    /// parsing, so that a feed with bad bytes is refused before anything of it is stored).
+    static func checkDocument(_ input: FeedInput, format: FeedFormat, wholeUTF8Check: Bool = true) throws {
         // Entity declarations sit in the DOCTYPE at the top: refuse them before parsing, with a
         // clear message (EntryCollector.entityDeclaration stops any later one).
         let head = try input.head(16384)
@@ -57,7 +58,7 @@ struct XMLFeedReader: FeedReader {
                                           + "(UTF-8, UTF-16, ISO-8859-1, ISO-8859-15 and Windows-1252 it does)",
                                       entriesRead: 0)
         }
-        if UTF8Validation.utf8Encodings.contains(encoding),
+        if wholeUTF8Check, UTF8Validation.utf8Encodings.contains(encoding),
            let problem = try UTF8Validation.firstProblem(in: input.makeStream) {
             throw FeedError.malformed(input.location, format: format,
                                       reason: "line \(problem.line) (byte \(problem.offset)): bytes that are not valid UTF-8, the document's encoding; "
