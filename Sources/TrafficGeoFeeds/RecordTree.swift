@@ -104,11 +104,10 @@ final class RecordTree {
         case is NSNull:
             return
         default:
-            let node = start(names.number(name))
+            start(names.number(name))
             if var s = LooseJSON.string(value) {
                 s.withUTF8 { appendText($0) }
             }
-            _ = node
             end()
         }
     }
@@ -304,7 +303,7 @@ final class RecordNames {
     }
 }
 
-/// Collects the subtrees of the elements named `recordName` from a streaming XML parse, handing
+/// Collects the subtrees of the elements named one of `recordNames` from a streaming XML parse, handing
 /// each finished one to `finished`, so memory holds one record (plus what `header` keeps).
 final class RecordTreeCollector: SAXHandler {
     let tree: RecordTree
@@ -319,7 +318,7 @@ final class RecordTreeCollector: SAXHandler {
     @exclusivity(unchecked) private var headerText: (name: Int32, bytes: [UInt8])?
     /// The root element's local name.
     private(set) var rootName: String?
-    /// Names of elements seen directly under the root and one more level (to say what a document is when it holds no records).
+    /// Records finished (those too large to read among them).
     private(set) var recordsSeen = 0
     var refusal: String?
     var refusalLine = 0
