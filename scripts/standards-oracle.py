@@ -200,10 +200,29 @@ def open511_category(kind, subtypes):
             "ROAD_CONDITION": "danger", "INCIDENT": "danger"}.get((kind or "").upper(), "other")
 
 
+def open511_time(text, zone):
+    """A schedule time: local to the jurisdiction, in the offset the event's own timestamps carry."""
+    if not text:
+        return None
+    t = text.strip().replace("Z", "+00:00")
+    try:
+        d = dt.datetime.fromisoformat(t)
+    except ValueError:
+        return None
+    if d.tzinfo is None:
+        d = d.replace(tzinfo=zone or dt.timezone.utc)
+    return d
+
+
 def open511_event(e):
+    stamp = parse_time(e.get("updated") or e.get("created"))
+    zone = None
+    if stamp is not None and ((e.get("updated") or e.get("created") or "").strip()[-1:] in ("Z", "z") or
+                              (e.get("updated") or e.get("created") or "")[-6:-5] in ("+", "-")):
+        zone = stamp.tzinfo
     intervals = e.get("schedule", {}).get("intervals", [])
-    starts = [parse_time(i.split("/")[0]) for i in intervals]
-    ends = [parse_time(i.split("/")[1]) if "/" in i and i.split("/")[1] else None for i in intervals]
+    starts = [open511_time(i.split("/")[0], zone) for i in intervals]
+    ends = [open511_time(i.split("/")[1], zone) if "/" in i and i.split("/")[1] else None for i in intervals]
     g = e.get("geography") or {}
     coords = g.get("coordinates")
     position = None
@@ -227,7 +246,7 @@ def open511(path, now):
             if local(ev.tag) != "event":
                 continue
             child = {local(c.tag): c for c in ev}
-            e = {k: (child[k].text or "").strip() for k in ("id", "status", "event_type") if k in child}
+            e = {k: (child[k].text or "").strip() for k in ("id", "status", "event_type", "updated", "created") if k in child}
             e["event_subtypes"] = [s.text.strip() for s in ev.iter() if local(s.tag) == "event_subtype" and s.text]
             e["schedule"] = {"intervals": [s.text.strip() for s in ev.iter() if local(s.tag) == "interval" and s.text]}
             for g in ev.iter():

@@ -118,7 +118,7 @@ public struct FeedIngestor: Sendable {
                 case let .incident(incident):
                     readable += 1
                     if let problem = incident.properties[Incident.positionProblemProperty] {
-                        warn("\(input.location): \(SkippedEntry(index: count + 1, entryID: incident.id, reason: "position ignored: \(problem)")); it is geocoded from its words instead")
+                        warn("\(input.location): \(SkippedEntry(index: count + 1, entryID: incident.id, reason: "position ignored: \(problem)")); it is kept, to be placed from its words")
                     }
                 }
                 try emit(event)

@@ -28,7 +28,8 @@ struct JSONArrayStreamer {
     }
 
     /// Calls `handle(key, elementBytes)` for every element; `key` is nil for a root array.
-    /// Returns the top-level scalar members it saw (such as `"type"`), as raw JSON text.
+    /// Returns the top-level members it saw: scalars (such as `"type"`) as raw JSON text, objects
+    /// and arrays as `{…}` and `[…]` (present, content not kept).
     @discardableResult
     func scan(_ stream: InputStream, handle: (String?, Data) throws -> Void) throws -> [String: String] {
         stream.open()
@@ -114,6 +115,8 @@ struct JSONArrayStreamer {
                         rootIsObject = c == 0x7B
                         if c == 0x5B && keys.contains("") { splitting = true; splitKey = nil; splitDepth = 1 }
                     } else if depth == 1 && rootIsObject && expectingValue {
+                        // An object or array member: noted as present (its content is not kept).
+                        if let key = lastKey { topLevelScalars[key] = c == 0x7B ? "{…}" : "[…]" }
                         if c == 0x5B, let key = lastKey, keys.contains(key) {
                             splitting = true; splitKey = key; splitDepth = 2
                         }

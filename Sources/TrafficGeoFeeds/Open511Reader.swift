@@ -13,17 +13,27 @@ struct Open511Reader: FeedReader {
         let firstByte = head.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
         if firstByte == UInt8(ascii: "<") { return try readXML(input, source: source, handle: handle) }
         let streamer = JSONArrayStreamer(keys: ["events"])
-        var index = 0
+        var index = 0, events = 0
+        let topLevel: [String: String]
         do {
-            try streamer.scan(try input.makeStream()) { _, data in
+            topLevel = try streamer.scan(try input.makeStream()) { _, data in
                 index += 1
                 guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
                     return try handle(.skipped(SkippedEntry(index: index, reason: "an event that is not a JSON object")))
                 }
-                try handle(Self.incident(Open511Event(json: object), source: source, index: index, line: nil))
+                let event = Self.incident(Open511Event(json: object), source: source, index: index, line: nil)
+                if case .incident = event { events += 1 }
+                try handle(event)
             }
         } catch let error as JSONArrayStreamer.ScanError {
             throw FeedError.malformed(input.location, format: .open511, reason: error.description, entriesRead: index)
+        }
+        // Not Open511 (`--format open511` on other JSON): no events array, or events none of which
+        // is one. Refused, so that a snapshot of it ends nothing; an empty `events` is a quiet page.
+        if topLevel["events"] == nil || (index > 0 && events == 0) {
+            throw FeedError.malformed(input.location, format: .open511,
+                                      reason: topLevel["events"] == nil ? "no events array (an Open511 answer is {\"events\": [...], ...})"
+                                          : "none of its \(index) events has an id", entriesRead: 0)
         }
     }
 
@@ -69,9 +79,13 @@ struct Open511Reader: FeedReader {
         if let status = event.status { details["status"] = status }
         if !stretch.isEmpty { details["roads"] = stretch.joined(separator: "; ") }
         // Validity: the schedule's intervals ("start/end", an open end allowed); recurring schedules are kept as text.
+        // Interval times are the jurisdiction's local time and usually carry no offset
+        // ("2012-04-16T09:05"): the offset the event's own timestamps carry is taken for them
+        // (UTC when those carry none either).
+        let zone = Open511Event.zone(of: event.updated ?? event.created)
         let intervals = event.intervals.map { interval -> (Date?, Date?) in
             let parts = interval.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).map { String($0).trimmed }
-            return (parts.first.flatMap { TimestampParser.parse($0) }, parts.count > 1 ? TimestampParser.parse(parts[1]) : nil)
+            return (parts.first.flatMap { Open511Event.time($0, zone: zone) }, parts.count > 1 ? Open511Event.time(parts[1], zone: zone) : nil)
         }
         if let start = intervals.compactMap(\.0).min() { details["valid_from"] = TimestampParser.format(start) }
         if !intervals.isEmpty, intervals.allSatisfy({ $0.1 != nil }), let end = intervals.compactMap(\.1).max() {
@@ -130,6 +144,23 @@ struct Open511Event {
     var intervals: [String] = []
     var recurring: String?
     var geography: Result<[Coordinate], PlacementProblem>? = nil
+
+    /// The UTC offset a timestamp ends with ("Z", "-07:00", "+0200"), if any.
+    static func zone(of timestamp: String?) -> String? {
+        guard let t = timestamp?.trimmed, let tIndex = t.firstIndex(where: { $0 == "T" || $0 == "t" }) else { return nil }
+        let time = t[t.index(after: tIndex)...]
+        if time.hasSuffix("Z") || time.hasSuffix("z") { return "Z" }
+        guard let sign = time.lastIndex(where: { $0 == "+" || $0 == "-" }) else { return nil }
+        let offset = String(time[sign...])
+        return offset.count == 6 || offset.count == 5 || offset.count == 3 ? offset : nil
+    }
+
+    /// A schedule time; one without an offset is read in `zone`.
+    static func time(_ text: String, zone: String?) -> Date? {
+        guard !text.isEmpty else { return nil }
+        if Self.zone(of: text) != nil || !text.contains("T") { return TimestampParser.parse(text) }
+        return TimestampParser.parse(text + (zone ?? "Z"))
+    }
 
     init(json e: [String: Any]) {
         func text(_ o: [String: Any], _ k: String) -> String? { LooseJSON.string(o[k])?.trimmed.nilIfEmpty }

@@ -11,14 +11,23 @@ import TrafficGeoSupport
 struct WZDxReader: FeedReader {
     func read(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
         let streamer = JSONArrayStreamer(keys: ["features"])
-        var index = 0
+        var index = 0, roadEvents = 0
+        let topLevel: [String: String]
         do {
-            try streamer.scan(try input.makeStream()) { _, data in
+            topLevel = try streamer.scan(try input.makeStream()) { _, data in
                 index += 1
-                try handle(Self.decode(data, source: source, index: index))
+                let event = Self.decode(data, source: source, index: index)
+                if case .incident = event { roadEvents += 1 }
+                try handle(event)
             }
         } catch let error as JSONArrayStreamer.ScanError {
             throw FeedError.malformed(input.location, format: .wzdx, reason: error.description, entriesRead: index)
+        }
+        // Not a WZDx feed at all (`--format wzdx` on other JSON): refused, so that a snapshot of it
+        // ends nothing. (Refused with no entries read: the store keeps none of what was handed over.)
+        if topLevel["feed_info"] == nil, topLevel["road_event_feed_info"] == nil, roadEvents == 0 {
+            throw FeedError.malformed(input.location, format: .wzdx,
+                                      reason: "no feed_info and no road events (WZDx features carry core_details, or v3's road_event_id)", entriesRead: 0)
         }
     }
 
@@ -58,7 +67,11 @@ struct WZDxReader: FeedReader {
         }
         if let impact = text(properties, "vehicle_impact") { details["vehicle_impact"] = impact }
         if let lanes = properties["lanes"] as? [[String: Any]] {
-            let closed = lanes.filter { (LooseJSON.string($0["status"]) ?? "").contains("closed") }.count
+            // Travel lanes only: a closed shoulder, sidewalk or bike lane restricts no lane of traffic.
+            let notTravel: Set<String> = ["shoulder", "sidewalk", "bike-lane", "parking", "median"]
+            let closed = lanes.filter {
+                (LooseJSON.string($0["status"]) ?? "").contains("closed") && !notTravel.contains(LooseJSON.string($0["type"]) ?? "general")
+            }.count
             if closed > 0 { details["lanes_restricted"] = String(closed) }
         }
         for key in ["beginning_cross_street", "ending_cross_street", "work_zone_type", "location_method", "event_status"] {

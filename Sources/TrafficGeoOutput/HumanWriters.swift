@@ -32,7 +32,9 @@ final class AnnotationCardWriter: ResultWriter {
         let label = [a.pinColor.rawValue, a.category, a.state == .active ? nil : a.state.rawValue].compactMap { $0 }.joined(separator: " · ")
         try sink.write("\(pin) \(color ? "\u{1B}[1m" + a.title + "\u{1B}[0m" : a.title)  [\(label)]\n")
         if let subtitle = a.subtitle {
-            let lines = width.map { Self.wrap(subtitle, width: max(20, $0 - 2), lines: Self.subtitleLines) } ?? [subtitle]
+            // Every line indented under the title (a summary of several comments has one line each).
+            let lines = width.map { Self.wrap(subtitle, width: max(20, $0 - 2), lines: Self.subtitleLines) }
+                ?? subtitle.split(whereSeparator: \.isNewline).map(String.init)
             for line in lines { try sink.write("  " + line + "\n") }
         }
         var facts: [String] = []
@@ -99,7 +101,7 @@ final class AnnotationCardWriter: ResultWriter {
     static func wrap(_ text: String, width: Int, lines: Int) -> [String] {
         var all: [String] = []
         var line = ""
-        for word in text.split(separator: " ") {
+        for word in text.split(whereSeparator: { $0 == " " || $0.isNewline }) {
             if line.isEmpty {
                 line = String(word)
             } else if line.count + 1 + word.count <= width {

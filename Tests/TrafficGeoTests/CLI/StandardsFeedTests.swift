@@ -379,6 +379,19 @@ struct StandardsFeedTests {
         let stored = try await Self.exported(db: db, folder: folder)
         #expect(stored["w1"]?["category"] as? String == "detour")
         #expect(stored["w1"]?["road"] as? String == "I-70")
+        // The wrong standard forced on JSON of the right kind is refused, and a snapshot of it
+        // ends nothing (it ended every incident of the source once).
+        for (format, file) in [("open511", wzdx), ("wzdx", try TestSupport.write(#"{"events":[{"id":"x","event_type":"INCIDENT"}]}"#, name: "w.json", in: folder)),
+                               ("wzdx", try TestSupport.write(#"{"foo":1}"#, name: "w.json", in: folder)),
+                               ("open511", try TestSupport.write(#"[{"a":1}]"#, name: "w.json", in: folder))] {
+            let forced = try await Self.cli(["ingest", "--db", db, "--snapshot", "--format", format, file.path], folder: folder)
+            #expect(forced.status == 65 && !forced.stderr.contains("ended"), "\(format): \(forced.stderr)")
+        }
+        #expect(try await Self.exported(db: db, folder: folder)["w1"]?["state"] as? String == "active")
+        // Closed shoulders are no restricted lanes.
+        let lanes = try TestSupport.write(#"{"feed_info":{"version":"4.2"},"type":"FeatureCollection","features":[{"type":"Feature","id":"l1","properties":{"core_details":{"event_type":"work-zone","road_names":["I-25"],"direction":"northbound"},"start_date":"2026-11-26T00:00:00Z","end_date":"2099-01-01T00:00:00Z","lanes":[{"order":1,"type":"general","status":"open"},{"order":2,"type":"general","status":"closed"},{"order":3,"type":"shoulder","status":"closed"}]},"geometry":{"type":"LineString","coordinates":[[-105.0,39.7],[-105.0,39.71]]}}]}"#, name: "lanes.json", in: folder)
+        _ = try await Self.cli(["ingest", "--db", db, lanes.path], folder: folder)
+        #expect(try await Self.exported(db: db, folder: folder)["l1"]?["lanesRestricted"] as? String == "1")
         // A broken situation is reported and skipped; the rest are kept.
         let broken = try TestSupport.write(Self.v2Header + #"<situation version="1"></situation><situation id="ok">"# + Self.v2Record(id: "k", type: "Accident", location: Self.point(50, 7)) + "</situation>" + Self.v2Footer, name: "broken.xml", in: folder)
         out = try await Self.cli(["ingest", "--db", db, broken.path], folder: folder)
