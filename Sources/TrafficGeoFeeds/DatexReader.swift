@@ -22,7 +22,7 @@ struct DatexReader: FeedReader {
         if firstByte == UInt8(ascii: "{") || firstByte == UInt8(ascii: "[") {
             return try readJSON(input, source: source, handle: handle)
         }
-        let names = RecordNames(known: DatexNames.known)
+        let names = RecordNames(known: [])
         let interpreter = DatexInterpreter(names: names, locationTable: locationTable)
         var index = 0
         let outcome = try XMLRecordReading.read(input, format: .datex2, names: names, recordNames: ["situation"],
@@ -62,7 +62,7 @@ struct DatexReader: FeedReader {
         } catch {
             throw FeedError.malformed(input.location, format: .datex2, reason: "not valid JSON (\(error.localizedDescription))", entriesRead: 0)
         }
-        let names = RecordNames(known: DatexNames.known)
+        let names = RecordNames(known: [])
         let interpreter = DatexInterpreter(names: names, locationTable: locationTable)
         let tree = RecordTree(names: names)
         var situations: [Any] = []
@@ -102,20 +102,8 @@ struct DatexReader: FeedReader {
     }
 }
 
-/// The element names the DATEX II interpreter reads (local names, any version).
+/// The root elements of DATEX II documents (local names, any version, SOAP).
 enum DatexNames {
-    static let known = [
-        "situation", "situationRecord", "overallSeverity", "severity", "probabilityOfOccurrence", "validity", "validityStatus",
-        "overallStartTime", "overallEndTime", "situationVersionTime", "situationRecordVersionTime", "situationRecordCreationTime",
-        "generalPublicComment", "comment", "value", "pointCoordinates", "latitude", "longitude", "locationForDisplay",
-        "coordinatesForDisplay", "linearCoordinatesStartPoint", "linearCoordinatesEndPoint", "posList", "from", "to", "roadNumber",
-        "roadName", "lifeCycleManagement", "cancel", "end", "delayTimeValue", "numberOfLanesRestricted", "tpegOtherPointDescriptorType",
-        "tpegDirection", "directionBoundOnLinearSection", "directionBound", "alertCDirectionCoded", "directionRelative",
-        "alertCLocationTableNumber", "alertCLocationCountryCode", "specificLocation", "offsetDistance",
-        "alertCMethod2PrimaryPointLocation", "alertCMethod2SecondaryPointLocation", "alertCMethod4PrimaryPointLocation",
-        "alertCMethod4SecondaryPointLocation", "alertCMethod4PrimaryPointLocation", "vehicleObstructionType", "abnormalTrafficType",
-        "roadOrCarriagewayOrLaneManagementType", "trafficConstrictionType", "publicationTime", "alertCLocationTableVersion",
-    ]
     static let roots: Set<String> = ["d2LogicalModel", "messageContainer", "payload", "Envelope", "Body", "payloadPublication", "situationPublication"]
 }
 
@@ -156,7 +144,7 @@ struct DatexInterpreter {
         let tpegDescriptorType, alertCTable, specificLocation, offsetDistance, trafficConstrictionType: Int32
         let m2Primary, m2Secondary, m4Primary, m4Secondary: Int32
         let directions: [Int32]
-        let causeType, vehicleObstructionType, abnormalTrafficType, laneManagementType: Int32
+        let causeType, vehicleObstructionType, abnormalTrafficType, laneManagementType, alertCDirectionCoded: Int32
         let subtypes: [Int32]
 
         init(_ names: RecordNames) {
@@ -179,7 +167,7 @@ struct DatexInterpreter {
             m4Primary = k("alertCMethod4PrimaryPointLocation"); m4Secondary = k("alertCMethod4SecondaryPointLocation")
             directions = ["directionBoundOnLinearSection", "directionBound", "tpegDirection", "alertCDirectionCoded", "directionRelative"].map(k)
             causeType = k("causeType"); vehicleObstructionType = k("vehicleObstructionType"); abnormalTrafficType = k("abnormalTrafficType")
-            laneManagementType = k("roadOrCarriagewayOrLaneManagementType")
+            laneManagementType = k("roadOrCarriagewayOrLaneManagementType"); alertCDirectionCoded = k("alertCDirectionCoded")
             subtypes = DatexInterpreter.subtypeElements.map(k)
         }
     }
@@ -384,7 +372,7 @@ struct DatexInterpreter {
         let secondary = point(n.m4Secondary) ?? point(n.m2Secondary)
         if primary == nil, let code = tree.firstText(n.specificLocation, in: node).flatMap({ Int($0) }) { primary = (code, nil) }
         guard let primary else { return nil }
-        let direction = tree.firstText(n.directions[3], in: node)
+        let direction = tree.firstText(n.alertCDirectionCoded, in: node)
         return AlertCReference(table: table, primary: primary.0, primaryOffset: primary.1, secondary: secondary?.0,
                                secondaryOffset: secondary?.1, direction: direction)
     }
