@@ -175,13 +175,15 @@ public final class PostGISIncidentStore: IncidentStore {
                                            skippedIDs: Set(summary.skipped.compactMap(\.entryID)), now: now)
                 }
             }
-            // Incidents the feed itself says are over (`Incident.endedAt`) that have not ended yet.
-            for told in endedByFeed {
+            // Incidents the feed itself says are over (`Incident.endedAt`) that have not ended yet:
+            // one statement per source (a feed that lists thousands of ended situations on every
+            // read is thousands of rows, not round trips).
+            for (told, list) in Dictionary(grouping: endedByFeed, by: \.source) {
                 let rows = try connection.rows("""
-                    UPDATE incidents SET ended = \(told.at.timeIntervalSince1970.rounded(.down))
-                    WHERE source_id = (SELECT id FROM sources WHERE name = \(PostgresText.storable(told.source)))
-                      AND external_id = \(PostgresText.storable(told.id)) AND ended IS NULL
-                    RETURNING id
+                    UPDATE incidents i SET ended = told.at
+                    FROM unnest(\(list.map { PostgresText.storable($0.id) })::text[], \(list.map { $0.at.timeIntervalSince1970.rounded(.down) })::float8[]) AS told(eid, at)
+                    WHERE i.source_id = (SELECT id FROM sources WHERE name = \(PostgresText.storable(told))) AND i.external_id = told.eid AND i.ended IS NULL
+                    RETURNING i.id
                     """, logger: logger)
                 for row in rows { ended.append(try row.decode(Int64.self)) }
             }
