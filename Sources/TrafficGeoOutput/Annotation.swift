@@ -28,7 +28,7 @@ public struct Annotation: Sendable, Equatable, Encodable {
     public var precision: String?
     /// 0…1 for geocoded positions: how sure the geocoder is (docs/geocoding.md, "Confidence").
     public var confidence: Double?
-    /// When its source stopped listing it (a snapshot ended it).
+    /// When it ended: its source stopped listing it (a snapshot), or the feed said it is over.
     public var ended: String?
     /// Whether it is still on when the answer is written: queries without `--active-at` answer
     /// with incidents that are over too, and every format says which those are.
@@ -37,7 +37,7 @@ public struct Annotation: Sendable, Equatable, Encodable {
     /// types, direction, delay, lanes: `Incident.detailProperties`), where the feed gave it.
     public var details: [String: String]
 
-    /// "active", "expired" (its expiry time has passed) or "ended" (its source no longer lists it).
+    /// "active", "expired" (its expiry time has passed) or "ended" (its source no longer lists it, or says it is over).
     public enum IncidentState: String, Sendable, Equatable, Encodable {
         case active, expired, ended
 

@@ -6,7 +6,8 @@ public enum ChangeKind: String, Sendable, CaseIterable, Codable {
     case new
     /// Its fields changed (also: a geocoder found its position, or it reappeared after it ended).
     case updated
-    /// A snapshot of its source no longer listed it: kept with an `ended` time.
+    /// A snapshot of its source no longer listed it, or the feed said it is over
+    /// (`Incident.endedAt`): kept with an `ended` time.
     case ended
     /// Deleted from the store (`prune`).
     case removed
