@@ -7,7 +7,9 @@ import TrafficGeoProjection
 /// ingest FILE|URL` through the command line (scripts/test runs this suite on the release binary
 /// too), every incident compared with an independent reading of the same file
 /// (scripts/standards-oracle.py, Python's own XML and JSON parsers).
-@Suite("Official feeds: DATEX II, WZDx, Open511", .enabled(if: TestSupport.cliExecutable != nil, "the trafficgeo executable was not built beside the tests"))
+/// One test at a time: each runs dozens of processes, and beside the rest of the suite that load
+/// made timing tests elsewhere (the geocoder's rate limit) see late arrivals.
+@Suite("Official feeds: DATEX II, WZDx, Open511", .serialized, .enabled(if: TestSupport.cliExecutable != nil, "the trafficgeo executable was not built beside the tests"))
 struct StandardsFeedTests {
     static func cli(_ arguments: [String], folder: URL) async throws -> (status: Int32, stdout: String, stderr: String) {
         var environment = ProcessInfo.processInfo.environment

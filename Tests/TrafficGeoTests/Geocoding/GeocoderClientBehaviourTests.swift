@@ -145,18 +145,18 @@ struct GeocoderClientBehaviourTests {
         }
         let arrivals = server.requests.map(\.arrival).sorted()
         #expect(arrivals.count == 11)
-        let span = Self.seconds(arrivals.last! - arrivals.first!)
-        let perSecond = Double(arrivals.count - 1) / span
-        #expect(perSecond <= 5.3, "the server saw \(perSecond) requests/s")
-        // No burst: any k+1 consecutive arrivals span at least k−1 intervals of 0.2 s. (Not every
-        // gap ≥ 0.2 s: the server notes an arrival when its thread gets to it, and on a loaded
-        // machine one late note (0.19 s, seen in CI) makes the next gap short, though the client
-        // kept its pace. A limiter that let three or four of the concurrent requests go together
-        // fails this; the rate above catches one that sends too many in all.)
-        for k in 2..<arrivals.count {
+        // No burst: any k+1 consecutive arrivals span at least k intervals of 0.2 s, less 0.4 s.
+        // The limiter gives each request a slot 0.2 s after the one before and sends it at its
+        // slot or later: a request sent late (its task woke late on a loaded machine; 0.1–0.3 s
+        // seen in CI beside the other suites) is followed closely by the next, whose slot is
+        // fixed, though the rate holds. So gaps are not all ≥ 0.2 s, but the k-th request after
+        // any other is no earlier than k slots after that one's slot. A limiter that let four of
+        // the concurrent requests go together fails this, and so does one that sends much more than
+        // 5 a second in all (the widest window: 11 requests in no less than 1.6 s).
+        for k in 3..<arrivals.count {
             for i in 0..<(arrivals.count - k) {
                 let span = Self.seconds(arrivals[i + k] - arrivals[i])
-                #expect(span >= Double(k - 1) * 0.2 - 0.01, "\(k + 1) requests arrived within \(span) s")
+                #expect(span >= Double(k) * 0.2 - 0.4, "\(k + 1) requests arrived within \(span) s")
             }
         }
     }
