@@ -20,20 +20,10 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import time
+
+from ingest_scaling import run_measured  # wall time and peak RSS (KiB) of one command, from wait4
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def run_measured(cmd):
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    _, status, usage = os.wait4(proc.pid, 0)
-    wall = time.perf_counter() - start
-    err = proc.stderr.read().decode()
-    if status != 0:
-        sys.exit(f"failed: {' '.join(cmd)}\n{err}")
-    return wall, usage.ru_maxrss / 1024  # MiB
 
 
 def spread(values):
@@ -64,7 +54,7 @@ def main():
             db = os.path.join(work, f"r{r}.sqlite")
             wall, rss = run_measured([a.binary, "ingest", "-q", "--no-geocode", "--db", db, feed])
             ingest.append(wall)
-            memory.append(rss)
+            memory.append(rss / 1024)  # MiB
             for suffix in ["", "-wal", "-shm"]:
                 if os.path.exists(db + suffix):
                     os.remove(db + suffix)

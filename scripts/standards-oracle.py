@@ -22,7 +22,8 @@ def local(tag):
     return tag.rsplit("}", 1)[-1].split(":")[-1]
 
 
-def parse_time(text):
+def parse_time(text, zone=None):
+    """An ISO 8601 time; one without an offset is read in `zone` (UTC when none)."""
     if not text:
         return None
     t = text.strip().replace("Z", "+00:00")
@@ -31,7 +32,7 @@ def parse_time(text):
     except ValueError:
         return None
     if d.tzinfo is None:
-        d = d.replace(tzinfo=dt.timezone.utc)
+        d = d.replace(tzinfo=zone or dt.timezone.utc)
     return d
 
 
@@ -200,20 +201,6 @@ def open511_category(kind, subtypes):
             "ROAD_CONDITION": "danger", "INCIDENT": "danger"}.get((kind or "").upper(), "other")
 
 
-def open511_time(text, zone):
-    """A schedule time: local to the jurisdiction, in the offset the event's own timestamps carry."""
-    if not text:
-        return None
-    t = text.strip().replace("Z", "+00:00")
-    try:
-        d = dt.datetime.fromisoformat(t)
-    except ValueError:
-        return None
-    if d.tzinfo is None:
-        d = d.replace(tzinfo=zone or dt.timezone.utc)
-    return d
-
-
 def open511_event(e):
     stamp = parse_time(e.get("updated") or e.get("created"))
     zone = None
@@ -221,8 +208,9 @@ def open511_event(e):
                               (e.get("updated") or e.get("created") or "")[-6:-5] in ("+", "-")):
         zone = stamp.tzinfo
     intervals = e.get("schedule", {}).get("intervals", [])
-    starts = [open511_time(i.split("/")[0], zone) for i in intervals]
-    ends = [open511_time(i.split("/")[1], zone) if "/" in i and i.split("/")[1] else None for i in intervals]
+    # Schedule times are local to the jurisdiction: read in the offset of the event's own timestamps.
+    starts = [parse_time(i.split("/")[0], zone) for i in intervals]
+    ends = [parse_time(i.split("/")[1], zone) if "/" in i and i.split("/")[1] else None for i in intervals]
     g = e.get("geography") or {}
     coords = g.get("coordinates")
     position = None

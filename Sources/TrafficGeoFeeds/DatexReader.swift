@@ -17,9 +17,7 @@ struct DatexReader: FeedReader {
     var locationTable: AlertCLocationTable?
 
     func read(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
-        let head = try input.head(4096)
-        let firstByte = head.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
-        if firstByte == UInt8(ascii: "{") || firstByte == UInt8(ascii: "[") {
+        if FeedFormat.contentFamily(try input.head(4096)) == "JSON" {
             return try readJSON(input, source: source, handle: handle)
         }
         let names = RecordNames(known: [])

@@ -9,9 +9,7 @@ import TrafficGeoSupport
 /// axis order of their CRS, longitude first when none is named).
 struct Open511Reader: FeedReader {
     func read(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
-        let head = try input.head(4096)
-        let firstByte = head.first { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }
-        if firstByte == UInt8(ascii: "<") { return try readXML(input, source: source, handle: handle) }
+        if FeedFormat.contentFamily(try input.head(4096)) == "XML" { return try readXML(input, source: source, handle: handle) }
         let streamer = JSONArrayStreamer(keys: ["events"])
         var index = 0, events = 0
         let topLevel: [String: String]

@@ -320,8 +320,7 @@ final class RecordTreeCollector: SAXHandler {
     private(set) var rootName: String?
     /// Records finished (those too large to read among them).
     private(set) var recordsSeen = 0
-    var refusal: String?
-    var refusalLine = 0
+    var refusal = SAXRefusal()
     static let maxDepth = 128
     /// A record bigger than this is broken or hostile, not a traffic message.
     static let maxRecordNodes = 200_000
@@ -343,7 +342,7 @@ final class RecordTreeCollector: SAXHandler {
     func startElement(_ parser: SAXParser, tag: Int, namespaceURI: SAXName?, qualifiedName: String, attributes: SAXAttributes) {
         depth += 1
         if depth == 1 { rootName = tree.names.string(Int32(tag)) }
-        if depth > Self.maxDepth { return refuse(parser, "elements nested more than \(Self.maxDepth) deep") }
+        if depth > Self.maxDepth { return refusal.refuse(parser, "elements nested more than \(Self.maxDepth) deep") }
         let name = Int32(tag)
         if recordDepth == nil {
             if recordNames.contains(name) {
@@ -404,13 +403,6 @@ final class RecordTreeCollector: SAXHandler {
     }
 
     func entityDeclaration(_ parser: SAXParser, name: String, external: Bool) {
-        refuse(parser, "the document declares the \(external ? "external " : "")XML entity '\(name.prefix(40))'; feeds must not declare entities (refused)")
-    }
-
-    private func refuse(_ parser: SAXParser, _ reason: String) {
-        guard refusal == nil else { return }
-        refusal = reason
-        refusalLine = parser.lineNumber
-        parser.abort()
+        refusal.refuseEntity(parser, name: name, external: external)
     }
 }

@@ -234,3 +234,28 @@ struct SAXAttributes {
         }
     }
 }
+
+/// Why a SAX handler stopped reading on purpose (hostile or absurd input) and on which line: the
+/// first reason counts. Shared by the Atom/RSS reader and the standards' record reader, which
+/// refuse the same things in the same words.
+struct SAXRefusal {
+    private(set) var reason: String?
+    private(set) var line = 0
+
+    /// Notes the reason (unless one was noted before) and stops the parser.
+    mutating func refuse(_ parser: SAXParser, _ reason: String) {
+        guard self.reason == nil else { return }
+        self.reason = reason
+        line = parser.lineNumber
+        parser.abort()
+    }
+
+    /// A feed has no business declaring entities: internal ones are how expansion bombs work,
+    /// external ones how XXE reads files or URLs.
+    mutating func refuseEntity(_ parser: SAXParser, name: String, external: Bool) {
+        refuse(parser, "the document declares the \(external ? "external " : "")XML entity '\(name.prefix(40))'; feeds must not declare entities (refused)")
+    }
+
+    /// "line N: reason", for the reader's error.
+    var message: String? { reason.map { "line \(line): \($0)" } }
+}

@@ -20,8 +20,8 @@ struct XMLFeedReader: FeedReader {
             let ok = parser.parse(stream)
             delegate.handle = nil
             if let error = delegate.handlerError { throw error }
-            if let refusal = delegate.refusal {
-                throw FeedError.malformed(input.location, format: format, reason: "line \(delegate.refusalLine): \(refusal)",
+            if let refusal = delegate.refusal.message {
+                throw FeedError.malformed(input.location, format: format, reason: refusal,
                                           entriesRead: delegate.entriesSeen)
             }
             if !ok || delegate.entriesSeen == 0 && !delegate.sawRoot {
@@ -111,8 +111,7 @@ private final class EntryCollector: SAXHandler {
     @exclusivity(unchecked) private var depth = 0
     var openElements: Int { depth }
     /// Why reading stopped on purpose (hostile or absurd input), if it did.
-    var refusal: String?
-    var refusalLine = 0
+    var refusal = SAXRefusal()
     /// Feeds nest a few levels deep; thousands of levels only serve to exhaust the reader.
     static let maxDepth = 64
     /// One entry's text; a bigger title or summary is an attack or a broken server, not news.
@@ -158,7 +157,7 @@ private final class EntryCollector: SAXHandler {
         let element = Element(rawValue: tag) ?? .other
         depth += 1
         if depth == 1 { sawRoot = true }
-        if depth > Self.maxDepth { return refuse(parser, "elements nested more than \(Self.maxDepth) deep") }
+        if depth > Self.maxDepth { return refusal.refuse(parser, "elements nested more than \(Self.maxDepth) deep") }
         if entryDepth == nil {
             if element == entryElement {
                 entryDepth = depth
@@ -207,7 +206,7 @@ private final class EntryCollector: SAXHandler {
     func characters(_ parser: SAXParser, _ bytes: UnsafeBufferPointer<UInt8>) {
         guard child != nil else { return }
         textBytes.append(contentsOf: bytes)
-        if textBytes.count > Self.maxEntryTextBytes { refuse(parser, "an element holds more than \(Self.maxEntryTextBytes >> 20) MiB of text") }
+        if textBytes.count > Self.maxEntryTextBytes { refusal.refuse(parser, "an element holds more than \(Self.maxEntryTextBytes >> 20) MiB of text") }
     }
 
     func endElement(_ parser: SAXParser, tag: Int, namespaceURI: SAXName?) {
@@ -258,14 +257,7 @@ private final class EntryCollector: SAXHandler {
     // before parsing; this catches later ones. libxml2 never loads external entities here, and
     // stops expansion loops and amplification itself.)
     func entityDeclaration(_ parser: SAXParser, name: String, external: Bool) {
-        refuse(parser, "the document declares the \(external ? "external " : "")XML entity '\(name.prefix(40))'; feeds must not declare entities (refused)")
-    }
-
-    private func refuse(_ parser: SAXParser, _ reason: String) {
-        guard refusal == nil else { return }
-        refusal = reason
-        refusalLine = parser.lineNumber
-        parser.abort()
+        refusal.refuseEntity(parser, name: name, external: external)
     }
 
     private func finishEntry(_ parser: SAXParser) {

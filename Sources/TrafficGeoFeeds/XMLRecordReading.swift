@@ -37,8 +37,8 @@ enum XMLRecordReading {
             let ok = parser.parse(stream)
             collector.finished = { _, _ in false }
             if let handlerError { throw handlerError }
-            if let refusal = collector.refusal {
-                throw FeedError.malformed(input.location, format: format, reason: "line \(collector.refusalLine): \(refusal)",
+            if let refusal = collector.refusal.message {
+                throw FeedError.malformed(input.location, format: format, reason: refusal,
                                           entriesRead: collector.recordsSeen)
             }
             if !ok {

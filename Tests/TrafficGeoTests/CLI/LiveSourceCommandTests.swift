@@ -8,12 +8,7 @@ import Testing
 @Suite("Live sources on the command line", .enabled(if: TestSupport.cliExecutable != nil, "the trafficgeo executable was not built beside the tests"))
 struct LiveSourceCommandTests {
     static func cli(_ arguments: [String], folder: URL) async throws -> (status: Int32, stdout: String, stderr: String) {
-        var environment = ProcessInfo.processInfo.environment
-        environment["NO_COLOR"] = "1"
-        environment["TRAFFICGEO_DB"] = nil
-        environment["XDG_CACHE_HOME"] = folder.appendingPathComponent("cache").path
-        environment["XDG_STATE_HOME"] = folder.appendingPathComponent("state").path
-        return try await TestSupport.runOnThread(TestSupport.cliExecutable!.path, arguments, environment: environment)
+        try await TestSupport.runCLI(arguments, folder: folder)
     }
 
     /// `count` warnings along a road near Köln, in the API's shapes (coordinates as strings).

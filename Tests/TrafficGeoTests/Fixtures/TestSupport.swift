@@ -88,6 +88,17 @@ enum TestSupport {
         process.waitUntilExit()
     }
 
+    /// The trafficgeo under test (`cliExecutable`) as a user in `folder` runs it: no colour, no
+    /// `$TRAFFICGEO_DB`, caches and state inside the folder; on a thread of its own (`runOnThread`).
+    static func runCLI(_ arguments: [String], folder: URL) async throws -> (status: Int32, stdout: String, stderr: String) {
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        environment["TRAFFICGEO_DB"] = nil
+        environment["XDG_CACHE_HOME"] = folder.appendingPathComponent("cache").path
+        environment["XDG_STATE_HOME"] = folder.appendingPathComponent("state").path
+        return try await runOnThread(cliExecutable!.path, arguments, environment: environment)
+    }
+
     /// `run` on a thread of its own, for async tests that serve in-process: waiting for a child
     /// on one of Swift's cooperative threads (one per core) can starve the server it talks to.
     static func runOnThread(_ executable: String, _ arguments: [String],
