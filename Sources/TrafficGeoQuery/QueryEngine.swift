@@ -4,11 +4,6 @@ import TrafficGeoProjection
 import TrafficGeoStore
 import TrafficGeoSupport
 
-/// How results are ordered; ties are broken by store id, so output is stable.
-public enum QuerySort: String, Sendable, CaseIterable {
-    case distance, updated, expires, title
-}
-
 /// Answers nearest, within-radius and bounding-box queries with exact WGS84 distances, from any
 /// store (`IncidentStore`: the search itself is the store's, each with its own index), and sorts
 /// answers. It returns values; formatting is the output stage's job.
@@ -72,7 +67,12 @@ public final class QueryEngine: Sendable {
     /// crosses the antimeridian.
     public func inBoundingBox(west: Double, south: Double, east: Double, north: Double,
                               filter: IncidentFilter = IncidentFilter(), handle: (QueryResult) throws -> Void) throws {
-        try store.inBoundingBox(LonLatBox(west: west, south: south, east: east, north: north), filter: filter, handle: handle)
+        try inBoundingBox(LonLatBox(west: west, south: south, east: east, north: north), filter: filter, handle: handle)
+    }
+
+    /// Incidents inside `box` (edges included), in store order.
+    public func inBoundingBox(_ box: LonLatBox, filter: IncidentFilter = IncidentFilter(), handle: (QueryResult) throws -> Void) throws {
+        try store.inBoundingBox(box, filter: filter, handle: handle)
     }
 
     /// Every incident matching `filter` (located or not), in store order; for export.

@@ -3,6 +3,7 @@ import Foundation
 import TrafficGeo
 import TrafficGeoOutput
 import TrafficGeoStore
+import TrafficGeoSupport
 
 struct ChangesCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -36,7 +37,7 @@ struct ChangesCommand: AsyncParsableCommand {
         if let since, let sequence = Int64(since), sequence < 0 {
             throw ValidationError("--since \(since): sequence numbers start at 1 (0 for everything kept).")
         }
-        if let since, Int64(since) == nil, TimeArgument.parse(since) == nil {
+        if let since, Int64(since) == nil, TimeExpression.parse(since) == nil {
             throw ValidationError("--since '\(since)' is neither a sequence number nor a time ('-1h', 'today', ISO 8601).")
         }
         if let limit, limit <= 0 { throw ValidationError("--limit must be positive.") }
@@ -50,7 +51,7 @@ struct ChangesCommand: AsyncParsableCommand {
             if let since {
                 if let sequence = Int64(since) {
                     after = sequence
-                } else if let time = TimeArgument.parse(since) {
+                } else if let time = TimeExpression.parse(since) {
                     after = try store.firstChange(atOrAfter: time).map { $0 - 1 } ?? store.changeFeedBounds().latest
                 }
             }
@@ -67,7 +68,7 @@ struct ChangesCommand: AsyncParsableCommand {
             if after + 1 < bounds.first && !global.quiet {
                 Terminal.printError("trafficgeo: warning: events \(after + 1) … \(bounds.first - 1) are no longer kept; starting at \(bounds.first)")
             }
-            let filter = filters.filter
+            let filter = try filters.filter()
             let sink = TextSink()
             var printed = 0
             var last = after

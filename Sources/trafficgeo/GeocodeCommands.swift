@@ -151,7 +151,7 @@ struct ReverseCommand: AsyncParsableCommand {
         try await TrafficGeoExit.run {
             let service = try geocoding.makeService(cache: nil)
             let limit = try DistanceArgument.validated(maxDistance, option: "--max-distance")
-            let a = try await service.reverse(location.resolvedCoordinate(quiet: global.quiet))
+            let a = try await service.reverse(location.coordinate())
             let known = a.displayName != nil || a.locality != nil
             let tooFar = a.distanceMeters.map { $0 > limit } ?? false
             if json {

@@ -81,14 +81,14 @@ struct PruneCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard expired || ended else { throw ValidationError("Say what to prune: --expired, --ended, or both.") }
-        if let before, TimeArgument.parse(before) == nil { throw ValidationError("--before '\(before)' is not a time.") }
+        if let before, TimeExpression.parse(before) == nil { throw ValidationError("--before '\(before)' is not a time.") }
     }
 
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
             let store = try global.openStore()
-            let date = before.flatMap { TimeArgument.parse($0) } ?? Date()
+            let date = before.flatMap { TimeExpression.parse($0) } ?? Date()
             if expired {
                 let count = try store.pruneExpired(before: date)
                 if !global.quiet { Terminal.printError("trafficgeo: pruned \(count) expired incidents") }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import TrafficGeo
 import TrafficGeoOutput
+import TrafficGeoProjection
 import TrafficGeoQuery
 import TrafficGeoStore
 
@@ -41,15 +42,15 @@ struct NearCommand: AsyncParsableCommand {
             let engine = QueryEngine(store: try global.openStore(readOnly: true))
             let max = try maxDistance.map { try DistanceArgument.validated($0, option: "--max-distance") }
             if batch.queries != nil {
-                let filter = query.filter
+                let filter = try query.filter()
                 try engine.session { session in
                     try batch.run(output: query.output) { try session.nearestNeighbours(to: $0, limit: limit, maxDistance: max, filter: filter) }
                 }
                 return
             }
-            let center = try await place.resolve(quiet: global.quiet) ?? location.resolvedCoordinate(quiet: global.quiet)
-            var results = try engine.nearest(to: center, limit: limit, maxDistance: max, filter: query.filter)
-            if let sort = query.sort { results = QueryEngine.sort(results, by: sort) }
+            let center = try await place.resolve(quiet: global.quiet) ?? location.coordinate()
+            var results = try engine.nearest(to: center, limit: limit, maxDistance: max, filter: try query.filter())
+            if let sort = try query.sortOrder() { results = QueryEngine.sort(results, by: sort) }
             try query.write(quiet: global.quiet) { emit in try results.forEach(emit) }
         }
     }
@@ -74,7 +75,7 @@ struct WithinCommand: AsyncParsableCommand {
         guard [location.isGiven, batch.queries != nil, place.place != nil].filter({ $0 }).count == 1 else {
             throw ValidationError("Give a place name, --lat and --lon, or --queries FILE (one of them).")
         }
-        _ = try DistanceArgument.validated(radius, option: "--radius")
+        _ = try CommandLineQuery.distance(.radius, radius)
         try batch.check(format: query.format)
     }
 
@@ -82,22 +83,22 @@ struct WithinCommand: AsyncParsableCommand {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
             let engine = QueryEngine(store: try global.openStore(readOnly: true))
-            let metres = try DistanceArgument.validated(radius, option: "--radius")
+            let metres = try CommandLineQuery.distance(.radius, radius)
             if batch.queries != nil {
-                let filter = query.filter
+                let filter = try query.filter()
                 try engine.session { session in
                     try batch.run(output: query.output) { try session.withinNeighbours(radius: metres, of: $0, filter: filter) }
                 }
                 return
             }
-            let center = try await place.resolve(quiet: global.quiet) ?? location.resolvedCoordinate(quiet: global.quiet)
-            let results = try engine.within(radius: metres, of: center, filter: query.filter)
-            let sorted = query.sort.map { QueryEngine.sort(results, by: $0) } ?? results
+            let center = try await place.resolve(quiet: global.quiet) ?? location.coordinate()
+            let results = try engine.within(radius: metres, of: center, filter: try query.filter())
+            let sorted = try query.sortOrder().map { QueryEngine.sort(results, by: $0) } ?? results
             try query.write(quiet: global.quiet) { emit in try sorted.forEach(emit) }
             if sorted.isEmpty && !global.quiet {
                 // An empty circle says how far the nearest match is, so a radius that was too
                 // small is seen at once.
-                let nearest = try engine.nearest(to: center, limit: 1, filter: query.filter).first?.distance
+                let nearest = try engine.nearest(to: center, limit: 1, filter: try query.filter()).first?.distance
                 Terminal.printError("trafficgeo: nothing within \(Annotation.formatDistance(metres)); "
                     + (nearest.map { "the nearest match is \(Annotation.formatDistance($0)) away" } ?? "no incident matches at any distance"))
             }
@@ -111,30 +112,43 @@ struct BoundingBoxCommand: AsyncParsableCommand {
         abstract: "Every incident inside a longitude/latitude box (west > east crosses the antimeridian).")
 
     @OptionGroup var global: GlobalOptions
-    @Option(parsing: .unconditional, help: ArgumentHelp("Western edge, longitude -180 … 180.", valueName: "degrees")) var west: Double
-    @Option(parsing: .unconditional, help: ArgumentHelp("Southern edge, latitude -90 … 90.", valueName: "degrees")) var south: Double
-    @Option(parsing: .unconditional, help: ArgumentHelp("Eastern edge, longitude -180 … 180 (less than --west: the box crosses the antimeridian).", valueName: "degrees")) var east: Double
-    @Option(parsing: .unconditional, help: ArgumentHelp("Northern edge, latitude -90 … 90.", valueName: "degrees")) var north: Double
+    @Option(parsing: .unconditional, help: ArgumentHelp("Western edge, longitude -180 … 180.", valueName: "degrees")) var west: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Southern edge, latitude -90 … 90.", valueName: "degrees")) var south: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Eastern edge, longitude -180 … 180 (less than --west: the box crosses the antimeridian).", valueName: "degrees")) var east: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Northern edge, latitude -90 … 90.", valueName: "degrees")) var north: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp("The box in one: west,south,east,north (as serve's bbox and a watches file's), instead of the four edges.", valueName: "w,s,e,n")) var bbox: String?
     @OptionGroup var query: QueryOptions
 
-    func validate() throws {
-        for (name, v, limit) in [("--west", west, 180.0), ("--east", east, 180), ("--south", south, 90), ("--north", north, 90)] {
-            guard v.isFinite, abs(v) <= limit else { throw ValidationError("\(name) \(v) is outside -\(Int(limit)) … \(Int(limit)).") }
+    func validate() throws { _ = try box() }
+
+    /// The box, read by the query model (`QueryText.box`) from --bbox or the four edges.
+    func box() throws -> LonLatBox {
+        let edges = [west, south, east, north]
+        if let bbox {
+            guard edges.allSatisfy({ $0 == nil }) else { throw ValidationError("Give --bbox or the four edges, not both.") }
+            return try CommandLineQuery.read { () throws(QueryTextError) in try QueryText.box(bbox) }
         }
-        guard south <= north else { throw ValidationError("--south \(south) is north of --north \(north): swap them.") }
+        guard let west, let south, let east, let north else {
+            throw ValidationError("Give --west, --south, --east and --north (or --bbox west,south,east,north).")
+        }
+        let text = "\(west),\(south),\(east),\(north)"
+        do throws(QueryTextError) { return try QueryText.box(text) } catch {
+            throw ValidationError("--west,--south,--east,--north '\(text)' \(error.problem).")
+        }
     }
 
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
             let engine = QueryEngine(store: try global.openStore(readOnly: true))
-            if let sort = query.sort {
+            let box = try box(), filter = try query.filter()
+            if let sort = try query.sortOrder() {
                 var results: [QueryResult] = []
-                try engine.inBoundingBox(west: west, south: south, east: east, north: north, filter: query.filter) { results.append($0) }
+                try engine.inBoundingBox(box, filter: filter) { results.append($0) }
                 try query.write(quiet: global.quiet) { emit in try QueryEngine.sort(results, by: sort).forEach(emit) }
             } else {
                 try query.write(quiet: global.quiet) { emit in
-                    try engine.inBoundingBox(west: west, south: south, east: east, north: north, filter: query.filter, handle: emit)
+                    try engine.inBoundingBox(box, filter: filter, handle: emit)
                 }
             }
         }
@@ -160,7 +174,7 @@ struct ExportCommand: AsyncParsableCommand {
             if options.format == nil { options.format = options.output.flatMap(OutputFormat.forFile) ?? .geojson }
             let engine = QueryEngine(store: try global.openStore(readOnly: true))
             try options.write(quiet: global.quiet) { emit in
-                try engine.all(filter: query.filter, locatedOnly: !includeUnlocated, handle: emit)
+                try engine.all(filter: query.filter(), locatedOnly: !includeUnlocated, handle: emit)
             }
         }
     }

@@ -9,40 +9,59 @@ import TrafficGeoRoadTitles
 import TrafficGeoStore
 import TrafficGeoSupport
 
-/// A query location given as --lat/--lon, checked before any work starts.
+/// A query location given as --lat/--lon, read by the query model (`QueryText.center`): the
+/// same numbers, ranges and words as `serve`'s lat/lon and a watches file's.
 struct LocationOptions: ParsableArguments {
     // `.unconditional`: the value may start with a minus (--lon -0.12, west of Greenwich), which
     // the parser would otherwise take for an option.
     @Option(parsing: .unconditional, help: ArgumentHelp("Latitude in degrees, -90 … 90 (WGS84).", valueName: "degrees"))
-    var lat: Double?
+    var lat: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Longitude in degrees, -180 … 180 (WGS84). Values outside are wrapped into that range.", valueName: "degrees"))
-    var lon: Double?
+    @Option(parsing: .unconditional, help: ArgumentHelp("Longitude in degrees, -180 … 180 (WGS84).", valueName: "degrees"))
+    var lon: String?
 
-    func validate() throws {
-        guard (lat == nil) == (lon == nil) else { throw ValidationError("Give both --lat and --lon.") }
-        guard let lat, let lon else { return }
-        guard lat.isFinite, lon.isFinite else { throw ValidationError("--lat and --lon must be finite numbers.") }
-        guard (-90...90).contains(lat) else { throw ValidationError("--lat \(lat) is outside -90 … 90.") }
+    func validate() throws { _ = try coordinateIfGiven() }
+
+    var isGiven: Bool { lat != nil || lon != nil }
+
+    func add(to text: inout QueryText) {
+        text.add(.lat, lat)
+        text.add(.lon, lon)
     }
 
-    var isGiven: Bool { lat != nil }
+    /// The position, or nil when neither --lat nor --lon is given.
+    func coordinateIfGiven() throws -> Coordinate? {
+        var text = QueryText()
+        add(to: &text)
+        return try CommandLineQuery.read { () throws(QueryTextError) in try text.center() }
+    }
 
-    /// The coordinate, saying on stderr when the longitude was wrapped.
-    func resolvedCoordinate(quiet: Bool) -> Coordinate {
-        let c = coordinate
-        if c.longitude != lon && !quiet {
-            Terminal.printError("trafficgeo: note: longitude \(lon ?? 0) is outside -180 … 180; using \(c.longitude)")
-        }
+    /// The position (the command has checked that one is given).
+    func coordinate() throws -> Coordinate {
+        guard let c = try coordinateIfGiven() else { throw ValidationError("Give --lat and --lon.") }
         return c
     }
+}
 
-    /// The coordinate; a longitude outside ±180 is wrapped (190 → -170), as a map that was panned around the world gives it.
-    var coordinate: Coordinate {
-        var longitude = (lon ?? 0).truncatingRemainder(dividingBy: 360)
-        if longitude > 180 { longitude -= 360 }
-        if longitude < -180 { longitude += 360 }
-        return Coordinate(latitude: lat ?? 0, longitude: longitude)
+/// The query model's refusals (`QueryTextError`) as the command line's usage errors (exit 64),
+/// naming the options as they are typed.
+enum CommandLineQuery {
+    static func read<T>(_ body: () throws(QueryTextError) -> T) throws -> T {
+        do throws(QueryTextError) { return try body() } catch { throw ValidationError(error.message(on: .commandLine) + ".") }
+    }
+
+    /// The area of a standing question (`QueryText.area`).
+    static func area(_ text: QueryText, routeLine: (String) throws -> [Coordinate]) throws -> QueryArea? {
+        do { return try text.area(routeLine: routeLine) } catch let error as QueryTextError {
+            throw ValidationError(error.message(on: .commandLine) + ".")
+        }
+    }
+
+    /// A distance option that is one of the model's fields (--radius, --buffer).
+    static func distance(_ field: QueryField, _ value: String) throws -> Double {
+        var text = QueryText()
+        text.add(field, value)
+        return try read { () throws(QueryTextError) in try text.distance(field) ?? 0 }
     }
 }
 
@@ -133,21 +152,23 @@ struct FilterOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents updated before TIME ('now', ISO 8601, or -2h / -3d ago).", valueName: "time"))
     var until: String?
 
-    func validate() throws {
-        for (name, value) in [("--since", since), ("--until", until)] {
-            if let value, TimeArgument.parse(value) == nil { throw ContentFilterOptions.notATime(name, value) }
-        }
+    func validate() throws { _ = try filter() }
+
+    func add(to text: inout QueryText) {
+        content.add(to: &text)
+        text.add(.since, since)
+        text.add(.until, until)
     }
 
-    var filter: IncidentFilter {
-        var filter = content.filter
-        filter.since = since.flatMap { TimeArgument.parse($0) }
-        filter.until = until.flatMap { TimeArgument.parse($0) }
-        return filter
+    func filter(now: Date = Date()) throws -> IncidentFilter {
+        var text = QueryText()
+        add(to: &text)
+        return try CommandLineQuery.read { () throws(QueryTextError) in try text.filter(now: now) }
     }
 }
 
-/// Conditions on what an incident is: active, road, category, words, placement.
+/// Conditions on what an incident is: active, road, category, words, placement. Read by the
+/// query model (`QueryText.filter`), as `serve`'s parameters and a watches file's keys are.
 struct ContentFilterOptions: ParsableArguments {
     @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents active at TIME (updated ≤ TIME < expires, not ended): 'now' or an ISO 8601 time.", valueName: "time"))
     var activeAt: String?
@@ -162,65 +183,26 @@ struct ContentFilterOptions: ParsableArguments {
     var search: String?
 
     @Option(name: .customLong("min-confidence"), help: ArgumentHelp("Only incidents placed at least this surely, 0 … 1 (geocoded ones; positions a feed gave always pass).", valueName: "c"))
-    var minConfidence: Double?
+    var minConfidence: String?
 
     @Option(help: ArgumentHelp("Only geocoded incidents of these precisions (comma-separated: \(GeocodePrecision.allCases.map(\.rawValue).joined(separator: ", "))); positions a feed gave always pass.", valueName: "list"))
     var precision: String?
 
-    func validate() throws {
-        if let activeAt, TimeArgument.parse(activeAt) == nil { throw Self.notATime("--active-at", activeAt) }
-        _ = try Self.categories(category)
-        if let minConfidence, !(0...1).contains(minConfidence) {
-            throw ValidationError("--min-confidence \(minConfidence) is outside 0 … 1 (0.5 keeps incidents placed at least half surely).")
-        }
-        if let precision { _ = try Self.precisions(precision) }
-        _ = try Self.roads(road)
-        if let search {
-            let words = TextFolding.fold(search).split(separator: " ").count
-            guard words <= IncidentFilter.maxWords, search.utf8.count <= IncidentFilter.maxSearchBytes else {
-                throw ValidationError("--search has \(words) words (\(search.utf8.count) bytes): at most \(IncidentFilter.maxWords) words and \(IncidentFilter.maxSearchBytes) bytes.")
-            }
-        }
+    func validate() throws { _ = try filter() }
+
+    func add(to text: inout QueryText) {
+        text.add(.activeAt, activeAt)
+        text.add(.road, road)
+        text.add(.category, category)
+        text.add(.search, search)
+        text.add(.minConfidence, minConfidence)
+        text.add(.precision, precision)
     }
 
-    static func notATime(_ name: String, _ value: String) -> ValidationError {
-        ValidationError("\(name) '\(value)' is not a time: \(TimeExpression.accepted).")
-    }
-
-    /// Each `--road`, split at commas, normalised.
-    static func roads(_ options: [String]) throws -> [String] {
-        try options.flatMap { $0.split(separator: ",") }.map { item in
-            guard let road = RoadReference.normalize(String(item)) else {
-                throw ValidationError("--road '\(item)' is not a road reference such as A4, B54 or L123.")
-            }
-            return road
-        }
-    }
-
-    static func categories(_ options: [String]) throws -> [IncidentCategory] {
-        try options.flatMap { $0.split(separator: ",") }.map { item in
-            guard let c = IncidentCategory(loose: String(item)) else {
-                throw ValidationError("--category '\(item)' is not one of: \(IncidentCategory.allCases.map(\.rawValue).joined(separator: ", ")).")
-            }
-            return c
-        }
-    }
-
-    static func precisions(_ list: String) throws -> [GeocodePrecision] {
-        try list.split(separator: ",").map { item in
-            guard let p = GeocodePrecision(rawValue: item.trimmingCharacters(in: .whitespaces).lowercased()) else {
-                throw ValidationError("--precision '\(item)' is not one of: \(GeocodePrecision.allCases.map(\.rawValue).joined(separator: ", ")).")
-            }
-            return p
-        }
-    }
-
-    var filter: IncidentFilter {
-        var filter = IncidentFilter(activeAt: activeAt.flatMap { TimeArgument.parse($0) }, roads: (try? Self.roads(road)) ?? [],
-                                    categories: (try? Self.categories(category)) ?? [], search: search)
-        filter.minConfidence = minConfidence
-        filter.precisions = (try? precision.map(Self.precisions)) ?? []
-        return filter
+    func filter(now: Date = Date()) throws -> IncidentFilter {
+        var text = QueryText()
+        add(to: &text)
+        return try CommandLineQuery.read { () throws(QueryTextError) in try text.filter(now: now) }
     }
 }
 
@@ -228,8 +210,15 @@ struct ContentFilterOptions: ParsableArguments {
 struct QueryOptions: ParsableArguments {
     @OptionGroup var filters: FilterOptions
 
-    @Option(help: "Order of results; ties keep a stable order.")
-    var sort: QuerySort?
+    @Option(help: ArgumentHelp("Order of results (\(QuerySort.allCases.map(\.rawValue).joined(separator: ", "))); ties keep a stable order.", valueName: "key"))
+    var sort: String?
+
+    /// `--sort`, read by the query model as `serve`'s sortby is.
+    func sortOrder() throws -> QuerySort? {
+        var text = QueryText()
+        text.add(.sort, sort)
+        return try CommandLineQuery.read { () throws(QueryTextError) in try text.sort() }
+    }
 
     @Option(name: .shortAndLong, help: "Output format (default: from -o's extension — .geojson, .json, .csv, .geojsons, .txt — else annotations on a terminal, json otherwise; export: geojson).")
     var format: OutputFormat?
@@ -246,9 +235,10 @@ struct QueryOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Write CSV and GeoPackage positions in this CRS (any PROJ definition: EPSG:25832, EPSG:31467, a PROJ string, WKT); columns named for its axes. GeoJSON stays WGS84 (RFC 7946).", valueName: "crs"))
     var crs: String?
 
-    var filter: IncidentFilter { filters.filter }
+    func filter() throws -> IncidentFilter { try filters.filter() }
 
     func validate() throws {
+        _ = try sortOrder()
         if format == nil, let output, OutputFormat.forFile(output) == nil {
             let suffix = (output as NSString).pathExtension
             if !suffix.isEmpty {
@@ -323,7 +313,7 @@ struct QueryOptions: ParsableArguments {
             }
             // The answer holds incidents that are over (their state says so in every format):
             // say how to leave them out, so that nobody takes them for today's traffic.
-            if over > 0, filters.filter.activeAt == nil {
+            if over > 0, filters.content.activeAt == nil {
                 Terminal.printError("trafficgeo: note: \(over) of \(count) incidents have expired or ended (state in the output); --active-at now leaves them out")
             }
         }
@@ -331,16 +321,10 @@ struct QueryOptions: ParsableArguments {
     }
 }
 
-extension QuerySort: ExpressibleByArgument {}
 extension GeometryChoice: ExpressibleByArgument {}
 extension OutputFormat: ExpressibleByArgument {
     /// Any case: `--format GeoJSON` is `geojson`.
     public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
-}
-
-/// Times on the command line: `TimeExpression` (the same as `serve`'s query parameters).
-enum TimeArgument {
-    static func parse(_ text: String, now: Date = Date()) -> Date? { TimeExpression.parse(text, now: now) }
 }
 
 /// Distances on the command line: `DistanceExpression` (`25km`, `500m`, `3mi`; the unit is required).

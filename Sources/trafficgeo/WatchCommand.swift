@@ -36,8 +36,8 @@ struct WatchCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Area") var location: LocationOptions
 
-    @Option(help: ArgumentHelp("With --lat/--lon: how far around (25km, 500m, 3mi).", valueName: "distance"))
-    var radius = "25km"
+    @Option(help: ArgumentHelp("With --lat/--lon: how far around (25km, 500m, 3mi; default 25km).", valueName: "distance"))
+    var radius: String?
 
     @Option(parsing: .unconditional, help: ArgumentHelp("A box instead: west,south,east,north in degrees (west > east crosses the antimeridian).", valueName: "w,s,e,n"))
     var bbox: String?
@@ -45,8 +45,8 @@ struct WatchCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("A corridor instead: a GeoJSON LineString (file) you drive along.", valueName: "file"))
     var route: String?
 
-    @Option(help: ArgumentHelp("With --route: how far from the route (2km).", valueName: "distance"))
-    var buffer = "2km"
+    @Option(help: ArgumentHelp("With --route: how far from the route (default 2km).", valueName: "distance"))
+    var buffer: String?
 
     @Option(help: "The watch's name in its events.")
     var name = "watch"
@@ -93,9 +93,12 @@ struct WatchCommand: AsyncParsableCommand {
             throw ValidationError(areas == 0 ? "Say where to watch: --lat/--lon (with --radius), --bbox, --route, or --watches FILE."
                                              : "Give one of --lat/--lon, --bbox, --route and --watches.")
         }
-        _ = try DistanceArgument.validated(radius, option: "--radius")
-        _ = try DistanceArgument.validated(buffer, option: "--buffer")
-        if let bbox { _ = try Self.box(bbox) }
+        if watches == nil {
+            // The area's text as the query model reads it; the route file is read when the watch starts.
+            var text = areaText
+            text.add(.route, route)
+            _ = try CommandLineQuery.area(text) { _ in [] }
+        }
         if let every {
             guard try DurationArgument.validated(every, option: "--every") >= 0.1 else { throw ValidationError("--every must be at least 100ms.") }
         }
@@ -106,32 +109,24 @@ struct WatchCommand: AsyncParsableCommand {
         if let ntfy, NtfyDelivery(url: ntfy) == nil { throw ValidationError("--ntfy '\(ntfy)' names no topic: use https://ntfy.sh/TOPIC.") }
     }
 
-    static func box(_ text: String) throws -> LonLatBox {
-        guard let box = box(text.split(separator: ",").map { Double($0.trimmingCharacters(in: .whitespaces)) }) else {
-            throw ValidationError("--bbox '\(text)' is not west,south,east,north in degrees (south ≤ north).")
-        }
-        return box
+    /// The area options as the query model's text (the route is added where it is read).
+    private var areaText: QueryText {
+        var text = QueryText()
+        location.add(to: &text)
+        text.add(.radius, radius)
+        text.add(.bbox, bbox)
+        text.add(.buffer, buffer)
+        return text
     }
 
-    /// West, south, east, north in degrees (`--bbox`, a watches file's `bbox`); nil unless four
-    /// numbers in range with south ≤ north.
-    static func box(_ v: [Double?]) -> LonLatBox? {
-        guard v.count == 4, let w = v[0], let s = v[1], let e = v[2], let n = v[3],
-              abs(w) <= 180, abs(e) <= 180, abs(s) <= 90, abs(n) <= 90, s <= n else { return nil }
-        return LonLatBox(west: w, south: s, east: e, north: n)
-    }
-
+    /// The watch of the command line's options, or the watches file's.
     func standingQueries() throws -> [StandingQuery] {
         if let watches { return try WatchDefinitions.read(path: watches) }
-        let area: WatchArea
-        if location.isGiven {
-            area = .circle(center: location.resolvedCoordinate(quiet: global.quiet), radius: DistanceArgument.parse(radius)!)
-        } else if let bbox {
-            area = .box(try Self.box(bbox))
-        } else {
-            area = .corridor(route: try RouteFile.read(path: route!), buffer: DistanceArgument.parse(buffer)!)
-        }
-        return [StandingQuery(name: name, area: area, filter: filters.filter)]
+        var text = areaText
+        filters.add(to: &text)
+        text.add(.route, route)
+        guard let area = try CommandLineQuery.area(text, routeLine: RouteLine.read(path:)) else { throw ValidationError("Say where to watch.") }
+        return [StandingQuery(name: name, area: area, filter: try CommandLineQuery.read { () throws(QueryTextError) in try text.filter() })]
     }
 
     /// The default state file: one per database and set of queries.
@@ -155,6 +150,12 @@ struct WatchCommand: AsyncParsableCommand {
             let queries: [StandingQuery]
             do { queries = try standingQueries() } catch let problem as WatchDefinitions.Problem {
                 Terminal.printError("trafficgeo: error: \(problem)")
+                throw ExitCode.validationFailure
+            } catch let problem as RouteLine.Problem {
+                Terminal.printError("trafficgeo: error: \(problem)")
+                throw ExitCode.validationFailure
+            } catch let problem as ValidationError {
+                Terminal.printError("trafficgeo: error: \(problem.message)")
                 throw ExitCode.validationFailure
             }
             // Following another process's ingests needs its database; reading sources makes one.

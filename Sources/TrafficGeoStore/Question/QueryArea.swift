@@ -1,10 +1,10 @@
 import Foundation
 import TrafficGeoModel
 import TrafficGeoProjection
-import TrafficGeoStore
 
-/// Where a standing query looks: a circle, a box, or a corridor along a route.
-public enum WatchArea: Sendable, Equatable {
+/// Where a question looks: a circle, a box, or a corridor along a route (a standing query
+/// of `trafficgeo watch`, a watches file's entry).
+public enum QueryArea: Sendable, Equatable {
     /// Within `radius` metres (WGS84 geodesic, boundary included) of `center`.
     case circle(center: Coordinate, radius: Double)
     /// Inside the box, edges included (`west > east` crosses the antimeridian).
@@ -18,7 +18,7 @@ public enum WatchArea: Sendable, Equatable {
     }
 
     /// A box holding the whole corridor (the route's, widened by the buffer), for a quick test.
-    var corridorBounds: LonLatBox? {
+    package var corridorBounds: LonLatBox? {
         guard case let .corridor(route, buffer) = self, !route.isEmpty else { return nil }
         let south = route.map(\.latitude).min()!, north = route.map(\.latitude).max()!
         let dLat = buffer / 111_000 * 1.01 + 0.001
@@ -32,7 +32,7 @@ public enum WatchArea: Sendable, Equatable {
     /// The shortest distance from `point` to the polyline, in metres: each segment in a local
     /// plane around the point (equirectangular, the Earth's mean radius), exact enough for
     /// corridors of a few kilometres (under 0.5 % off for segments of 100 km).
-    static func distance(from point: Coordinate, toRoute route: [Coordinate]) -> Double {
+    package static func distance(from point: Coordinate, toRoute route: [Coordinate]) -> Double {
         let r = 6_371_008.8, rad = Double.pi / 180
         let k = cos(point.latitude * rad)
         func local(_ c: Coordinate) -> (Double, Double) {
@@ -54,7 +54,7 @@ public enum WatchArea: Sendable, Equatable {
     }
 
     /// Where the store can look for what is inside: a circle around the area (nil: a box query).
-    var searchCircle: (center: Coordinate, radius: Double)? {
+    package var searchCircle: (center: Coordinate, radius: Double)? {
         switch self {
         case let .circle(center, radius): return (center, radius)
         case .box, .corridor: return nil
@@ -62,7 +62,7 @@ public enum WatchArea: Sendable, Equatable {
     }
 
     /// The box the store searches for a box or a corridor.
-    var searchBox: LonLatBox? {
+    package var searchBox: LonLatBox? {
         switch self {
         case .circle: return nil
         case let .box(box): return box
@@ -74,19 +74,19 @@ public enum WatchArea: Sendable, Equatable {
 /// An area with what its tests reuse worked out once (the circle's centre as a geocentric
 /// point, the corridor's bounds): a country-wide ingest tests every changed incident against
 /// every standing query.
-struct PreparedArea {
-    let area: WatchArea
+package struct PreparedArea {
+    package let area: QueryArea
     private let center: GeocentricPoint?
     private let bounds: LonLatBox?
 
-    init(_ area: WatchArea) {
+    package init(_ area: QueryArea) {
         self.area = area
         if case let .circle(c, _) = area { center = GeocentricPoint(c) } else { center = nil }
         bounds = area.corridorBounds
     }
 
     /// `point` and its geocentric position `p`.
-    func locate(_ point: Coordinate, _ p: GeocentricPoint) -> (inside: Bool, distance: Double?) {
+    package func locate(_ point: Coordinate, _ p: GeocentricPoint) -> (inside: Bool, distance: Double?) {
         switch area {
         case let .circle(c, radius):
             // The chord is never longer than the geodesic: farther by chord is outside (the
@@ -98,21 +98,8 @@ struct PreparedArea {
             return (box.contains(point), nil)
         case let .corridor(route, buffer):
             guard let bounds, bounds.contains(point) else { return (false, nil) }
-            let d = WatchArea.distance(from: point, toRoute: route)
+            let d = QueryArea.distance(from: point, toRoute: route)
             return (d <= buffer, d)
         }
-    }
-}
-
-/// A standing query: an area and filters, under a name that events carry.
-public struct StandingQuery: Sendable, Equatable {
-    public var name: String
-    public var area: WatchArea
-    public var filter: IncidentFilter
-
-    public init(name: String, area: WatchArea, filter: IncidentFilter) {
-        self.name = name
-        self.area = area
-        self.filter = filter
     }
 }

@@ -1,0 +1,87 @@
+/// One condition or piece of a question, under the name each surface gives it: the command
+/// line's option, `serve`'s query parameter, a watches file's key. The model reads every field's
+/// text with one parser (`QueryText`), so the same text means the same thing on all three, and
+/// the same mistake gets the same explanation (`QueryTextError`) with only the name spelt the
+/// surface's way.
+///
+/// A new filter is a case here, a line in `QueryText.filter`, its test in
+/// `IncidentFilter.matches` and its clause in each store's translation (`IncidentFilter+SQL`,
+/// `+PostgreSQL`); the command line, `serve` and the watches file pick it up from `allCases`.
+public enum QueryField: String, Sendable, CaseIterable, Hashable {
+    // Where.
+    case lat, lon, radius, bbox, route, buffer
+    // What: the filter.
+    case activeAt, since, until, road, category, search, source, minConfidence, precision
+    // How the answer is ordered.
+    case sort
+
+    /// The fields that make up an `IncidentFilter`.
+    public static let filterFields: [QueryField] = [.activeAt, .since, .until, .road, .category, .search, .source, .minConfidence, .precision]
+
+    /// Fields that take a list (repeated, or a comma list): any of the values matches.
+    public var isList: Bool { self == .road || self == .category || self == .precision }
+
+    /// How each surface spells a field.
+    public enum Surface: Sendable {
+        /// `--active-at`.
+        case commandLine
+        /// `active-at=` (the OGC API's `q` for words, `sortby` for the order).
+        case parameter
+        /// `"active_at"`.
+        case watchesFile
+    }
+
+    /// The field's name on `surface`.
+    public func name(on surface: Surface) -> String {
+        switch surface {
+        case .commandLine: return "--" + kebab
+        case .parameter:
+            switch self {
+            case .search: return "q"
+            case .sort: return "sortby"
+            default: return kebab
+            }
+        case .watchesFile: return kebab.replacingOccurrences(of: "-", with: "_")
+        }
+    }
+
+    private var kebab: String {
+        switch self {
+        case .activeAt: return "active-at"
+        case .minConfidence: return "min-confidence"
+        default: return rawValue
+        }
+    }
+
+    /// The field on `surface` named `name`, if it is one.
+    public init?(name: String, on surface: Surface) {
+        guard let field = Self.allCases.first(where: { $0.name(on: surface) == name }) else { return nil }
+        self = field
+    }
+}
+
+/// Text a question could not take: which field, the text given, and what is wrong with it in
+/// words that hold on every surface ("is not a time: use 'now', …"). Each surface names the
+/// field its own way (`message(on:)`); the rest is the same everywhere.
+public struct QueryTextError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var field: QueryField
+    /// The text as given; nil when the problem is a missing or extra field.
+    public var text: String?
+    /// What is wrong and what to give instead, without the field's name.
+    public var problem: String
+
+    public init(_ field: QueryField, _ text: String?, _ problem: String) {
+        self.field = field
+        self.text = text
+        self.problem = problem
+    }
+
+    /// `--since 'banana' is not a time: …` on the command line, `since 'banana' …` elsewhere.
+    public func message(on surface: QueryField.Surface) -> String {
+        let name = field.name(on: surface)
+        guard let text else { return "\(name) \(problem)" }
+        return "\(name) '\(text)' \(problem)"
+    }
+
+    public var description: String { message(on: .parameter) }
+}

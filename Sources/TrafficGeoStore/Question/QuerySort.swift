@@ -1,0 +1,4 @@
+/// How results are ordered; ties are broken by store id, so output is stable.
+public enum QuerySort: String, Sendable, CaseIterable {
+    case distance, updated, expires, title
+}
