@@ -176,13 +176,12 @@ public struct QueryText: Sendable, Equatable {
         guard given <= 1 else {
             throw QueryTextError(box != nil ? .bbox : .route, nil, "cannot be combined with another area: give a centre (latitude and longitude), a box or a route")
         }
+        if given == 0, !has(.radius), !has(.buffer) { return nil }
         if has(.radius), center == nil { throw QueryTextError(.radius, nil, "needs a centre: give latitude and longitude too") }
         if has(.buffer), !has(.route) { throw QueryTextError(.buffer, nil, "needs a route: the line to keep within the buffer of") }
         if let center { return .circle(center: center, radius: try distance(.radius) ?? defaultRadius) }
         if let box { return .box(box) }
-        if let route = try single(.route) {
-            return .corridor(route: try routeLine(route), buffer: try distance(.buffer) ?? defaultBuffer)
-        }
-        return nil
+        let route = try single(.route) ?? ""
+        return .corridor(route: try routeLine(route), buffer: try distance(.buffer) ?? defaultBuffer)
     }
 }

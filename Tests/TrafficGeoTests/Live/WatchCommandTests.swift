@@ -88,7 +88,7 @@ struct WatchCommandTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let file = try TestSupport.write("[{\"name\": \"x\", \"radius\": \"5km\"}]", name: "w.json", in: folder)
         let bad = try cli(["watch", "--once", "--watches", file.path, "--db", folder.appendingPathComponent("db").path])
-        #expect(bad.status == 64 && bad.stderr.contains("watch 'x': give lat and lon"), Comment(rawValue: bad.stderr))
+        #expect(bad.status == 64 && bad.stderr.contains("watch 'x': radius needs a centre"), Comment(rawValue: bad.stderr))
         let ntfy = try cli(["watch", "--once", "--lat", "50", "--lon", "7", "--ntfy", "https://ntfy.sh/"])
         #expect(ntfy.status == 64 && ntfy.stderr.contains("names no topic"), Comment(rawValue: ntfy.stderr))
     }
