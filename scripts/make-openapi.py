@@ -25,11 +25,13 @@ P={
  "category": param("category",{"type":"string"},"Only incidents of these categories (comma-separated): wrong-way driver, accident, closure, obstacle, danger, roadworks, queue, slow traffic, standstill, weather, detour, restriction, event, other; German names such as Unfall or Baustelle too."),
  "q": param("q",{"type":"string"},"Only incidents whose title, summary or road contain every word (case, accents and umlauts folded: Koeln finds Köln)."),
  "active-at": param("active-at",{"type":"string"},"Only incidents active at this time: 'now', 'today', an ISO 8601 time, or relative such as -2h."),
+ "since": param("since",{"type":"string"},"Only incidents updated at or after this time: 'now', 'today', an ISO 8601 time, or relative such as -2h (as `--since` on the command line). Not with a datetime interval."),
+ "until": param("until",{"type":"string"},"Only incidents updated before this time: 'now', 'today', an ISO 8601 time, or relative such as -2h (as `--until`). Not with a datetime interval."),
  "min-confidence": param("min-confidence",{"type":"number","minimum":0,"maximum":1},"Only incidents placed at least this surely (geocoded ones; positions a feed gave always pass)."),
  "precision": param("precision",{"type":"string"},"Only geocoded incidents of these precisions (comma-separated: junction, address, town, road, none); positions a feed gave always pass."),
  "sortby": param("sortby",{"type":"string","pattern":"^\\+?(distance|updated|expires|title)$"},"Order: distance (needs lat/lon; the default with them), updated (newest first), expires (soonest first), title. Ties keep the store order."),
 }
-items_params=[P[k] for k in ["bbox","datetime","limit","offset","lat","lon","radius","nearest","road","category","q","active-at","min-confidence","precision","sortby","f"]]
+items_params=[P[k] for k in ["bbox","datetime","limit","offset","lat","lon","radius","nearest","road","category","q","active-at","since","until","min-confidence","precision","sortby","f"]]
 events_params=[P[k] for k in ["bbox","lat","lon","radius","road","category","q","min-confidence","precision"]]+[
  {"name":"Last-Event-ID","in":"header","required":False,"description":"Resume after this event (the id of the last event received): the events recorded since are sent first.","schema":{"type":"string","pattern":"^[0-9]+$"}}]
 def ok(ctype_schemas, desc):

@@ -99,7 +99,7 @@ extension PostGISIncidentStore {
             var touched = Set<[String]>()
             let observer = PostgresText.storable(observer)
             if replacing {
-                let pattern = Self.likePattern(observer) + "#%"
+                let pattern = LikePattern.escape(observer) + "#%"
                 let old = try connection.rows("""
                     DELETE FROM junction_observations WHERE observer = \(observer) OR observer LIKE \(pattern) ESCAPE '\\' RETURNING road, name_key
                     """, logger: logger)
@@ -121,9 +121,29 @@ extension PostGISIncidentStore {
         }
     }
 
-    /// `text` with LIKE's wildcards escaped (escape character `\`).
-    private static func likePattern(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
+    /// A source merge's junction observations (`SourceMergePlan`): the losers' go, the rest are
+    /// filed under the new name; the junctions whose support changed are re-aggregated.
+    func applyObservers(_ connection: PostgresConnection, _ plan: SourceMergePlan) throws {
+        var touched = Set<[String]>()
+        if !plan.droppedObservers.isEmpty {
+            for row in try connection.rows("""
+                DELETE FROM junction_observations WHERE observer = ANY(\(plan.droppedObservers)) RETURNING road, name_key
+                """, logger: logger) {
+                let (road, key) = try row.decode((String, String).self)
+                touched.insert([road, key])
+            }
+        }
+        if !plan.renamedObservers.isEmpty {
+            try connection.run("""
+                UPDATE junction_observations o SET observer = t.new FROM unnest(\(plan.renamedObservers.map(\.from))::text[], \(plan.renamedObservers.map(\.to))::text[]) AS t(old, new)
+                WHERE o.observer = t.old
+                """, logger: logger)
+        }
+        guard !touched.isEmpty else { return }
+        try connection.run("""
+            DELETE FROM junctions j WHERE NOT EXISTS (SELECT 1 FROM junction_observations o WHERE o.road = j.road AND o.name_key = j.name_key)
+            """, logger: logger)
+        try refreshJunctions(connection, touched)
     }
 
     /// Re-aggregates the junctions with these (road, key) pairs from their observations.

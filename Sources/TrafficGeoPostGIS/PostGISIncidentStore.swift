@@ -233,25 +233,38 @@ public final class PostGISIncidentStore: IncidentStore {
     }
 
     /// Makes the sources an older version filed this feed under part of `source` (`FormerSourceNames`).
+    /// Makes the sources an older version filed this feed under part of `source`: renamed, or
+    /// merged into it by `SourceMergePlan` (the rule the SQLite store follows too).
     private func adopt(_ connection: PostgresConnection, _ former: FormerSourceNames, into source: String) throws {
         let candidates = former.given.map { ($0, false) } + former.migrated.map { ($0, true) }
         for (name, onlyIfMigrated) in candidates where name != source {
             guard let row = try connection.rows("SELECT id, renamed_from FROM sources WHERE name = \(name)", logger: logger).first else { continue }
             let (id, renamedFrom) = try row.decode((Int64, String?).self)
             if onlyIfMigrated, renamedFrom == nil { continue }
-            guard let existing = try connection.rows("SELECT id FROM sources WHERE name = \(source)", logger: logger).first?.decode(Int64.self) else {
-                try connection.run("UPDATE sources SET name = \(source), renamed_from = NULL WHERE id = \(id)", logger: logger)
-                continue
+            let existing = try connection.rows("SELECT id FROM sources WHERE name = \(source)", logger: logger).first?.decode(Int64.self)
+            let moving = try connection.rows("SELECT id, external_id, last_changed FROM incidents WHERE source_id = \(id)", logger: logger).map { row in
+                let (storeID, externalID, changed) = try row.decode((Int64, String, Double).self)
+                return SourceMergePlan.Copy(storeID: storeID, externalID: externalID, changed: changed)
             }
-            // Merge: of two copies of one incident, the one changed last stays (on a tie, the one already there).
-            let losers = try connection.rows("""
-                SELECT CASE WHEN o.last_changed > n.last_changed THEN n.id ELSE o.id END
-                FROM incidents o JOIN incidents n ON n.source_id = \(existing) AND n.external_id = o.external_id
-                WHERE o.source_id = \(id)
-                """, logger: logger).map { try $0.decode(Int64.self) }
-            if !losers.isEmpty { try connection.run("DELETE FROM incidents WHERE id = ANY(\(losers))", logger: logger) }
-            try connection.run("UPDATE incidents SET source_id = \(existing) WHERE source_id = \(id)", logger: logger)
-            try connection.run("DELETE FROM sources WHERE id = \(id)", logger: logger)
+            var twins: [String: SourceMergePlan.Copy] = [:]
+            if let existing {
+                for row in try connection.rows("""
+                    SELECT n.id, n.external_id, n.last_changed FROM incidents n JOIN incidents o ON o.external_id = n.external_id
+                    WHERE n.source_id = \(existing) AND o.source_id = \(id)
+                    """, logger: logger) {
+                    let (storeID, externalID, changed) = try row.decode((Int64, String, Double).self)
+                    twins[externalID] = SourceMergePlan.Copy(storeID: storeID, externalID: externalID, changed: changed)
+                }
+            }
+            let plan = SourceMergePlan(oldName: name, newName: source, moving: moving, twins: twins)
+            try applyObservers(connection, plan)
+            if !plan.losers.isEmpty { try connection.run("DELETE FROM incidents WHERE id = ANY(\(plan.losers))", logger: logger) }
+            if let existing {
+                try connection.run("UPDATE incidents SET source_id = \(existing) WHERE source_id = \(id)", logger: logger)
+                try connection.run("DELETE FROM sources WHERE id = \(id)", logger: logger)
+            } else {
+                try connection.run("UPDATE sources SET name = \(source), renamed_from = NULL WHERE id = \(id)", logger: logger)
+            }
         }
     }
 

@@ -45,10 +45,10 @@ extension SQLiteIncidentStore {
             var touched = Set<[String]>()
             if replacing {
                 let old = try Row.fetchAll(db, sql: "SELECT DISTINCT road, name_key FROM junction_observations WHERE observer = ? OR observer LIKE ? ESCAPE '\\'",
-                                           arguments: [observer, Self.likePattern(observer) + "#%"])
+                                           arguments: [observer, LikePattern.escape(observer) + "#%"])
                 for row in old { touched.insert([row[0], row[1]]) }
                 try db.execute(sql: "DELETE FROM junction_observations WHERE observer = ? OR observer LIKE ? ESCAPE '\\'",
-                               arguments: [observer, Self.likePattern(observer) + "#%"])
+                               arguments: [observer, LikePattern.escape(observer) + "#%"])
                 try db.execute(sql: "DELETE FROM junctions WHERE NOT EXISTS (SELECT 1 FROM junction_observations o WHERE o.road = junctions.road AND o.name_key = junctions.name_key)")
             }
             let insert = try db.cachedStatement(sql: """
@@ -64,11 +64,6 @@ extension SQLiteIncidentStore {
             }
             try Self.refreshJunctions(db, touched)
         }
-    }
-
-    /// `text` with LIKE's wildcards escaped (escape character `\`).
-    private static func likePattern(_ text: String) -> String {
-        text.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "%", with: "\\%").replacingOccurrences(of: "_", with: "\\_")
     }
 
     /// Re-aggregates the junctions with these (road, key) pairs from their observations.

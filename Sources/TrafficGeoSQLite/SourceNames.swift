@@ -1,5 +1,6 @@
 import GRDB
 import TrafficGeoFeeds
+import TrafficGeoStore
 
 /// Renaming and merging sources, for stores written before a feed's identity came from the feed
 /// itself (`FeedIdentity`): trafficgeo 0.1 filed a file's incidents under its absolute path.
@@ -7,7 +8,8 @@ import TrafficGeoFeeds
 /// Schema v6 renames those sources to their file names and remembers the old name in
 /// `sources.renamed_from`; the next ingest of the same feed adopts such a source into the feed's
 /// own identity. Merging keeps, of two copies of one incident (same feed id), the one that changed
-/// last, so nothing the store knew is lost and nothing is counted twice.
+/// last, so nothing the store knew is lost and nothing is counted twice (`SourceMergePlan`, the
+/// rule both stores follow).
 enum SourceNames {
     /// Makes the sources an older version filed this feed under part of `source`.
     static func adopt(_ db: Database, _ former: FormerSourceNames, into source: String) throws {
@@ -19,32 +21,53 @@ enum SourceNames {
         }
     }
 
-    /// Gives the source `id` the name `name`, merging it into the source of that name if there is one.
+    /// Gives the source `id` the name `name`, merging it into the source of that name if there
+    /// is one (`SourceMergePlan`: the copy changed last stays; junction observations follow it).
     static func rename(_ db: Database, id: Int64, to name: String, renamedFrom: String? = nil) throws {
-        guard let existing = try Int64.fetchOne(db, sql: "SELECT id FROM sources WHERE name = ?", arguments: [name]) else {
-            try db.execute(sql: "UPDATE sources SET name = ?, renamed_from = ? WHERE id = ?", arguments: [name, renamedFrom, id])
-            return
-        }
+        let oldName = try String.fetchOne(db, sql: "SELECT name FROM sources WHERE id = ?", arguments: [id]) ?? ""
+        let existing = try Int64.fetchOne(db, sql: "SELECT id FROM sources WHERE name = ?", arguments: [name])
         guard existing != id else { return }
-        try merge(db, from: id, into: existing)
+        let changed = "coalesce(last_changed, first_seen)"
+        let moving = try Row.fetchAll(db, sql: "SELECT id, external_id, \(changed) FROM incidents WHERE source_id = ?", arguments: [id])
+            .map { SourceMergePlan.Copy(storeID: $0[0], externalID: $0[1], changed: $0[2]) }
+        var twins: [String: SourceMergePlan.Copy] = [:]
+        if let existing {
+            for row in try Row.fetchAll(db, sql: """
+                SELECT n.id, n.external_id, coalesce(n.last_changed, n.first_seen) FROM incidents n JOIN incidents o ON o.external_id = n.external_id
+                WHERE n.source_id = ? AND o.source_id = ?
+                """, arguments: [existing, id]) {
+                twins[row[1]] = SourceMergePlan.Copy(storeID: row[0], externalID: row[1], changed: row[2])
+            }
+        }
+        let plan = SourceMergePlan(oldName: oldName, newName: name, moving: moving, twins: twins)
+        try applyObservers(db, plan)
+        for loser in plan.losers { try db.execute(sql: "DELETE FROM incidents WHERE id = ?", arguments: [loser]) }
+        if !plan.losers.isEmpty { try BlockIndexWriter(db: db).dropEmptyBlocks() }
+        if let existing {
+            try db.execute(sql: "UPDATE incidents SET source_id = ? WHERE source_id = ?", arguments: [existing, id])
+            try db.execute(sql: "DELETE FROM sources WHERE id = ?", arguments: [id])
+        } else {
+            try db.execute(sql: "UPDATE sources SET name = ?, renamed_from = ? WHERE id = ?", arguments: [name, renamedFrom, id])
+        }
     }
 
-    /// Moves every incident of source `old` into source `new` and removes `old`. Of two incidents
-    /// with the same feed id, the one changed last stays (on a tie, the one already in `new`).
-    static func merge(_ db: Database, from old: Int64, into new: Int64) throws {
-        let losers = try Int64.fetchAll(db, sql: """
-            SELECT CASE WHEN coalesce(o.last_changed, o.first_seen) > coalesce(n.last_changed, n.first_seen) THEN n.id ELSE o.id END
-            FROM incidents o JOIN incidents n ON n.source_id = ? AND n.external_id = o.external_id
-            WHERE o.source_id = ?
-            """, arguments: [new, old])
-        for id in losers {
-            // A copy's junction observations repeat its twin's: counted twice they would be.
-            try db.execute(sql: "DELETE FROM junction_observations WHERE observer = ?", arguments: ["incident:\(id)"])
-            try db.execute(sql: "DELETE FROM incidents WHERE id = ?", arguments: [id])
+    /// Drops the losers' junction observations and files the rest under the new name, then
+    /// re-aggregates the junctions whose support changed.
+    private static func applyObservers(_ db: Database, _ plan: SourceMergePlan) throws {
+        var touched = Set<[String]>()
+        for observer in plan.droppedObservers {
+            for row in try Row.fetchAll(db, sql: "DELETE FROM junction_observations WHERE observer = ? RETURNING road, name_key", arguments: [observer]) {
+                touched.insert([row[0], row[1]])
+            }
         }
-        if !losers.isEmpty { try BlockIndexWriter(db: db).dropEmptyBlocks() }
-        try db.execute(sql: "UPDATE incidents SET source_id = ? WHERE source_id = ?", arguments: [new, old])
-        try db.execute(sql: "DELETE FROM sources WHERE id = ?", arguments: [old])
+        for (from, to) in plan.renamedObservers {
+            try db.execute(sql: "UPDATE junction_observations SET observer = ? WHERE observer = ?", arguments: [to, from])
+        }
+        guard !touched.isEmpty else { return }
+        try db.execute(sql: """
+            DELETE FROM junctions WHERE NOT EXISTS (SELECT 1 FROM junction_observations o WHERE o.road = junctions.road AND o.name_key = junctions.name_key)
+            """)
+        try SQLiteIncidentStore.refreshJunctions(db, touched)
     }
 
     /// The v6 migration: absolute paths become file names, and row ids that carried their

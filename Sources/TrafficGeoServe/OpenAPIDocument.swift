@@ -379,6 +379,24 @@ enum OpenAPIDocument {
       }
      },
      {
+      "name": "since",
+      "in": "query",
+      "required": false,
+      "description": "Only incidents updated at or after this time: 'now', 'today', an ISO 8601 time, or relative such as -2h (as `--since` on the command line). Not with a datetime interval.",
+      "schema": {
+       "type": "string"
+      }
+     },
+     {
+      "name": "until",
+      "in": "query",
+      "required": false,
+      "description": "Only incidents updated before this time: 'now', 'today', an ISO 8601 time, or relative such as -2h (as `--until`). Not with a datetime interval.",
+      "schema": {
+       "type": "string"
+      }
+     },
+     {
       "name": "min-confidence",
       "in": "query",
       "required": false,

@@ -101,21 +101,28 @@ public struct QueryText: Sendable, Equatable {
 
     // MARK: - Where
 
-    /// `lat` and `lon` as a position; nil when neither is given.
+    /// `lat` and `lon` as a position; nil when neither is given. Each given value is read
+    /// before the pair is checked, so a value that swallowed the next option (`--lat --lon 7`)
+    /// is named for what it is.
     public func center() throws(QueryTextError) -> Coordinate? {
-        let lat = try single(.lat), lon = try single(.lon)
-        switch (lat, lon) {
-        case (nil, nil): return nil
-        case (nil, _): throw QueryTextError(.lon, nil, "is given without a latitude: give both latitude and longitude")
-        case (_, nil): throw QueryTextError(.lat, nil, "is given without a longitude: give both latitude and longitude")
-        case let (lat?, lon?):
+        var latitude: Double?, longitude: Double?
+        if let lat = try single(.lat) {
             guard let la = PlainNumber.parse(lat.trimmingCharacters(in: .whitespaces)), (-90...90).contains(la) else {
                 throw QueryTextError(.lat, lat, "is not a latitude: use degrees from -90 to 90")
             }
+            latitude = la
+        }
+        if let lon = try single(.lon) {
             guard let lo = PlainNumber.parse(lon.trimmingCharacters(in: .whitespaces)), (-180...180).contains(lo) else {
                 throw QueryTextError(.lon, lon, "is not a longitude: use degrees from -180 to 180")
             }
-            return Coordinate(latitude: la, longitude: lo)
+            longitude = lo
+        }
+        switch (latitude, longitude) {
+        case (nil, nil): return nil
+        case (nil, _): throw QueryTextError(.lat, nil, "is missing: a longitude is given; give both latitude and longitude")
+        case (_, nil): throw QueryTextError(.lon, nil, "is missing: a latitude is given; give both latitude and longitude")
+        case let (la?, lo?): return Coordinate(latitude: la, longitude: lo)
         }
     }
 

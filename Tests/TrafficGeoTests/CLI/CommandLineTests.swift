@@ -48,9 +48,9 @@ struct CommandLineTests {
         let distances = nearest.map { $0["distanceMeters"] as! Double }
         #expect(distances == distances.sorted())
 
-        // Longitude 366.96 is 6.96 wrapped: the same answer.
-        let wrapped = try cli(["near", "--db", db, "--lat", "50.94", "--lon", "366.96", "--limit", "3", "--format", "json"])
-        #expect(wrapped.stdout == near.stdout)
+        // Longitude 366.96 is refused, as serve and a watches file refuse it (the query model).
+        let outside = try cli(["near", "--db", db, "--lat", "50.94", "--lon", "366.96", "--limit", "3", "--format", "json"])
+        #expect(outside.status == 64 && outside.stderr.contains("--lon '366.96' is not a longitude: use degrees from -180 to 180"), Comment(rawValue: outside.stderr))
 
         let within = try cli(["within", "--db", db, "--lat", "50.94", "--lon", "6.96", "--radius", "10km", "--format", "csv"])
         #expect(within.stdout.split(separator: "\r\n").count == 3)  // header + A3 + A59

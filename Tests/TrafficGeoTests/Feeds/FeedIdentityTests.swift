@@ -119,7 +119,7 @@ struct FeedIdentityTests {
                 (1, 1, 'x', 'old newer', 0, 1000, 3000), (2, 2, 'x', 'new older', 0, 2000, NULL),
                 (3, 1, 'y', 'old older', 0, 1000, NULL), (4, 2, 'y', 'new newer', 0, 2000, NULL), (5, 1, 'z', 'only old', 0, 1000, NULL)
                 """)
-            try SourceNames.merge(db, from: 1, into: 2)
+            try SourceNames.rename(db, id: 1, to: "new")
         }
         let titles = try store.allIncidents().map { "\($0.incident.source):\($0.incident.id):\($0.incident.title)" }
         #expect(titles == ["new:x:old newer", "new:y:new newer", "new:z:only old"])

@@ -361,6 +361,52 @@ enum StoreContract {
         #expect(try store.statistics().knownJunctions == learned.count)
         #expect(try store.roadPositions(road: "A4").count == 3)
     }
+
+    // MARK: - Sources an older version named
+
+    /// Adopting a source an older version filed the feed under (renamed, or merged where the new
+    /// name already holds copies) keeps one copy of each incident and counts its junction
+    /// knowledge once (`SourceMergePlan`): before, both stores kept the old name's observations,
+    /// so every junction the feed named counted twice.
+    static func adoptingAFormerSourceCountsItsJunctionKnowledgeOnce(_ backend: StoreBackend) throws {
+        let (store, _, cleanup) = try backend.makeStore()
+        defer { cleanup() }
+        func messages(_ source: String, summary: String = "zwischen AS Wenden und AS Krombach Baustelle") -> [Incident] {
+            (0..<3).map { k in
+                var i = incident("m\(k)", title: "A4 : Köln - Olpe", lat: 50.95, lon: 7.80 + Double(k) * 0.001, source: source)
+                i.summary = summary
+                i.positionSource = PositionSource(kind: .feed)
+                i.segment = [Coordinate(latitude: 50.95, longitude: 7.80 + Double(k) * 0.001), Coordinate(latitude: 50.97, longitude: 7.95)]
+                return i
+            }
+        }
+        func support() throws -> [String: Int] {
+            Dictionary(try store.knownJunctions(roads: ["A4"]).map { ($0.name, $0.support) }, uniquingKeysWith: +)
+        }
+        let t0 = Date(timeIntervalSince1970: 1_750_000_000)
+        let old = "/srv/feeds/a4.xml", renamedTo = "a4.xml", mergedInto = "a4-merged.xml"
+        // Renamed: the old name's incidents and observations become the new name's.
+        try ingest(store, messages(old), source: old, now: t0)
+        let once = try support()
+        #expect(!once.isEmpty && once.values.allSatisfy { $0 == 3 }, "\(once)")
+        _ = try store.ingest(source: renamedTo, adopting: FormerSourceNames(given: [old], migrated: []), now: t0.addingTimeInterval(60)) { emit in
+            for i in messages(renamedTo) { try emit(.incident(i)) }
+        }
+        #expect(try store.allIncidents().map(\.incident.source) == Array(repeating: renamedTo, count: 3))
+        #expect(try support() == once)
+        // Merged: the new name already holds copies (changed later: they stay).
+        try ingest(store, messages(mergedInto, summary: "zwischen AS Wenden und AS Krombach Stau"), source: mergedInto, now: t0.addingTimeInterval(120))
+        let twice = try support()
+        #expect(twice.values.allSatisfy { $0 == 6 }, "two sources, two copies each: \(twice)")
+        _ = try store.ingest(source: mergedInto, adopting: FormerSourceNames(given: [renamedTo], migrated: []), now: t0.addingTimeInterval(180)) { emit in
+            for i in messages(mergedInto, summary: "zwischen AS Wenden und AS Krombach Stau") { try emit(.incident(i)) }
+        }
+        let kept = try store.allIncidents()
+        #expect(kept.count == 3 && kept.allSatisfy { $0.incident.source == mergedInto && $0.incident.summary?.hasSuffix("Stau") == true })
+        #expect(try support() == once)
+        #expect(try store.relearnJunctions().observations == once.values.reduce(0, +))
+        #expect(try support() == once)
+    }
 }
 
 @Suite("Store contract: SQLite")
@@ -374,6 +420,7 @@ struct SQLiteStoreContractTests {
     @Test func filtersPagesAndCounts() throws { try StoreContract.filtersPagesAndCounts(.sqlite) }
     @Test func feedHealthIsKept() throws { try StoreContract.feedHealthIsKept(.sqlite) }
     @Test func junctionKnowledgeIsLearnedAndReplaced() throws { try StoreContract.junctionKnowledgeIsLearnedAndReplaced(.sqlite) }
+    @Test func adoptingAFormerSourceCountsItsJunctionKnowledgeOnce() throws { try StoreContract.adoptingAFormerSourceCountsItsJunctionKnowledgeOnce(.sqlite) }
 }
 
 @Suite("Store contract: PostGIS", .enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipReason))
@@ -387,4 +434,5 @@ struct PostGISStoreContractTests {
     @Test func filtersPagesAndCounts() throws { try StoreContract.filtersPagesAndCounts(.postgis) }
     @Test func feedHealthIsKept() throws { try StoreContract.feedHealthIsKept(.postgis) }
     @Test func junctionKnowledgeIsLearnedAndReplaced() throws { try StoreContract.junctionKnowledgeIsLearnedAndReplaced(.postgis) }
+    @Test func adoptingAFormerSourceCountsItsJunctionKnowledgeOnce() throws { try StoreContract.adoptingAFormerSourceCountsItsJunctionKnowledgeOnce(.postgis) }
 }
