@@ -90,7 +90,10 @@ let package = Package(
         // What a store is (IncidentStore), without any database.
         .target(name: "TrafficGeoStore", dependencies: ["TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds", "TrafficGeoGeocoding",
                                                         // NIOLockedValueBox: junction learning's parsing threads hand back their results.
-                                                        .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
+                                                        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                                                        // NIOThreadPool: the threads blocking store work runs on (StoreThreads).
+                                                        .product(name: "NIOCore", package: "swift-nio"),
+                                                        .product(name: "NIOPosix", package: "swift-nio")]),
         // The SQLite store: one file, the block index, its own exact search.
         .target(
             name: "TrafficGeoSQLite",

@@ -60,7 +60,7 @@ public struct FeedIngestor: Sendable {
         do {
             input = try await FeedInput.open(location, maxBytes: maxFeedBytes)
         } catch {
-            record(.failure(source: sourceName ?? FeedIdentity.sourceName(forLocation: location), error: "\(error)"))
+            await record(.failure(source: sourceName ?? FeedIdentity.sourceName(forLocation: location), error: "\(error)"))
             throw error
         }
         defer { input.discard() }
@@ -74,16 +74,18 @@ public struct FeedIngestor: Sendable {
                 do {
                     page = try await FeedInput.open(next, maxBytes: maxFeedBytes)
                 } catch {
-                    record(.failure(source: sourceName ?? FeedIdentity.sourceName(forLocation: location), error: "\(error)"))
+                    await record(.failure(source: sourceName ?? FeedIdentity.sourceName(forLocation: location), error: "\(error)"))
                     throw error
                 }
                 pages.append(page)
             }
         }
-        return try ingest(input, continuedBy: pages)
+        // Parsing and storing block: on a store thread, not the task's.
+        return try await StoreThreads.run { try ingest(input, continuedBy: pages) }
     }
 
     /// Ingests an already opened input (and the pages that continue it, read as one feed).
+    @available(*, noasync, message: "blocks its thread: use ingest(_ location:) or StoreThreads.run in async code")
     public func ingest(_ input: FeedInput, continuedBy pages: [FeedInput] = []) throws -> IngestSummary {
         let format = try FeedReading.format(of: input, forced: self.format)
         let reader = FeedReading.reader(for: format, crs: crs, locationTable: locationTable)
@@ -152,18 +154,18 @@ public struct FeedIngestor: Sendable {
         do {
             fetched = try await autobahn.snapshot(roads: roads)
         } catch {
-            record(.failure(source: source, error: "\(error)"))
+            await record(.failure(source: source, error: "\(error)"))
             throw error
         }
         for failure in fetched.failures { logger.warning("autobahn: \(failure) (its incidents are kept as they were)") }
         if fetched.documents.isEmpty, let first = fetched.failures.first {
             // Nothing came: a download failure (exit 69), not a partial ingest; nothing changes.
             let error = FeedError.download(autobahn.baseURL, reason: "every document failed (\(fetched.failures.count)), the first: \(first)")
-            record(.failure(source: source, error: "\(error)"))
+            await record(.failure(source: source, error: "\(error)"))
             throw error
         }
         var count = 0
-        var summary = try store.ingest(source: source, format: .autobahn, snapshot: SnapshotScope(parts: fetched.completeParts)) { emit in
+        var summary = try await store.ingest(source: source, format: .autobahn, snapshot: SnapshotScope(parts: fetched.completeParts)) { emit in
             try AutobahnAPI.read(fetched, source: source) { event in
                 if case let .skipped(entry) = event { logger.warning("autobahn: skipped \(entry)") }
                 try emit(event)
@@ -175,15 +177,25 @@ public struct FeedIngestor: Sendable {
             summary.feedError = "\(fetched.failures.count) of \(fetched.failures.count + fetched.documents.count) documents failed: "
                 + fetched.failures.map(\.description).joined(separator: "; ")
         }
-        record(FetchReport(source: source, entries: summary.read, errors: fetched.failures.map(\.description),
-                           readSomething: !fetched.documents.isEmpty))
+        await record(FetchReport(source: source, entries: summary.read, errors: fetched.failures.map(\.description),
+                                 readSomething: !fetched.documents.isEmpty))
         return summary
     }
 
+    @available(*, noasync)
     private func record(_ report: FetchReport) {
         guard recordsHealth else { return }
         do {
             try store.recordFetch(report)
+        } catch {
+            logger.warning("could not record how the fetch of \(report.source) went: \(error)")
+        }
+    }
+
+    private func record(_ report: FetchReport) async {
+        guard recordsHealth else { return }
+        do {
+            try await store.recordFetch(report)
         } catch {
             logger.warning("could not record how the fetch of \(report.source) went: \(error)")
         }

@@ -38,14 +38,14 @@ public struct PendingGeocoder: Sendable {
 
     public func run(source: String? = nil, retryNotFound: Bool = false, limit: Int? = nil) async throws -> GeocodeRunSummary {
         let start = ContinuousClock.now
-        let pending = try store.pendingGeocodes(source: source, retryNotFound: retryNotFound, limit: limit ?? -1)
+        let pending = try await store.pendingGeocodes(source: source, retryNotFound: retryNotFound, limit: limit ?? -1)
         var summary = GeocodeRunSummary()
         summary.total = pending.count
         let geocoderName = locator.service.providers.map(\.name).joined(separator: ",")
         var done = 0
 
         func record(_ storeID: Int64, _ result: Result<LocatedPosition?, GeocodingError>) async throws {
-            try store.recordGeocode(storeID: storeID, result: result, geocoder: geocoderName)
+            try await store.recordGeocode(storeID: storeID, result: result, geocoder: geocoderName)
             switch result {
             case let .success(found?): summary.found[found.precision, default: 0] += 1
             case .success(nil): summary.notFound += 1
@@ -72,18 +72,18 @@ public struct PendingGeocoder: Sendable {
             }
         }
         if !byRoad.isEmpty {
-            let known = try store.knownJunctions(roads: Set(byRoad.keys))
+            let known = try await store.knownJunctions(roads: Set(byRoad.keys))
             var resolver = RoadResolver(locator: locator)
             resolver.concurrency = concurrency
             for road in byRoad.keys.sorted() {
                 if summary.stoppedBecause != nil || Task.isCancelled { break }
                 let items = byRoad[road]!
-                let knowledge = RoadKnowledge(road: road, junctions: known, positions: try store.roadPositions(road: road))
+                let knowledge = RoadKnowledge(road: road, junctions: known, positions: try await store.roadPositions(road: road))
                 let outcome = await resolver.resolve(road: road, items: items, knowledge: knowledge)
                 for item in items {
                     try await record(item.id, outcome.results[item.id] ?? .success(nil))
                 }
-                try store.recordJunctionObservations(outcome.learned, observer: "geocoder")
+                try await store.recordJunctionObservations(outcome.learned, observer: "geocoder")
             }
         }
 

@@ -17,8 +17,14 @@ public enum StoreOpening {
     public static func isServer(_ location: String) -> Bool { PostgresLocation.isURL(location) }
 
     /// Opens (and creates or migrates, unless `readOnly`) the store at `location`.
+    @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
     public static func open(_ location: String, readOnly: Bool = false) throws -> any IncidentStore {
         if PostgresLocation.isURL(location) { return try PostGISIncidentStore(url: location, readOnly: readOnly) }
         return try SQLiteIncidentStore(path: location, readOnly: readOnly)
+    }
+
+    /// `open` on a store thread: opening connects (PostgreSQL) or migrates (a file) and blocks.
+    public static func open(_ location: String, readOnly: Bool = false) async throws -> any IncidentStore {
+        try await StoreThreads.run { try open(location, readOnly: readOnly) }
     }
 }

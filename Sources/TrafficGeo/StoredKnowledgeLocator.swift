@@ -21,8 +21,8 @@ public struct StoredKnowledgeLocator: Sendable {
     public func locate(title: String, text: String?) async throws -> LocatedPosition? {
         let message = TrafficMessageParser.parse(title: title, text: text)
         guard let road = message.road else { return try await locator.locate(message) }
-        let knowledge = RoadKnowledge(road: road, junctions: try store.knownJunctions(roads: [road]),
-                                      positions: try store.roadPositions(road: road))
+        let knowledge = RoadKnowledge(road: road, junctions: try await store.knownJunctions(roads: [road]),
+                                      positions: try await store.roadPositions(road: road))
         let outcome = await RoadResolver(locator: locator).resolve(road: road, items: [RoadResolver.Item(id: 0, message: message)],
                                                                    knowledge: knowledge)
         return try outcome.results[0]?.get() ?? nil

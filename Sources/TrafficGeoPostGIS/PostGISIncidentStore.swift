@@ -28,6 +28,7 @@ public final class PostGISIncidentStore: IncidentStore {
 
     /// Opens the store in the database `url` names, creating or migrating its tables unless
     /// `readOnly` (then a database without them, or with older ones, is refused with what to do).
+    @available(*, noasync, message: "connects and migrates, blocking its thread: use StoreOpening.open (async) or StoreThreads.run")
     public convenience init(url: String, readOnly: Bool = false) throws {
         let location: PostgresLocation
         do { location = try PostgresLocation(url: url) } catch let error as StoreURLError {
@@ -36,6 +37,7 @@ public final class PostGISIncidentStore: IncidentStore {
         try self.init(location: location, readOnly: readOnly)
     }
 
+    @available(*, noasync, message: "connects and migrates, blocking its thread: use StoreOpening.open (async) or StoreThreads.run")
     public init(location: PostgresLocation, readOnly: Bool = false) throws {
         connectionInfo = location
         session = try PostgresSession(location: location)

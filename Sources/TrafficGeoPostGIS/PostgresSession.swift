@@ -77,6 +77,7 @@ final class PostgresSession: Sendable {
     // MARK: - Checking out
 
     /// Runs `body` on a connection of the pool (opened if none is idle).
+    @available(*, noasync, message: "waits on an EventLoopFuture: call it from a store thread (StoreThreads), never from a task")
     func withConnection<T>(_ body: (PostgresConnection) throws -> T) throws -> T {
         let pooled = try checkOut()
         do {
@@ -103,16 +104,17 @@ final class PostgresSession: Sendable {
         }
         do {
             let result = try await body(pooled.connection)
-            checkIn(pooled)
+            await checkIn(pooled)
             return result
         } catch {
-            checkIn(pooled)
+            await checkIn(pooled)
             throw error
         }
     }
 
     /// Runs `body` inside one transaction: committed when it returns, rolled back when it throws
     /// (or when the connection breaks: then PostgreSQL rolls it back itself).
+    @available(*, noasync, message: "waits on an EventLoopFuture: call it from a store thread (StoreThreads), never from a task")
     func transaction<T>(readOnly: Bool = false, isolation: String = "READ COMMITTED", _ body: (PostgresConnection) throws -> T) throws -> T {
         try withConnection { connection in
             try connection.run("BEGIN ISOLATION LEVEL \(unescaped: isolation)\(unescaped: readOnly ? " READ ONLY" : "")", logger: logger)
@@ -127,6 +129,7 @@ final class PostgresSession: Sendable {
         }
     }
 
+    @available(*, noasync, message: "waits on an EventLoopFuture: call it from a store thread (StoreThreads), never from a task")
     private func checkOut() throws -> PooledConnection {
         if let connection = idle.withLockedValue({ $0.popLast() }) { return connection }
         let id = nextID.withLockedValue { $0 += 1; return $0 }
@@ -136,6 +139,7 @@ final class PostgresSession: Sendable {
     }
 
     /// Keeps an open connection for the next use; a broken one (the server went away) is dropped.
+    @available(*, noasync, message: "waits on an EventLoopFuture: call it from a store thread (StoreThreads), never from a task")
     private func checkIn(_ pooled: PooledConnection) {
         guard !pooled.connection.isClosed else { return }
         let kept = idle.withLockedValue { idle -> Bool in
@@ -148,10 +152,27 @@ final class PostgresSession: Sendable {
         if !kept { _ = try? pooled.connection.close().wait() }
     }
 
+    /// `checkIn` for async callers: a connection not kept is closed without holding a thread.
+    private func checkIn(_ pooled: PooledConnection) async {
+        guard !pooled.connection.isClosed else { return }
+        let kept = idle.withLockedValue { idle -> Bool in
+            guard idle.count < maxIdle else { return false }
+            idle.append(pooled)
+            return true
+        }
+        if !kept { _ = try? await pooled.connection.close().get() }
+    }
+
     /// Closes the idle connections (the store's `deinit`).
     func close() {
         let all = idle.withLockedValue { idle in defer { idle = [] }; return idle }
-        for pooled in all { try? pooled.connection.close().wait() }
+        // Not waited for: `close` runs from deinit, which may be on a task's thread; each
+        // connection closes on its own event loop.
+        // (The connection is held until it has closed: postgres-nio asserts that it is closed before it goes.)
+        for pooled in all {
+            let connection = pooled.connection
+            connection.close().whenComplete { _ in withExtendedLifetime(connection) {} }
+        }
     }
 
     private static func mapConnectError<T>(_ location: PostgresLocation, _ body: () throws -> T) throws -> T {
@@ -173,12 +194,14 @@ final class PooledConnection: Sendable {
 
 extension PostgresConnection {
     /// Runs a statement and returns its rows (all of them: callers page big results themselves).
+    @available(*, noasync, message: "waits on an EventLoopFuture: call it from a store thread (StoreThreads), never from a task")
     func rows(_ query: PostgresQuery, logger: Logger) throws -> [PostgresRow] {
         try self.query(query, logger: logger).wait().rows
     }
 
     /// Runs a statement for its effect; returns the rows it affected (INSERT, UPDATE, DELETE).
     @discardableResult
+    @available(*, noasync, message: "waits on an EventLoopFuture: call it from a store thread (StoreThreads), never from a task")
     func run(_ query: PostgresQuery, logger: Logger) throws -> Int {
         try self.query(query, logger: logger).wait().metadata.rows ?? 0
     }
@@ -218,6 +241,7 @@ enum PostgresErrorText {
 /// template that has PostGIS).
 package enum PostgresAdministration {
     /// Creates database `name` on the server `url` names (connecting to the URL's own database).
+    @available(*, noasync, message: "waits on an EventLoopFuture: call it from a store thread (StoreThreads), never from a task")
     package static func createDatabase(_ name: String, template: String? = nil, on url: String) throws {
         try run(on: url) { connection, logger in
             let sql = "CREATE DATABASE \"\(name)\"" + (template.map { " TEMPLATE \"\($0)\"" } ?? "")
@@ -225,6 +249,7 @@ package enum PostgresAdministration {
         }
     }
 
+    @available(*, noasync, message: "waits on an EventLoopFuture: call it from a store thread (StoreThreads), never from a task")
     package static func dropDatabase(_ name: String, on url: String) throws {
         try run(on: url) { connection, logger in
             try connection.run(PostgresQuery(unsafeSQL: "DROP DATABASE IF EXISTS \"\(name)\" WITH (FORCE)"), logger: logger)
@@ -238,6 +263,7 @@ package enum PostgresAdministration {
         return location.text(withPassword: true)
     }
 
+    @available(*, noasync, message: "waits on an EventLoopFuture: call it from a store thread (StoreThreads), never from a task")
     private static func run(on url: String, _ body: (PostgresConnection, Logger) throws -> Void) throws {
         let session = try PostgresSession(location: try PostgresLocation(url: url), maxIdle: 0)
         defer { session.close() }

@@ -4,6 +4,9 @@ import TrafficGeoProjection
 import TrafficGeoStore
 import TrafficGeoSupport
 
+/// Its methods block (the store's work); async code runs them on a store thread:
+/// `try await StoreThreads.run { try engine.nearest(…) }`.
+///
 /// Answers nearest, within-radius and bounding-box queries with exact WGS84 distances, from any
 /// store (`IncidentStore`: the search itself is the store's, each with its own index), and sorts
 /// answers. It returns values; formatting is the output stage's job.
@@ -21,12 +24,14 @@ public final class QueryEngine: Sendable {
 
     /// The `limit` incidents nearest to `point` by geodesic distance, nearest first, optionally no
     /// farther than `maxDistance` metres. Equal to a brute-force scan.
+    @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
     public func nearest(to point: Coordinate, limit: Int, maxDistance: Double? = nil,
                         filter: IncidentFilter = IncidentFilter()) throws -> [QueryResult] {
         try store.nearest(to: point, limit: limit, maxDistance: maxDistance, filter: filter)
     }
 
     /// `nearest` without decoding the incidents: ids and distances, nearest first.
+    @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
     public func nearestNeighbours(to point: Coordinate, limit: Int, maxDistance: Double? = nil,
                                   filter: IncidentFilter = IncidentFilter()) throws -> [Neighbour] {
         try session { try $0.nearestNeighbours(to: point, limit: limit, maxDistance: maxDistance, filter: filter) }
@@ -37,6 +42,7 @@ public final class QueryEngine: Sendable {
     /// Runs `body` on one consistent state of the store: every query made through the session
     /// sees the same committed data (an ingest running meanwhile is invisible to it), and a batch
     /// of queries pays for that once. The session must not escape `body`.
+    @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
     public func session<T>(_ body: (any NeighbourSearch) throws -> T) throws -> T {
         try store.withNeighbourSearch(body)
     }
@@ -44,6 +50,7 @@ public final class QueryEngine: Sendable {
     // MARK: - Within
 
     /// Every incident within `radius` metres of `center` (boundary included), nearest first.
+    @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
     public func within(radius: Double, of center: Coordinate, filter: IncidentFilter = IncidentFilter()) throws -> [QueryResult] {
         var results: [QueryResult] = []
         try within(radius: radius, of: center, filter: filter) { results.append($0) }
@@ -51,12 +58,14 @@ public final class QueryEngine: Sendable {
     }
 
     /// Streams every incident within `radius` metres of `center`, in store order (`within` sorts them).
+    @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
     public func within(radius: Double, of center: Coordinate, filter: IncidentFilter = IncidentFilter(),
                        handle: (QueryResult) throws -> Void) throws {
         try store.within(radius: radius, of: center, filter: filter, handle: handle)
     }
 
     /// Every incident within `radius` metres, as ids and distances (not decoded), nearest first.
+    @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
     public func withinNeighbours(radius: Double, of center: Coordinate, filter: IncidentFilter = IncidentFilter()) throws -> [Neighbour] {
         try session { try $0.withinNeighbours(radius: radius, of: center, filter: filter) }
     }
@@ -65,17 +74,20 @@ public final class QueryEngine: Sendable {
 
     /// Incidents inside a longitude/latitude box (edges included), in store order; `west > east`
     /// crosses the antimeridian.
+    @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
     public func inBoundingBox(west: Double, south: Double, east: Double, north: Double,
                               filter: IncidentFilter = IncidentFilter(), handle: (QueryResult) throws -> Void) throws {
         try inBoundingBox(LonLatBox(west: west, south: south, east: east, north: north), filter: filter, handle: handle)
     }
 
     /// Incidents inside `box` (edges included), in store order.
+    @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
     public func inBoundingBox(_ box: LonLatBox, filter: IncidentFilter = IncidentFilter(), handle: (QueryResult) throws -> Void) throws {
         try store.inBoundingBox(box, filter: filter, handle: handle)
     }
 
     /// Every incident matching `filter` (located or not), in store order; for export.
+    @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
     public func all(filter: IncidentFilter = IncidentFilter(), locatedOnly: Bool = false,
                     handle: (QueryResult) throws -> Void) throws {
         try store.all(filter: filter, locatedOnly: locatedOnly, handle: handle)

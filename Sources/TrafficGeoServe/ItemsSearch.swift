@@ -14,6 +14,7 @@ struct ItemsPage: Sendable {
 /// or the whole collection; then the order and the page. Store order (by store id) is stable, so
 /// walking the pages with `offset` visits every incident once.
 enum ItemsSearch {
+    @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
     static func page(_ q: ItemsQuery, engine: QueryEngine) throws -> ItemsPage {
         let keep = q.offset + q.limit
         if let reference = q.reference, let k = q.nearest {

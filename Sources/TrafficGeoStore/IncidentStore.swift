@@ -23,73 +23,98 @@ public protocol IncidentStore: AnyObject, GeocodeCaching {
     /// incidents not emitted end (a feed that broke off, or entries skipped, end nothing they
     /// might name). Every new, changed and ended incident is recorded in the change feed, in the
     /// same transaction.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func ingest(source: String, format: FeedFormat?, adopting formerNames: FormerSourceNames, snapshot: SnapshotScope?, now: Date,
                 read: ((FeedEvent) throws -> Void) throws -> Void) throws -> IngestSummary
 
     /// Records how a fetch of a source went (feed health in `statistics`).
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func recordFetch(_ report: FetchReport) throws
     /// The fetch history of every source that has one, by source name.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func feedHealth() throws -> [FeedHealth]
 
     // MARK: Geocoding (the answer cache: `GeocodeCaching`)
 
     /// Incidents without a position that have not been given up on (nor ended), oldest first.
     /// `retryNotFound` also returns those a geocoder definitely did not find before.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func pendingGeocodes(source: String?, retryNotFound: Bool, limit: Int) throws -> [StoredIncident]
     /// Records a geocoding outcome: a position (indexed), or why there is none.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func recordGeocode(storeID: Int64, result: Result<LocatedPosition?, GeocodingError>, geocoder: String) throws
 
     // MARK: Junction knowledge
 
     /// Learns from every positioned incident of the store.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func relearnJunctions() throws -> JunctionLearning
     /// Records observations from outside the incidents (a geocoder's junction answer, an import).
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func recordJunctionObservations(_ observations: [JunctionObservation], observer: String, replacing: Bool) throws
     /// The junctions the store knows, optionally only on these roads.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func knownJunctions(roads: Set<String>?) throws -> [KnownJunction]
     /// Positions of incidents on `road` (a sample of at most `limit`): where the road runs.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func roadPositions(road: String, limit: Int) throws -> [Coordinate]
 
     // MARK: Reading and queries
 
     /// The incident with this store id.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func incident(id: Int64) throws -> StoredIncident?
     /// The `limit` incidents nearest to `point`, nearest first, no farther than `maxDistance` metres.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func nearest(to point: Coordinate, limit: Int, maxDistance: Double?, filter: IncidentFilter) throws -> [QueryResult]
     /// Every incident within `radius` metres of `center` (boundary included), in store order.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func within(radius: Double, of center: Coordinate, filter: IncidentFilter, handle: (QueryResult) throws -> Void) throws
     /// Every incident inside the box (edges included), in store order.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func inBoundingBox(_ box: LonLatBox, filter: IncidentFilter, handle: (QueryResult) throws -> Void) throws
     /// Every incident matching `filter` (with `locatedOnly`, only those with a position), in store order.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func all(filter: IncidentFilter, locatedOnly: Bool, handle: (QueryResult) throws -> Void) throws
     /// How many incidents `all` would hand over (a server's `numberMatched`).
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func count(filter: IncidentFilter, locatedOnly: Bool) throws -> Int
     /// `all`'s incidents from the `offset`-th on, at most `limit` of them (a server's pages).
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func all(filter: IncidentFilter, locatedOnly: Bool, offset: Int, limit: Int) throws -> [QueryResult]
     /// Runs `body` on one consistent state of the store: lean queries (ids and distances) for
     /// batches. The search must not escape `body`.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func withNeighbourSearch<T>(_ body: (any NeighbourSearch) throws -> T) throws -> T
 
     // MARK: Change feed
 
     /// Up to `limit` events after sequence number `sequence`, oldest first.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func changes(after sequence: Int64, limit: Int) throws -> [Change]
     /// The events the feed holds.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func changeFeedBounds() throws -> ChangeFeedBounds
     /// The first event recorded at or after `date`, if any.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func firstChange(atOrAfter date: Date) throws -> Int64?
     /// The incidents with these store ids (missing ones, deleted since, are left out).
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func incidents(ids: [Int64]) throws -> [Int64: StoredIncident]
 
     // MARK: Maintenance
 
     /// Deletes incidents whose `expires` lies before `date`; returns how many.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func pruneExpired(before date: Date) throws -> Int
     /// Deletes incidents that ended before `date`; returns how many.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func pruneEnded(before date: Date) throws -> Int
     /// Forgets change-feed events recorded before `date` (sequence numbers are not reused).
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func pruneChanges(before date: Date) throws -> Int
     /// Counts for `trafficgeo stats`.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func statistics(now: Date) throws -> StoreStatistics
     /// Bounds every statement from now on to `limit` where the database itself can stop one
     /// (PostgreSQL's `statement_timeout`): `serve` sets its request time limit, so a query the
@@ -97,8 +122,10 @@ public protocol IncidentStore: AnyObject, GeocodeCaching {
     func limitStatements(to limit: Duration)
     /// The smallest longitude/latitude box that holds every located incident (west ≤ east:
     /// data across the antimeridian spans the globe's width); nil when none is located.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func locatedExtent() throws -> LonLatBox?
     /// Problems with the stored data or its index; empty when sound.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func checkIntegrity() throws -> [String]
 }
 
@@ -127,28 +154,35 @@ extension IncidentStore {
 }
 
 extension IncidentStore {
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     public func ingest(source: String, format: FeedFormat? = nil, adopting formerNames: FormerSourceNames = .none,
                        snapshot: SnapshotScope? = nil, now: Date = Date(),
                        read: ((FeedEvent) throws -> Void) throws -> Void) throws -> IngestSummary {
         try ingest(source: source, format: format, adopting: formerNames, snapshot: snapshot, now: now, read: read)
     }
 
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     public func pendingGeocodes(source: String? = nil, retryNotFound: Bool = false, limit: Int = -1) throws -> [StoredIncident] {
         try pendingGeocodes(source: source, retryNotFound: retryNotFound, limit: limit)
     }
 
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     public func recordJunctionObservations(_ observations: [JunctionObservation], observer: String) throws {
         try recordJunctionObservations(observations, observer: observer, replacing: false)
     }
 
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     public func knownJunctions() throws -> [KnownJunction] { try knownJunctions(roads: nil) }
 
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     public func roadPositions(road: String) throws -> [Coordinate] { try roadPositions(road: road, limit: 4000) }
 
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     @discardableResult
     public func pruneExpired() throws -> Int { try pruneExpired(before: Date()) }
 
     /// By streaming `all`; a store with a query language counts in it.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     public func count(filter: IncidentFilter, locatedOnly: Bool) throws -> Int {
         var n = 0
         try all(filter: filter, locatedOnly: locatedOnly) { _ in n += 1 }
@@ -156,6 +190,7 @@ extension IncidentStore {
     }
 
     /// By streaming `all` up to the page's end; a store with a query language pages in it.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     public func all(filter: IncidentFilter, locatedOnly: Bool, offset: Int, limit: Int) throws -> [QueryResult] {
         var seen = 0
         var page: [QueryResult] = []
@@ -169,9 +204,11 @@ extension IncidentStore {
         return page
     }
 
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     public func statistics() throws -> StoreStatistics { try statistics(now: Date()) }
 
     /// Every incident in store order (export, tests).
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     public func allIncidents() throws -> [StoredIncident] {
         var all: [StoredIncident] = []
         try self.all(filter: IncidentFilter(), locatedOnly: false) { all.append($0.stored) }

@@ -142,8 +142,10 @@ public struct TransferSummary: Sendable, Equatable {
 public protocol TransferableStore: IncidentStore {
     /// Every record, sources first, then incidents in store-id order, then the rest; from one
     /// consistent state of the store.
+    @available(*, noasync, message: "blocks its thread: run it on a store thread (StoreThreads.run) in async code")
     func exportRecords(_ handle: (StoreRecord) throws -> Void) throws
     /// Fills an empty store (a store with incidents or sources is refused) from `read`'s records,
     /// in one transaction: an error leaves it empty.
+    @available(*, noasync, message: "blocks its thread: run it on a store thread (StoreThreads.run) in async code")
     func importRecords(_ read: ((StoreRecord) throws -> Void) throws -> Void) throws -> TransferSummary
 }

@@ -55,17 +55,18 @@ public struct WatchMatcher: Sendable {
     /// it returns: a crash in between repeats that batch rather than losing it).
     public mutating func poll(_ store: any IncidentStore, now: Date = Date(),
                               deliver: ([WatchEvent], WatchState) async throws -> Void) async throws {
-        let bounds = try store.changeFeedBounds()
+        let bounds = try await store.changeFeedBounds()
         if state.lastSequence == nil || state.lastSequence! + 1 < bounds.first || state.lastSequence! > bounds.latest {
             // Start, a gap, or another store: compare with the current state instead.
-            let events = try resync(store, now: now)
+            // Reading the store blocks: on a store thread, not the task's.
+            let events = try await StoreThreads.run { try resync(store, now: now) }
             state.lastSequence = bounds.latest
             try await deliver(events, state)
         }
         while true {
-            let changes = try store.changes(after: state.lastSequence ?? 0, limit: batchSize)
+            let changes = try await store.changes(after: state.lastSequence ?? 0, limit: batchSize)
             guard let last = changes.last else { break }
-            let events = try match(changes, store: store, now: now)
+            let events = try await StoreThreads.run { try match(changes, store: store, now: now) }
             state.lastSequence = last.sequence
             try await deliver(events, state)
         }
@@ -76,6 +77,7 @@ public struct WatchMatcher: Sendable {
     }
 
     /// The events for one batch of changes.
+    @available(*, noasync)
     mutating func match(_ changes: [Change], store: any IncidentStore, now: Date) throws -> [WatchEvent] {
         // The last change of each incident decides; a change event needs an edit among them.
         var order: [Int64] = []
@@ -159,6 +161,7 @@ public struct WatchMatcher: Sendable {
     }
 
     /// Compares each query's members with what the store holds inside its area now.
+    @available(*, noasync)
     mutating func resync(_ store: any IncidentStore, now: Date) throws -> [WatchEvent] {
         var events: [WatchEvent] = []
         for (q, query) in queries.enumerated() {

@@ -46,16 +46,20 @@ struct ChangesCommand: AsyncParsableCommand {
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
-            let store = try global.openStore(readOnly: true)
+            let store = try await global.openStore(readOnly: true)
             var after: Int64 = 0
             if let since {
                 if let sequence = Int64(since) {
                     after = sequence
                 } else if let time = TimeExpression.parse(since) {
-                    after = try store.firstChange(atOrAfter: time).map { $0 - 1 } ?? store.changeFeedBounds().latest
+                    if let first = try await store.firstChange(atOrAfter: time) {
+                        after = first - 1
+                    } else {
+                        after = try await store.changeFeedBounds().latest
+                    }
                 }
             }
-            let bounds = try store.changeFeedBounds()
+            let bounds = try await store.changeFeedBounds()
             if after > bounds.latest {
                 // A number from the future (another database, or one that was recreated): what
                 // comes next is numbered from the feed's end, so that is where to follow from.
@@ -73,9 +77,9 @@ struct ChangesCommand: AsyncParsableCommand {
             var printed = 0
             var last = after
             reading: while true {
-                let changes = try store.changes(after: last, limit: 10_000)
+                let changes = try await store.changes(after: last, limit: 10_000)
                 guard !changes.isEmpty else { break }
-                let current = try store.incidents(ids: changes.map(\.storeID))
+                let current = try await store.incidents(ids: changes.map(\.storeID))
                 for change in changes {
                     last = change.sequence
                     let stored = current[change.storeID]

@@ -36,24 +36,27 @@ struct CopyCommand: AsyncParsableCommand {
     func run() async throws {
         try await TrafficGeoExit.run {
             let start = ContinuousClock.now
-            guard let source = try StoreOpening.open(from, readOnly: true) as? any TransferableStore else {
+            guard let source = try await StoreOpening.open(from, readOnly: true) as? any TransferableStore else {
                 throw ValidationError("\(from) cannot be copied from.")
             }
             let targetIsNewFile = !StoreOpening.isServer(to) && !FileManager.default.fileExists(atPath: to)
             let summary: TransferSummary
             var targetLocation = to
             do {
-                guard let target = try StoreOpening.open(to) as? any TransferableStore else {
+                guard let target = try await StoreOpening.open(to) as? any TransferableStore else {
                     throw ValidationError("\(to) cannot be copied into.")
                 }
                 targetLocation = target.location
                 var incidents = 0
-                summary = try target.importRecords { emit in
-                    try source.exportRecords { record in
-                        try emit(record)
-                        if case .incident = record {
-                            incidents += 1
-                            if !quiet, incidents % 100_000 == 0 { Terminal.printError("trafficgeo: \(incidents) incidents copied") }
+                // The copy blocks on both stores: on a store thread (StoreThreads), not the task's.
+                summary = try await StoreThreads.run {
+                    try target.importRecords { emit in
+                        try source.exportRecords { record in
+                            try emit(record)
+                            if case .incident = record {
+                                incidents += 1
+                                if !quiet, incidents % 100_000 == 0 { Terminal.printError("trafficgeo: \(incidents) incidents copied") }
+                            }
                         }
                     }
                 }

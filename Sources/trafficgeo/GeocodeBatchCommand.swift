@@ -61,7 +61,7 @@ struct GeocodeBatchCommand: AsyncParsableCommand {
             }
             let queries = (0..<table.rows.count).map { table.query(row: $0, column: column, template: template) }
             let texts: [String?]? = textColumn.map { c in (0..<table.rows.count).map { table.value(c, row: $0) } }
-            let store = try global.openStore()
+            let store = try await global.openStore()
             var batch = BatchGeocoder(service: try geocoding.makeService(cache: store))
             batch.mode = mode
             batch.concurrency = geocoding.concurrency ?? 8

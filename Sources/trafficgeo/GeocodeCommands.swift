@@ -46,7 +46,7 @@ struct GeocodeQueryCommand: AsyncParsableCommand {
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
-            let store = try? global.openStore()
+            let store = try? await global.openStore()
             let service = try geocoding.makeService(cache: store)
             if let title {
                 // With a database, what it learned of the road's junctions answers first, as in ingest.
@@ -113,7 +113,7 @@ struct GeocodePendingCommand: AsyncParsableCommand {
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
-            let store = try global.openStore()
+            let store = try await global.openStore()
             let service = try geocoding.makeService(cache: store)
             let summary = try await GeocodeRunner.run(store: store, service: service, source: source, retryNotFound: retryNotFound,
                                                       limit: limit, quiet: global.quiet)

@@ -31,8 +31,8 @@ struct GlobalOptions: ParsableArguments {
         }
     }
 
-    func openStore(readOnly: Bool = false) throws -> any IncidentStore {
-        try StoreOpening.open(databasePath, readOnly: readOnly)
+    func openStore(readOnly: Bool = false) async throws -> any IncidentStore {
+        try await StoreOpening.open(databasePath, readOnly: readOnly)
     }
 }
 

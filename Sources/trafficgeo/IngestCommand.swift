@@ -85,7 +85,7 @@ struct IngestCommand: AsyncParsableCommand {
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
-            let store = try global.openStore()
+            let store = try await global.openStore()
             var ingestor = FeedIngestor(store: store, format: format, sourceName: sourceName)
             try live.configure(&ingestor)
             ingestor.maxFeedBytes = maxFeedBytes
@@ -129,7 +129,7 @@ struct IngestCommand: AsyncParsableCommand {
                     failures.append(error)
                 }
             }
-            try live.pruneChanges(store)
+            try await live.pruneChanges(store)
             if failures.count == sources.count, let first = failures.first {
                 throw TrafficGeoExit.code(for: first)
             }

@@ -37,8 +37,8 @@ struct JunctionSelection: ParsableArguments {
     }
 
     /// The road's junctions and those known without a road; every junction without --road.
-    func junctions(in store: any IncidentStore) throws -> [KnownJunction] {
-        try store.knownJunctions(roads: road.flatMap(RoadReference.normalize).map { [$0] })
+    func junctions(in store: any IncidentStore) async throws -> [KnownJunction] {
+        try await store.knownJunctions(roads: road.flatMap(RoadReference.normalize).map { [$0] })
     }
 }
 
@@ -51,7 +51,7 @@ struct JunctionsListCommand: AsyncParsableCommand {
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
-            let junctions = try selection.junctions(in: try global.openStore(readOnly: true))
+            let junctions = try await selection.junctions(in: try await global.openStore(readOnly: true))
                 .filter { selection.road == nil || !$0.road.isEmpty }
             let rows = [["ROAD", "KIND", "LAT", "LON", "SUPPORT", "SPREAD", "FROM", "NAME"]] + junctions.map { j in
                 [j.road.isEmpty ? "-" : j.road, j.kind.label, String(format: "%.5f", j.coordinate.latitude), String(format: "%.5f", j.coordinate.longitude),
@@ -82,7 +82,7 @@ struct JunctionsExportCommand: AsyncParsableCommand {
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
-            let junctions = try selection.junctions(in: try global.openStore(readOnly: true))
+            let junctions = try await selection.junctions(in: try await global.openStore(readOnly: true))
             let chosen = format ?? (output?.lowercased().hasSuffix(".csv") == true ? .csv : .geojson)
             let text = chosen == .csv ? JunctionExport.csv(junctions) : JunctionExport.geoJSON(junctions)
             if let output {
@@ -144,8 +144,8 @@ struct JunctionsImportCommand: AsyncParsableCommand {
                 Terminal.printError("trafficgeo: error: \(file): \(error.description)")
                 throw TrafficGeoExit.dataError
             }
-            let store = try global.openStore()
-            try store.recordJunctionObservations(observations, observer: "import:\(name)", replacing: true)
+            let store = try await global.openStore()
+            try await store.recordJunctionObservations(observations, observer: "import:\(name)", replacing: true)
             if !global.quiet {
                 let osm = observations.contains { $0.origin == "import:osm" } ? " (\(JunctionExchange.osmAttribution))" : ""
                 Terminal.printError("trafficgeo: imported \(observations.count) junction positions from \(file)\(osm)")
@@ -166,8 +166,8 @@ struct JunctionsLearnCommand: AsyncParsableCommand {
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
-            let store = try global.openStore()
-            let learning = try store.relearnJunctions()
+            let store = try await global.openStore()
+            let learning = try await store.relearnJunctions()
             for conflict in learning.conflicts.prefix(20) { Terminal.printError("trafficgeo: warning: \(conflict)") }
             if !global.quiet {
                 Terminal.printError("trafficgeo: learned \(learning.observations) junction positions from the stored incidents; \(learning.conflicts.count) positions contradict their junctions")

@@ -19,10 +19,10 @@ struct StatsCommand: AsyncParsableCommand {
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
-            let store = try global.openStore(readOnly: true)
-            let s = try store.statistics()
+            let store = try await global.openStore(readOnly: true)
+            let s = try await store.statistics()
             if format == .json {
-                let problems = check ? try store.checkIntegrity() : nil
+                let problems = check ? try await store.checkIntegrity() : nil
                 print(try s.jsonText(check: problems))
                 if let problems, !problems.isEmpty { throw TrafficGeoExit.failure }
                 return
@@ -53,7 +53,7 @@ struct StatsCommand: AsyncParsableCommand {
                 }
             }
             if check {
-                let problems = try store.checkIntegrity()
+                let problems = try await store.checkIntegrity()
                 if problems.isEmpty {
                     print("check:           ok (integrity_check, rtreecheck, every located incident indexed once)")
                 } else {
@@ -87,14 +87,14 @@ struct PruneCommand: AsyncParsableCommand {
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
-            let store = try global.openStore()
+            let store = try await global.openStore()
             let date = before.flatMap { TimeExpression.parse($0) } ?? Date()
             if expired {
-                let count = try store.pruneExpired(before: date)
+                let count = try await store.pruneExpired(before: date)
                 if !global.quiet { Terminal.printError("trafficgeo: pruned \(count) expired incidents") }
             }
             if ended {
-                let count = try store.pruneEnded(before: date)
+                let count = try await store.pruneEnded(before: date)
                 if !global.quiet { Terminal.printError("trafficgeo: pruned \(count) ended incidents") }
             }
         }

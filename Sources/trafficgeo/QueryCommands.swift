@@ -39,19 +39,24 @@ struct NearCommand: AsyncParsableCommand {
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
-            let engine = QueryEngine(store: try global.openStore(readOnly: true))
+            let engine = QueryEngine(store: try await global.openStore(readOnly: true))
             let max = try maxDistance.map { try DistanceArgument.validated($0, option: "--max-distance") }
+            let filter = try query.filter()
             if batch.queries != nil {
-                let filter = try query.filter()
-                try engine.session { session in
-                    try batch.run(output: query.output) { try session.nearestNeighbours(to: $0, limit: limit, maxDistance: max, filter: filter) }
+                // The store's work blocks: on a store thread (StoreThreads), not the task's.
+                try await StoreThreads.run {
+                    try engine.session { session in
+                        try batch.run(output: query.output) { try session.nearestNeighbours(to: $0, limit: limit, maxDistance: max, filter: filter) }
+                    }
                 }
                 return
             }
             let center = try await place.resolve(quiet: global.quiet) ?? location.coordinate()
-            var results = try engine.nearest(to: center, limit: limit, maxDistance: max, filter: try query.filter())
-            if let sort = try query.sortOrder() { results = QueryEngine.sort(results, by: sort) }
-            try query.write(quiet: global.quiet) { emit in try results.forEach(emit) }
+            try await StoreThreads.run {
+                var results = try engine.nearest(to: center, limit: limit, maxDistance: max, filter: filter)
+                if let sort = try query.sortOrder() { results = QueryEngine.sort(results, by: sort) }
+                try query.write(quiet: global.quiet) { emit in try results.forEach(emit) }
+            }
         }
     }
 }
@@ -82,25 +87,30 @@ struct WithinCommand: AsyncParsableCommand {
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
-            let engine = QueryEngine(store: try global.openStore(readOnly: true))
+            let engine = QueryEngine(store: try await global.openStore(readOnly: true))
             let metres = try CommandLineQuery.distance(.radius, radius)
+            let filter = try query.filter()
             if batch.queries != nil {
-                let filter = try query.filter()
-                try engine.session { session in
-                    try batch.run(output: query.output) { try session.withinNeighbours(radius: metres, of: $0, filter: filter) }
+                // The store's work blocks: on a store thread (StoreThreads), not the task's.
+                try await StoreThreads.run {
+                    try engine.session { session in
+                        try batch.run(output: query.output) { try session.withinNeighbours(radius: metres, of: $0, filter: filter) }
+                    }
                 }
                 return
             }
             let center = try await place.resolve(quiet: global.quiet) ?? location.coordinate()
-            let results = try engine.within(radius: metres, of: center, filter: try query.filter())
-            let sorted = try query.sortOrder().map { QueryEngine.sort(results, by: $0) } ?? results
-            try query.write(quiet: global.quiet) { emit in try sorted.forEach(emit) }
-            if sorted.isEmpty && !global.quiet {
-                // An empty circle says how far the nearest match is, so a radius that was too
-                // small is seen at once.
-                let nearest = try engine.nearest(to: center, limit: 1, filter: try query.filter()).first?.distance
-                Terminal.printError("trafficgeo: nothing within \(Annotation.formatDistance(metres)); "
-                    + (nearest.map { "the nearest match is \(Annotation.formatDistance($0)) away" } ?? "no incident matches at any distance"))
+            try await StoreThreads.run {
+                let results = try engine.within(radius: metres, of: center, filter: filter)
+                let sorted = try query.sortOrder().map { QueryEngine.sort(results, by: $0) } ?? results
+                try query.write(quiet: global.quiet) { emit in try sorted.forEach(emit) }
+                if sorted.isEmpty && !global.quiet {
+                    // An empty circle says how far the nearest match is, so a radius that was too
+                    // small is seen at once.
+                    let nearest = try engine.nearest(to: center, limit: 1, filter: filter).first?.distance
+                    Terminal.printError("trafficgeo: nothing within \(Annotation.formatDistance(metres)); "
+                        + (nearest.map { "the nearest match is \(Annotation.formatDistance($0)) away" } ?? "no incident matches at any distance"))
+                }
             }
         }
     }
@@ -140,15 +150,18 @@ struct BoundingBoxCommand: AsyncParsableCommand {
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
-            let engine = QueryEngine(store: try global.openStore(readOnly: true))
-            let box = try box(), filter = try query.filter()
-            if let sort = try query.sortOrder() {
-                var results: [QueryResult] = []
-                try engine.inBoundingBox(box, filter: filter) { results.append($0) }
-                try query.write(quiet: global.quiet) { emit in try QueryEngine.sort(results, by: sort).forEach(emit) }
-            } else {
-                try query.write(quiet: global.quiet) { emit in
-                    try engine.inBoundingBox(box, filter: filter, handle: emit)
+            let engine = QueryEngine(store: try await global.openStore(readOnly: true))
+            let box = try box(), filter = try query.filter(), sort = try query.sortOrder()
+            // The store's work blocks: on a store thread (StoreThreads), not the task's.
+            try await StoreThreads.run {
+                if let sort {
+                    var results: [QueryResult] = []
+                    try engine.inBoundingBox(box, filter: filter) { results.append($0) }
+                    try query.write(quiet: global.quiet) { emit in try QueryEngine.sort(results, by: sort).forEach(emit) }
+                } else {
+                    try query.write(quiet: global.quiet) { emit in
+                        try engine.inBoundingBox(box, filter: filter, handle: emit)
+                    }
                 }
             }
         }
@@ -172,9 +185,13 @@ struct ExportCommand: AsyncParsableCommand {
         try await TrafficGeoExit.run {
             var options = query
             if options.format == nil { options.format = options.output.flatMap(OutputFormat.forFile) ?? .geojson }
-            let engine = QueryEngine(store: try global.openStore(readOnly: true))
-            try options.write(quiet: global.quiet) { emit in
-                try engine.all(filter: query.filter(), locatedOnly: !includeUnlocated, handle: emit)
+            let engine = QueryEngine(store: try await global.openStore(readOnly: true))
+            let filter = try query.filter()
+            // Streamed from the store into the writer on a store thread (StoreThreads).
+            try await StoreThreads.run {
+                try options.write(quiet: global.quiet) { emit in
+                    try engine.all(filter: filter, locatedOnly: !includeUnlocated, handle: emit)
+                }
             }
         }
     }

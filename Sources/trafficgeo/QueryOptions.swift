@@ -104,6 +104,7 @@ struct BatchQueryOptions: ParsableArguments {
     }
 
     /// Runs `answer` for every point, writing `qid,id,distance_m` rows; the timing goes to stderr.
+    @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
     func run(output: String?, answer: (Coordinate) throws -> [Neighbour]) throws {
         guard let queries else { return }
         let points = try QueryLocations.read(path: queries)
@@ -273,6 +274,7 @@ struct QueryOptions: ParsableArguments {
     /// Streams results to stdout or the output file; returns how many were written. With
     /// `--geometry segment`, the results without a segment are left out, and stderr says how many.
     @discardableResult
+    @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
     func write(quiet: Bool = false, _ produce: ((QueryResult) throws -> Void) throws -> Void) throws -> Int {
         let format = outputFormat
         let now = Date()

@@ -67,7 +67,7 @@ struct ServeCommand: AsyncParsableCommand {
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
-            let store = try global.openStore(readOnly: true)
+            let store = try await global.openStore(readOnly: true)
             var configuration = ServeConfiguration()
             configuration.host = host
             configuration.port = port

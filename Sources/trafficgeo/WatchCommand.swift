@@ -159,7 +159,7 @@ struct WatchCommand: AsyncParsableCommand {
                 throw ExitCode.validationFailure
             }
             // Following another process's ingests needs its database; reading sources makes one.
-            let store = try global.openStore(readOnly: source.isEmpty)
+            let store = try await global.openStore(readOnly: source.isEmpty)
             let stateURL = URL(fileURLWithPath: statePath(queries: queries))
             let saved: WatchState?
             do { saved = try WatchState.load(from: stateURL) } catch {
@@ -196,7 +196,7 @@ struct WatchCommand: AsyncParsableCommand {
                         Terminal.printError("trafficgeo: warning: \(location): \(error) (tried again in \(DurationText.describe(interval)))")
                     }
                 }
-                if !source.isEmpty { try live.pruneChanges(store) }
+                if !source.isEmpty { try await live.pruneChanges(store) }
                 try await matcher.poll(store) { events, state in
                     for event in events {
                         for delivery in deliveries { await delivery.deliver(event) }

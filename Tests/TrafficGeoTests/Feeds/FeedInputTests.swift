@@ -30,7 +30,7 @@ struct FeedInputTests {
         var limited = FeedIngestor(store: store, sourceName: "limited")
         limited.maxFeedBytes = 100
         await #expect(throws: FeedError.self) { _ = try await limited.ingest(url) }
-        #expect(try store.allIncidents().count == 1)
+        await #expect(try store.allIncidents().count == 1)
         // Nothing listens here: a clear download error.
         await #expect(throws: FeedError.self) { _ = try await FeedIngestor(store: store).ingest("http://127.0.0.1:9/feed.xml") }
     }

@@ -53,7 +53,7 @@ struct GeocodingAccuracyTests {
         let truth = try Self.convert(["--roads", "A61,A30", "--unique-titles", "--limit", "400", "--atom", feed, "--truth", truthPath], truth: truthPath)
         #expect(truth.count >= 300)
         let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
-        _ = try FeedIngestor(store: store, sourceName: "titles").ingest(FeedInput(localFile: feed))
+        _ = try await FeedIngestor(store: store, sourceName: "titles").ingest(feed)
         let service = GeocodingService(providers: [GazetteerProvider(gazetteer: try Gazetteer.shared())], cache: store)
         _ = try await PendingGeocoder(store: store, locator: IncidentLocator(service: service)).run()
         let (within10, gross) = try Self.score(store, truth, within: 10)
@@ -70,15 +70,15 @@ struct GeocodingAccuracyTests {
         let truth = try Self.convert(["--roads", "A61", "--unique-titles", "--limit", "300", "--seed", "3", "--atom", feed, "--truth", truthPath],
                                      truth: truthPath)
         let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
-        let learned = try FeedIngestor(store: store, sourceName: "api").ingest(FeedInput(localFile: history))
+        let learned = try await FeedIngestor(store: store, sourceName: "api").ingest(history)
         #expect(learned.junctionObservations > 1000)
         // Titles only, filed under another source (the same warnings, without positions).
-        _ = try FeedIngestor(store: store, sourceName: "titles").ingest(FeedInput(localFile: feed))
+        _ = try await FeedIngestor(store: store, sourceName: "titles").ingest(feed)
         let service = GeocodingService(providers: [GazetteerProvider(gazetteer: try Gazetteer.shared())], cache: store)
         let run = try await PendingGeocoder(store: store, locator: IncidentLocator(service: service)).run(source: "titles")
         #expect(run.total == truth.count)
         var within2 = 0
-        for stored in try store.allIncidents() where stored.incident.source == "titles" {
+        for stored in try await store.allIncidents() where stored.incident.source == "titles" {
             if let t = truth[stored.incident.id], let p = stored.incident.position, Geodesic.distance(from: t, to: p) <= 2000 { within2 += 1 }
         }
         #expect(Double(within2) / Double(truth.count) >= 0.9, "within 2 km: \(within2) of \(truth.count)")

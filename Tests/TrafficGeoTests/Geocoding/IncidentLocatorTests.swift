@@ -69,7 +69,7 @@ struct IncidentLocatorTests {
             </feed>
             """
         let url = try TestSupport.write(feed, name: "f.xml", in: folder)
-        let summary = try FeedIngestor(store: store, sourceName: "f").ingest(FeedInput(localFile: url.path))
+        let summary = try await FeedIngestor(store: store, sourceName: "f").ingest(url.path)
         #expect(summary.withoutPosition == 3)
         let service = GeocodingService(providers: [GazetteerProvider(gazetteer: try Gazetteer.shared())], cache: store)
         let runner = PendingGeocoder(store: store, locator: IncidentLocator(service: service))
@@ -79,13 +79,13 @@ struct IncidentLocatorTests {
         #expect(rest.total == 2 && rest.foundTotal == 1 && rest.notFound == 1)
         #expect(try await runner.run().total == 0)   // nothing left; not-found is not retried
         #expect(try await runner.run(retryNotFound: true).total == 1)
-        let located = try store.allIncidents().filter { $0.incident.position != nil }
+        let located = try await store.allIncidents().filter { $0.incident.position != nil }
         #expect(located.count == 2 && located.allSatisfy { $0.incident.positionSource?.kind == .geocoder })
-        #expect(try store.checkIntegrity().isEmpty)
+        await #expect(try store.checkIntegrity().isEmpty)
         // Re-reading the same feed keeps the geocoded positions and changes nothing.
-        let again = try FeedIngestor(store: store, sourceName: "f").ingest(FeedInput(localFile: url.path))
+        let again = try await FeedIngestor(store: store, sourceName: "f").ingest(url.path)
         #expect(again.unchanged == 3 && again.updated == 0)
-        #expect(try store.allIncidents().filter { $0.incident.position != nil }.count == 2)
+        await #expect(try store.allIncidents().filter { $0.incident.position != nil }.count == 2)
     }
 
     static let nominatimBase = ProcessInfo.processInfo.environment["NOMINATIM_URL"] ?? "http://127.0.0.1:8088"
@@ -108,11 +108,11 @@ struct IncidentLocatorTests {
             </feed>
             """
         let feedURL = try TestSupport.write(feed, name: "f.xml", in: folder)
-        _ = try FeedIngestor(store: store, sourceName: "f").ingest(FeedInput(localFile: feedURL.path))
+        _ = try await FeedIngestor(store: store, sourceName: "f").ingest(feedURL.path)
         let service = GeocodingService(providers: [try NominatimProvider(baseURL: url), GazetteerProvider(gazetteer: try Gazetteer.shared())], cache: store)
         let run = try await PendingGeocoder(store: store, locator: IncidentLocator(service: service)).run()
         #expect(run.foundTotal == 2)
-        let byID = Dictionary(uniqueKeysWithValues: try store.allIncidents().map { ($0.incident.id, $0.incident) })
+        let byID = await Dictionary(uniqueKeysWithValues: try store.allIncidents().map { ($0.incident.id, $0.incident) })
         let dossenheim = Coordinate(latitude: 49.4491047, longitude: 8.6462486)
         let a5 = try #require(byID["a5"]?.position)
         #expect(byID["a5"]?.positionSource?.precision == .junction)

@@ -73,15 +73,15 @@ struct RoadKnowledgeTests {
         defer { try? FileManager.default.removeItem(at: folder) }
         let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
         let history = try TestSupport.write(Self.autobahnHistory(count: 6), name: "history.json", in: folder)
-        let first = try FeedIngestor(store: store, sourceName: "api").ingest(FeedInput(localFile: history.path))
+        let first = try await FeedIngestor(store: store, sourceName: "api").ingest(history.path)
         #expect(first.junctionObservations == 12)
-        var known = try store.knownJunctions(roads: ["A4"])
+        var known = try await store.knownJunctions(roads: ["A4"])
         #expect(Set(known.map(\.name)) == ["Krombach", "Wenden"])
         let krombach = try #require(known.first { $0.name == "Krombach" })
         #expect(Geodesic.distance(from: krombach.coordinate, to: Self.krombach) < 2 && krombach.support == 6)
         // Reading the same feed again replaces its own estimates: the support does not grow.
-        _ = try FeedIngestor(store: store, sourceName: "api").ingest(FeedInput(localFile: history.path))
-        known = try store.knownJunctions(roads: ["A4"])
+        _ = try await FeedIngestor(store: store, sourceName: "api").ingest(history.path)
+        known = try await store.knownJunctions(roads: ["A4"])
         #expect(known.first { $0.name == "Krombach" }?.support == 6)
 
         // A later message with words only: placed from the knowledge; the geocoder is never asked for a junction.
@@ -91,11 +91,11 @@ struct RoadKnowledgeTests {
             <feed xmlns="http://www.w3.org/2005/Atom"><entry><id>later</id><title>A4 : Krombach - Wenden</title>
             <summary>A4: Olpe -&gt; Köln, zwischen 1.0 km hinter AS Krombach und 0.3 km vor AS Wenden Unfall</summary></entry></feed>
             """, name: "later.xml", in: folder)
-        _ = try FeedIngestor(store: store, sourceName: "atom").ingest(FeedInput(localFile: atom.path))
+        _ = try await FeedIngestor(store: store, sourceName: "atom").ingest(atom.path)
         let service = GeocodingService(providers: [try NominatimProvider(baseURL: server.baseURL)], cache: store)
         let run = try await PendingGeocoder(store: store, locator: IncidentLocator(service: service)).run()
         #expect(run.found[.junction] == 1)
-        let placed = try #require(try store.allIncidents().first { $0.incident.id == "later" }?.incident)
+        let placed = try await #require(try store.allIncidents().first { $0.incident.id == "later" }?.incident)
         let position = try #require(placed.position)
         #expect(abs(Geodesic.distance(from: Self.krombach, to: position) - 1000) < 20)
         #expect((placed.positionSource?.confidence ?? 0) >= 0.9)

@@ -77,7 +77,7 @@ import Testing
         // Round 1: every road answers.
         let first = try await s.ingestor.ingest("autobahn:")
         #expect(first.new == 30 && first.ended == 0 && first.feedError == nil, "\(first)")
-        #expect(try s.store.allIncidents().allSatisfy { $0.incident.properties[Incident.snapshotPartProperty] != nil })
+        await #expect(try s.store.allIncidents().allSatisfy { $0.incident.properties[Incident.snapshotPartProperty] != nil })
         let initial = try await s.watchOnce()
         #expect(initial.count == 30 && initial.allSatisfy { $0.kind == .enter })
         #expect(try await s.watchOnce().isEmpty, "a restarted watch repeats nothing")
@@ -103,7 +103,7 @@ import Testing
         #expect(feedError.contains("A3/warning: HTTP 500") && feedError.contains("A5/roadworks: no answer"), "\(feedError)")
         #expect(s.api.notModifiedAnswers - before304 >= 3, "A4's unchanged lists are answered 304")
         #expect(s.api.server.requests.filter { $0.path == "/o/autobahn/A3/services/warning" }.count == 1 + 2, "one request in round 1, retried once in round 2")
-        let stored = try s.store.allIncidents()
+        let stored = try await s.store.allIncidents()
         #expect(Set(stored.filter { $0.ended != nil }.map(\.incident.id)) == vanished, "the store ends exactly the vanished incidents")
         #expect(stored.count == 31, "ended incidents keep their rows")
         let active = try QueryEngineProbe.activeIDs(s.store)
@@ -133,7 +133,7 @@ import Testing
         #expect(try await s.watchOnce().map { "\($0.kind.rawValue) \($0.incident.id)" } == ["enter \(Self.id(a3[0]))"])
 
         // Feed health: four fetches, one with failures.
-        let health = try #require(try s.store.feedHealth().first { $0.source == "autobahn" })
+        let health = try await #require(try s.store.feedHealth().first { $0.source == "autobahn" })
         #expect(health.failureStreak == 0 && health.lastSuccess != nil && health.lastError?.contains("A3/warning") == true)
     }
 
@@ -142,7 +142,7 @@ import Testing
         let s = try Self.setup(shared: try #require(TestSupport.sharedFolder))
         defer { s.cleanup() }
         _ = try await s.ingestor.ingest("autobahn:A1,A4")
-        let all = try s.store.allIncidents()
+        let all = try await s.store.allIncidents()
         #expect(all.count == 12)
         let center = try #require(all.first?.incident.position)
         let inside = Set(all.filter { Geodesic.distance(from: center, to: $0.incident.position!) <= 20_000 }.map(\.incident.id))
@@ -171,7 +171,7 @@ import Testing
             try await ingestor.ingest("autobahn:")
         }
         #expect(server.requests.count == 2 && server.requests.allSatisfy { $0.headers["user-agent"]?.hasPrefix("trafficgeo/") == true })
-        let health = try #require(try store.feedHealth().first)
+        let health = try await #require(try store.feedHealth().first)
         #expect(health.source == "autobahn" && health.failureStreak == 1 && health.lastSuccess == nil)
         #expect(AutobahnAPI.roads(inLocation: "autobahn:a1, A 3") == .some(["A1", "A3"]))
         #expect(AutobahnAPI.roads(inLocation: "autobahn:") == .some(nil))

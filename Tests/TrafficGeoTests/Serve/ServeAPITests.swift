@@ -128,14 +128,14 @@ struct ServeAPITests {
         try await ServeFixture.serving { f in
             let engine = QueryEngine(store: f.writer)
             let centre = Coordinate(latitude: 50.94, longitude: 6.96)
-            let expected = try engine.nearest(to: centre, limit: 5)
+            let expected = try await StoreThreads.run { try engine.nearest(to: centre, limit: 5) }
             let nearest = try await f.get("/collections/incidents/items?lat=50.94&lon=6.96&nearest=5&limit=100")
             #expect(nearest.ids == expected.map { Int($0.stored.storeID) })
             let distances = nearest.features.compactMap { ($0["properties"] as? [String: Any])?["distance_m"] as? Double }
             #expect(zip(distances, expected.compactMap(\.distance)).allSatisfy { abs($0 - $1) < 0.1 })
             #expect(nearest.features.allSatisfy { ($0["properties"] as? [String: Any])?["bearing_deg"] is Double })
 
-            let within = try engine.within(radius: 5000, of: centre)
+            let within = try await StoreThreads.run { try engine.within(radius: 5000, of: centre) }
             let answer = try await f.get("/collections/incidents/items?lat=50.94&lon=6.96&radius=5km&limit=1000")
             #expect(answer.ids == within.map { Int($0.stored.storeID) }, "within, nearest first")
             #expect(answer.json["numberMatched"] as? Int == within.count)
@@ -245,7 +245,7 @@ struct ServeAPITests {
             let again = try await f.get(url, headers: [("If-None-Match", tag)])
             #expect(again.status == 304 && again.body.isEmpty)
             // An ingest changes an incident in view: the tag changes.
-            _ = try f.writer.ingest(source: "desk", now: Date()) { emit in
+            _ = try await f.writer.ingest(source: "desk", now: Date()) { emit in
                 try emit(.incident(Incident(source: "desk", id: "k0", title: "A1 : Köln - Olpe, changed", road: "A1",
                                             position: Coordinate(latitude: 50.85, longitude: 6.85), positionSource: PositionSource(kind: .feed))))
             }

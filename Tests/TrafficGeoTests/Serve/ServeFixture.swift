@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+@testable import TrafficGeo
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -58,16 +59,16 @@ final class ServeFixture: Sendable {
         case .postgis:
             let url = try PostgresTestServer.makeDatabase()
             location = url
-            writer = try PostGISIncidentStore(url: url)
-            reader = try PostGISIncidentStore(url: url, readOnly: true)
+            writer = try await StoreOpening.open(url)
+            reader = try await StoreOpening.open(url, readOnly: true)
             cleanup = { PostgresTestServer.dropDatabase(url) }
         }
         let now = Date()
         self.now = now
         let all = Self.incidents(now: now)
-        _ = try writer.ingest(source: "desk", snapshot: .wholeSource, now: now) { emit in for i in all { try emit(.incident(i)) } }
+        _ = try await writer.ingest(source: "desk", snapshot: .wholeSource, now: now) { emit in for i in all { try emit(.incident(i)) } }
         // "gone" is no longer listed: it ends.
-        _ = try writer.ingest(source: "desk", snapshot: .wholeSource, now: now) { emit in
+        _ = try await writer.ingest(source: "desk", snapshot: .wholeSource, now: now) { emit in
             for i in all where i.id != "gone" { try emit(.incident(i)) }
         }
         var configuration = configuration

@@ -3,6 +3,7 @@ import Testing
 @testable import TrafficGeoModel
 @testable import TrafficGeoQuery
 @testable import TrafficGeoSQLite
+@testable import TrafficGeoStore
 
 /// Several processes on one database file, and files that cannot be written.
 @Suite("Concurrent use and unwritable databases", .serialized, .enabled(if: TestSupport.cliExecutable != nil, "the trafficgeo executable was not built beside the tests"))
@@ -48,7 +49,7 @@ struct ConcurrencyTests {
             var queries = 0, failures: [String] = []
             while ingest.isRunning {
                 do {
-                    let found = try engine.nearest(to: Coordinate(latitude: 50.9, longitude: 7.0), limit: 5)
+                    let found = try await StoreThreads.run { try engine.nearest(to: Coordinate(latitude: 50.9, longitude: 7.0), limit: 5) }
                     if found.count != 5 { failures.append("\(found.count) results") }
                 } catch {
                     failures.append("\(error)")
@@ -61,7 +62,7 @@ struct ConcurrencyTests {
             #expect(queries > 10, "only \(queries) queries ran during the ingest")
             rounds += 1
         }
-        #expect(try engine.store.checkIntegrity().isEmpty)
+        await #expect(try engine.store.checkIntegrity().isEmpty)
     }
 
     /// Two ingests at once: the second waits for the first (busy timeout) and both land.
@@ -79,9 +80,9 @@ struct ConcurrencyTests {
             #expect((one.status, two.status) == (0, 0), "round \(round): \(one.stderr) \(two.stderr)")
         }
         let store = try SQLiteIncidentStore(path: db, readOnly: true)
-        let stats = try store.statistics()
+        let stats = try await store.statistics()
         #expect(stats.total == 16_000 && stats.located == 16_000)
-        #expect(try store.checkIntegrity().isEmpty)
+        await #expect(try store.checkIntegrity().isEmpty)
     }
 
     /// Two ingests into one new database, 20 times: both land every time (issue 15, point 4: the
@@ -97,7 +98,7 @@ struct ConcurrencyTests {
             async let second = Task.detached { try TestSupport.run(Self.cli().path, ["ingest", "-q", "--no-geocode", "--source-name", "b", "--db", db, b.path]) }.value
             let (one, two) = try await (first, second)
             #expect((one.status, two.status) == (0, 0), "round \(round): \(one.stderr) \(two.stderr)")
-            #expect(try SQLiteIncidentStore(path: db, readOnly: true).statistics().total == 50, "round \(round)")
+            await #expect(try SQLiteIncidentStore(path: db, readOnly: true).statistics().total == 50, "round \(round)")
         }
     }
 

@@ -237,34 +237,34 @@ enum StoreContract {
         let (store, _, cleanup) = try backend.makeStore()
         defer { cleanup() }
         try ingest(store, [incident("a", lat: nil), incident("b", lat: nil), incident("c", lat: nil), incident("d")])
-        var pending = try store.pendingGeocodes()
+        var pending = try await store.pendingGeocodes()
         #expect(pending.map(\.incident.id) == ["a", "b", "c"])
         let found = LocatedPosition(position: Coordinate(latitude: 51, longitude: 7.5), segment: nil, precision: .junction, confidence: 0.8,
                                     provider: "gazetteer", queries: ["Wenden", "Krombach"])
-        try store.recordGeocode(storeID: pending[0].storeID, result: .success(found), geocoder: "chain")
-        try store.recordGeocode(storeID: pending[1].storeID, result: .success(nil), geocoder: "chain")
-        try store.recordGeocode(storeID: pending[2].storeID, result: .failure(.timeout(provider: "x", seconds: 10)), geocoder: "chain")
-        pending = try store.pendingGeocodes()
+        try await store.recordGeocode(storeID: pending[0].storeID, result: .success(found), geocoder: "chain")
+        try await store.recordGeocode(storeID: pending[1].storeID, result: .success(nil), geocoder: "chain")
+        try await store.recordGeocode(storeID: pending[2].storeID, result: .failure(.timeout(provider: "x", seconds: 10)), geocoder: "chain")
+        pending = try await store.pendingGeocodes()
         #expect(pending.map(\.incident.id) == ["c"], "failed ones are retried, not-found ones are not")
-        #expect(try store.pendingGeocodes(retryNotFound: true).map(\.incident.id) == ["b", "c"])
-        let a = try #require(try store.allIncidents().first { $0.incident.id == "a" })
+        await #expect(try store.pendingGeocodes(retryNotFound: true).map(\.incident.id) == ["b", "c"])
+        let a = try await #require(try store.allIncidents().first { $0.incident.id == "a" })
         #expect(a.incident.position == found.position)
         #expect(a.incident.positionSource?.kind == .geocoder && a.incident.positionSource?.precision == .junction)
-        #expect(try store.nearest(to: found.position, limit: 1, maxDistance: nil, filter: IncidentFilter()).first?.incident.id == "a")
+        await #expect(try store.nearest(to: found.position, limit: 1, maxDistance: nil, filter: IncidentFilter()).first?.incident.id == "a")
         // The geocoder's position is kept while the feed says the same words without coordinates.
         #expect(try ingest(store, [incident("a", lat: nil)]).unchanged == 1)
-        #expect(try store.incident(id: a.storeID)?.incident.position == found.position)
+        await #expect(try store.incident(id: a.storeID)?.incident.position == found.position)
         // Geocoded positions are filtered by confidence; feed positions always pass.
         var confident = IncidentFilter()
         confident.minConfidence = 0.9
-        #expect(try store.count(filter: confident, locatedOnly: true) == 1)
+        await #expect(try store.count(filter: confident, locatedOnly: true) == 1)
         // The answer cache.
         let answer = GeocodeAnswer(provider: "nominatim", candidates: [GeocodeCandidate(coordinate: Coordinate(latitude: 50, longitude: 8), name: "Köln", kind: .town)])
         #expect(try await store.cachedAnswer(for: "nominatim|köln") == nil)
         try await store.storeAnswer(answer, for: "nominatim|köln")
         let cached = try await store.cachedAnswer(for: "nominatim|köln")
         #expect(cached?.candidates == answer.candidates && cached?.fromCache == true)
-        #expect(try store.statistics().geocodeCacheEntries == 1)
+        await #expect(try store.statistics().geocodeCacheEntries == 1)
     }
 
     // MARK: - Queries

@@ -36,7 +36,7 @@ struct StoreCopyTests {
         let path = folder.appendingPathComponent("a.sqlite").path
         do {
             let file = try SQLiteIncidentStore(path: path)
-            _ = try FeedIngestor(store: file).ingest(FeedInput(localFile: TestSupport.repositoryRoot.appendingPathComponent("data/sample/lmst.de_DE.xml").path))
+            _ = try await FeedIngestor(store: file).ingest(TestSupport.repositoryRoot.appendingPathComponent("data/sample/lmst.de_DE.xml").path)
             var list = (1...40).map { StoreContract.incident("i\($0)", lat: $0 % 7 == 0 ? nil : 50 + Double($0) / 50, lon: 7 + Double($0) / 30) }
             for k in 0..<3 {
                 list[k].summary = "zwischen AS Wenden und AS Krombach"
@@ -46,15 +46,15 @@ struct StoreCopyTests {
             }
             try StoreContract.ingest(file, list, snapshot: .wholeSource, now: Date(timeIntervalSince1970: 1_750_000_000))
             try StoreContract.ingest(file, Array(list.dropFirst(5)), snapshot: .wholeSource, now: Date(timeIntervalSince1970: 1_750_000_600))
-            let pending = try file.pendingGeocodes()
-            try file.recordGeocode(storeID: pending[0].storeID, result: .success(nil), geocoder: "g")
-            try file.recordGeocode(storeID: pending[1].storeID, result: .failure(.timeout(provider: "g", seconds: 10)), geocoder: "g")
-            try file.recordFetch(FetchReport(source: "feed", at: Date(timeIntervalSince1970: 1_750_000_000), entries: 40))
+            let pending = try await file.pendingGeocodes()
+            try await file.recordGeocode(storeID: pending[0].storeID, result: .success(nil), geocoder: "g")
+            try await file.recordGeocode(storeID: pending[1].storeID, result: .failure(.timeout(provider: "g", seconds: 10)), geocoder: "g")
+            try await file.recordFetch(FetchReport(source: "feed", at: Date(timeIntervalSince1970: 1_750_000_000), entries: 40))
             try await file.storeAnswer(GeocodeAnswer(provider: "p", candidates: []), for: "p|nowhere")
-            try file.recordJunctionObservations([JunctionObservation(road: "A45", name: "AS Olpe", kind: .exit,
+            try await file.recordJunctionObservations([JunctionObservation(road: "A45", name: "AS Olpe", kind: .exit,
                                                                      coordinate: Coordinate(latitude: 51.03, longitude: 7.85), origin: "import:x")],
                                                 observer: "import:x", replacing: true)
-            _ = try file.pruneChanges(before: Date(timeIntervalSince1970: 1_750_000_001))
+            _ = try await file.pruneChanges(before: Date(timeIntervalSince1970: 1_750_000_001))
         }
         let there = try cli(["copy", "--from", path, "--to", url])
         #expect(there.status == 0, Comment(rawValue: there.stderr))
@@ -64,22 +64,22 @@ struct StoreCopyTests {
         #expect(again.status == 0, Comment(rawValue: again.stderr))
 
         let original = try Self.records(try SQLiteIncidentStore(path: path, readOnly: true))
-        let onServer = try Self.records(try PostGISIncidentStore(url: url, readOnly: true))
+        let onServer = try Self.records(try await StoreOpening.open(url, readOnly: true) as! any TransferableStore)
         let returned = try Self.records(try SQLiteIncidentStore(path: back, readOnly: true))
         #expect(original.count > 60)
         #expect(onServer == original)
         #expect(returned == original)
         // The copies answer alike and go on where the original stopped.
-        let server = try PostGISIncidentStore(url: url), copy = try SQLiteIncidentStore(path: back)
-        #expect(try server.checkIntegrity().isEmpty && copy.checkIntegrity().isEmpty)
+        let server = try await StoreOpening.open(url), copy = try SQLiteIncidentStore(path: back)
+        await #expect(try server.checkIntegrity().isEmpty && copy.checkIntegrity().isEmpty)
         let q = Coordinate(latitude: 50.5, longitude: 7.3)
-        let a = try SQLiteIncidentStore(path: path).nearest(to: q, limit: 10, maxDistance: nil, filter: IncidentFilter())
-        #expect(try server.nearest(to: q, limit: 10, maxDistance: nil, filter: IncidentFilter()) == a)
-        #expect(try copy.nearest(to: q, limit: 10, maxDistance: nil, filter: IncidentFilter()) == a)
-        let bounds = try server.changeFeedBounds()
+        let a = try await SQLiteIncidentStore(path: path).nearest(to: q, limit: 10, maxDistance: nil, filter: IncidentFilter())
+        await #expect(try server.nearest(to: q, limit: 10, maxDistance: nil, filter: IncidentFilter()) == a)
+        await #expect(try copy.nearest(to: q, limit: 10, maxDistance: nil, filter: IncidentFilter()) == a)
+        let bounds = try await server.changeFeedBounds()
         let next = try StoreContract.ingest(server, [StoreContract.incident("later")])
         #expect(next.changes == (bounds.latest + 1)...(bounds.latest + 1))
-        #expect(try server.allIncidents().first { $0.incident.id == "later" }!.storeID > a.map(\.stored.storeID).max()!)
+        await #expect(try server.allIncidents().first { $0.incident.id == "later" }!.storeID > a.map(\.stored.storeID).max()!)
 
         // Into a store that holds something: refused, nothing changed. A failed copy to a new
         // file leaves no file behind.

@@ -1,0 +1,73 @@
+import NIOCore
+import NIOPosix
+
+/// The threads a store's blocking work runs on when it is asked from async code.
+///
+/// A store blocks its caller: SQLite in its C calls, PostGIS in waiting for its event loop's
+/// answer. Swift's cooperative pool has one thread per core and must never block (two cores:
+/// two blocked ingests stop every task of the process). So the store API is async
+/// (`IncidentStore`'s async overloads, `perform`): each call hops to one of these threads, does
+/// the synchronous work there, and resumes the task with the answer. The synchronous API is kept
+/// for synchronous callers (a thread of one's own, a test) and marked `noasync`, so the compiler
+/// refuses it in async code. `serve`'s QueryRunner is the same rule with a time limit and lanes
+/// of its own.
+public enum StoreThreads {
+    /// Twice as many threads as cores, at least four: store work waits (on the disk, on the
+    /// database server) about as much as it computes, and one long ingest must not keep a
+    /// short read of the same process waiting for a thread.
+    static let pool: NIOThreadPool = {
+        let pool = NIOThreadPool(numberOfThreads: max(4, 2 * System.coreCount))
+        pool.start()
+        return pool
+    }()
+
+    /// Runs `body` on a store thread and returns its answer. `body` may use the synchronous
+    /// store API; it does not outlive the call (the caller waits for it), so it need not be
+    /// `Sendable`: it and its answer cross to the store thread and back exactly once.
+    public static func run<T>(_ body: () throws -> T) async throws -> T {
+        try await withoutActuallyEscaping(body) { body in
+            let work = Handover(body)
+            let answer: Outcome<T> = try await withCheckedThrowingContinuation { continuation in
+                pool.submit { state in
+                    guard state == .active else {
+                        work.drop()
+                        continuation.resume(throwing: StoreThreadsStopped())
+                        return
+                    }
+                    // The closure is let go before the task resumes: withoutActuallyEscaping
+                    // checks, as its block ends, that nothing holds it any more.
+                    let outcome = work.run()
+                    continuation.resume(returning: outcome)
+                }
+            }
+            return try answer.result.get()
+        }
+    }
+}
+
+/// The caller's closure on its way to a store thread (`StoreThreads.run`): run there once and
+/// dropped at once. It crosses threads while its owner waits, never used by two at a time.
+private final class Handover<T>: @unchecked Sendable {
+    private var body: (() throws -> T)?
+
+    init(_ body: @escaping () throws -> T) { self.body = body }
+
+    /// Runs the closure and lets it go before returning.
+    func run() -> Outcome<T> {
+        let body = self.body!
+        self.body = nil
+        return Outcome(result: Result { try body() })
+    }
+
+    func drop() { body = nil }
+}
+
+/// A store thread's answer on its way back to the waiting task.
+private struct Outcome<T>: @unchecked Sendable {
+    let result: Result<T, any Error>
+}
+
+/// The store threads were shut down (the process is ending).
+public struct StoreThreadsStopped: Error, CustomStringConvertible {
+    public var description: String { "the store's threads have stopped" }
+}
