@@ -126,77 +126,10 @@ public final class PostGISIncidentStore: IncidentStore {
 
     public func ingest(source: String, format: FeedFormat?, adopting formerNames: FormerSourceNames, snapshot: SnapshotScope?, now: Date,
                        read: ((FeedEvent) throws -> Void) throws -> Void) throws -> IngestSummary {
-        var summary = IngestSummary(source: source, format: format)
-        try write { connection in
-            try adopt(connection, formerNames, into: source)
-            let writer = try PostGISIncidentWriter(connection: connection, logger: logger, now: now)
-            // Its worker must be idle before the transaction ends, also when reading failed.
-            defer { writer.drain() }
-            var learner: JunctionLearningRun?
-            var endedByFeed: [(source: String, id: String, at: Date)] = []
-            do {
-                try read { event in
-                    summary.read += 1
-                    switch event {
-                    case let .skipped(entry):
-                        summary.skipped.append(entry)
-                    case let .incident(incident):
-                        try writer.upsert(incident)
-                        if let endedAt = incident.endedAt { endedByFeed.append((incident.source, incident.id, min(endedAt, now))) }
-                        if incident.position == nil {
-                            summary.withoutPosition += 1
-                            if incident.properties[Incident.positionProblemProperty] != nil { summary.positionsIgnored += 1 }
-                        } else if JunctionLearningRun.isLearnable(incident) {
-                            // Positioned by the feed: it teaches where its junctions are. (Unlike the
-                            // SQLite store, unchanged entries are parsed too: a batch is compared
-                            // only when it is written. Their observations replace themselves.)
-                            learner = try learner ?? JunctionLearningRun(known: knownJunctions(connection, roads: nil))
-                            learner?.add(incident)
-                        }
-                    }
-                }
-            } catch let error as FeedError {
-                // A feed that broke off keeps what came before the break; one refused before any
-                // entry was read (a header, binary junk) is an error, and nothing is stored.
-                guard case let .malformed(_, _, _, entriesRead) = error, entriesRead > 0 else { throw error }
-                summary.feedError = error.description
-            }
-            try writer.finish()
-            if let learner {
-                let learning = try finishLearning(learner, connection, now: now)
-                summary.junctionObservations = learning.observations
-                summary.positionConflicts = learning.conflicts
-            }
-            summary.new = writer.counts.inserted
-            summary.updated = writer.counts.updated
-            summary.unchanged = writer.counts.unchanged
-            var ended: [Int64] = []
-            if let snapshot {
-                if summary.feedError == nil {
-                    ended = try endMissing(connection, source: source, scope: snapshot, writer: writer,
-                                           skippedIDs: Set(summary.skipped.compactMap(\.entryID)), now: now)
-                }
-            }
-            // Incidents the feed itself says are over (`Incident.endedAt`) that have not ended yet:
-            // one statement per source (a feed that lists thousands of ended situations on every
-            // read is thousands of rows, not round trips).
-            for (told, list) in Dictionary(grouping: endedByFeed, by: \.source) {
-                let rows = try connection.rows("""
-                    UPDATE incidents i SET ended = told.at
-                    FROM unnest(\(list.map { PostgresText.storable($0.id) })::text[], \(list.map { $0.at.timeIntervalSince1970.rounded(.down) })::float8[]) AS told(eid, at)
-                    WHERE i.source_id = (SELECT id FROM sources WHERE name = \(PostgresText.storable(told))) AND i.external_id = told.eid AND i.ended IS NULL
-                    RETURNING i.id
-                    """, logger: logger)
-                for row in rows { ended.append(try row.decode(Int64.self)) }
-            }
-            summary.ended = ended.count
-            // The change feed, in the same transaction as the changes.
-            let at = now.timeIntervalSince1970.rounded(.down)
-            var recorded: [ClosedRange<Int64>] = []
-            for (kind, ids) in [(ChangeKind.new, writer.insertedIDs), (.updated, writer.updatedIDs), (.ended, ended)] {
-                if let r = try PostGISChangeLog.append(connection, logger: logger, kind: kind, ids: ids, at: at) { recorded.append(r) }
-            }
-            if let first = recorded.first, let last = recorded.last { summary.changes = first.lowerBound...last.upperBound }
+        // The steps every store takes (IngestRun), with this store's statements.
+        let summary = try write { connection in
+            try IngestRun.run(PostGISIngestSteps(store: self, connection: connection, now: now), source: source, format: format,
+                              adopting: formerNames, snapshot: snapshot, now: now, read: read)
         }
         // Many new rows: fresh statistics now, so that the next query is planned on them (the
         // planner would not use the GiST index on a table it believes empty), not when
@@ -210,34 +143,9 @@ public final class PostGISIncidentStore: IncidentStore {
     /// New incidents from one ingest after which the table's statistics are refreshed.
     static let analyzeAfter = 10_000
 
-    /// Ends the source's open incidents in `scope` that the ingest did not name (`SnapshotScope`).
-    private func endMissing(_ connection: PostgresConnection, source: String, scope: SnapshotScope, writer: PostGISIncidentWriter,
-                            skippedIDs: Set<String>, now: Date) throws -> [Int64] {
-        if scope.parts?.isEmpty == true { return [] }
-        let rows = try connection.rows("""
-            SELECT i.id, i.external_id, i.properties ->> \(Incident.snapshotPartProperty) FROM incidents i
-            WHERE i.source_id = (SELECT id FROM sources WHERE name = \(PostgresText.storable(source))) AND i.ended IS NULL ORDER BY i.id
-            """, logger: logger)
-        let inserted = Set(writer.insertedIDs)
-        var ended: [Int64] = []
-        for row in rows {
-            let (id, externalID, part) = try row.decode((Int64, String, String?).self)
-            if writer.seenIDs.contains(id) || inserted.contains(id) || skippedIDs.contains(externalID) { continue }
-            if let parts = scope.parts {
-                guard let part, parts.contains(part) else { continue }
-            }
-            ended.append(id)
-        }
-        if !ended.isEmpty {
-            try connection.run("UPDATE incidents SET ended = \(now.timeIntervalSince1970.rounded(.down)) WHERE id = ANY(\(ended))", logger: logger)
-        }
-        return ended
-    }
-
-    /// Makes the sources an older version filed this feed under part of `source` (`FormerSourceNames`).
     /// Makes the sources an older version filed this feed under part of `source`: renamed, or
     /// merged into it by `SourceMergePlan` (the rule the SQLite store follows too).
-    private func adopt(_ connection: PostgresConnection, _ former: FormerSourceNames, into source: String) throws {
+    func adopt(_ connection: PostgresConnection, _ former: FormerSourceNames, into source: String) throws {
         let candidates = former.given.map { ($0, false) } + former.migrated.map { ($0, true) }
         for (name, onlyIfMigrated) in candidates where name != source {
             guard let row = try connection.rows("SELECT id, renamed_from FROM sources WHERE name = \(name)", logger: logger).first else { continue }

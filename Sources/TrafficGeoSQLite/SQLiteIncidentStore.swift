@@ -175,68 +175,12 @@ public final class SQLiteIncidentStore: IncidentStore {
     /// re-reading the feed updates them instead of adding copies (`SourceNames`).
     public func ingest(source: String, format: FeedFormat?, adopting formerNames: FormerSourceNames, snapshot: SnapshotScope?, now: Date,
                        read: ((FeedEvent) throws -> Void) throws -> Void) throws -> IngestSummary {
-        var summary = IngestSummary(source: source, format: format)
-        var learner: JunctionLearningRun?
+        let summary: IngestSummary
         do {
-            try pool.write { db in
-                try SourceNames.adopt(db, formerNames, into: source)
-                let writer = try IncidentWriter(db: db, now: now, tracksSeen: snapshot != nil)
-                // Incidents the feed itself says are over (`Incident.endedAt`), ended once stored.
-                var endedByFeed: [(source: String, id: String, at: Date)] = []
-                do {
-                    try read { event in
-                        summary.read += 1
-                        switch event {
-                        case let .skipped(entry):
-                            summary.skipped.append(entry)
-                        case let .incident(incident):
-                            let unchanged = writer.counts.unchanged
-                            try writer.upsert(incident)
-                            if let endedAt = incident.endedAt { endedByFeed.append((incident.source, incident.id, min(endedAt, now))) }
-                            if incident.position == nil {
-                                summary.withoutPosition += 1
-                                if incident.properties[Incident.positionProblemProperty] != nil { summary.positionsIgnored += 1 }
-                            } else if JunctionLearningRun.isLearnable(incident), writer.counts.unchanged == unchanged {
-                                // New or changed, positioned by the feed: it teaches where its junctions are.
-                                learner = try learner ?? JunctionLearningRun(db)
-                                learner?.add(incident)
-                            }
-                        }
-                    }
-                } catch let error as FeedError {
-                    // A feed that broke off keeps what came before the break; one refused before any
-                    // entry was read (a header, binary junk) is an error, and nothing is stored.
-                    guard case let .malformed(_, _, _, entriesRead) = error, entriesRead > 0 else { throw error }
-                    summary.feedError = error.description
-                }
-                try writer.finish()
-                // Positioned messages that name their junctions teach where those junctions are.
-                if let learner {
-                    let learning = try learner.finish(db, now: now)
-                    summary.junctionObservations = learning.observations
-                    summary.positionConflicts = learning.conflicts
-                }
-                summary.new = writer.counts.inserted
-                summary.updated = writer.counts.updated
-                summary.unchanged = writer.counts.unchanged
-                var ended: [Int64] = []
-                if let snapshot {
-                    if summary.feedError == nil {
-                        ended = try SnapshotEnding.end(db, source: source, scope: snapshot, writer: writer,
-                                                       skippedIDs: Set(summary.skipped.compactMap(\.entryID)), now: now)
-                    }
-                }
-                ended += try SnapshotEnding.endAsTold(db, endedByFeed)
-                summary.ended = ended.count
-                // The change feed, in the same transaction as the changes.
-                let at = now.timeIntervalSince1970
-                var recorded: [ClosedRange<Int64>] = []
-                for range in writer.insertedRanges {
-                    if let r = try ChangeLog.append(db, kind: .new, range: range, at: at) { recorded.append(r) }
-                }
-                if let r = try ChangeLog.append(db, kind: .updated, ids: writer.updatedIDs, at: at) { recorded.append(r) }
-                if let r = try ChangeLog.append(db, kind: .ended, ids: ended, at: at) { recorded.append(r) }
-                if let first = recorded.first, let last = recorded.last { summary.changes = first.lowerBound...last.upperBound }
+            // The steps every store takes (IngestRun), with this store's statements.
+            summary = try pool.write { db in
+                try IngestRun.run(SQLiteIngestSteps(db: db, now: now, tracksSeen: snapshot != nil), source: source, format: format,
+                                  adopting: formerNames, snapshot: snapshot, now: now, read: read)
             }
         } catch let error as FeedError {
             throw error
