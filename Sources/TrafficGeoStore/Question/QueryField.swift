@@ -55,9 +55,20 @@ public enum QueryField: String, Sendable, CaseIterable, Hashable {
 
     /// The field on `surface` named `name`, if it is one.
     public init?(name: String, on surface: Surface) {
-        guard let field = Self.allCases.first(where: { $0.name(on: surface) == name }) else { return nil }
+        let table: [String: QueryField]
+        switch surface {
+        case .commandLine: table = Self.byOption
+        case .parameter: table = Self.byParameter
+        case .watchesFile: table = Self.byKey
+        }
+        guard let field = table[name] else { return nil }
         self = field
     }
+
+    // Looked up for every parameter of every request `serve` answers: tables made once.
+    private static let byOption = Dictionary(uniqueKeysWithValues: allCases.map { ($0.name(on: .commandLine), $0) })
+    private static let byParameter = Dictionary(uniqueKeysWithValues: allCases.map { ($0.name(on: .parameter), $0) })
+    private static let byKey = Dictionary(uniqueKeysWithValues: allCases.map { ($0.name(on: .watchesFile), $0) })
 }
 
 /// Text a question could not take: which field, the text given, and what is wrong with it in
