@@ -2,6 +2,8 @@ import Foundation
 import TrafficGeoModel
 
 /// Why a feed as a whole could not be read (a single broken entry is a `SkippedEntry` instead).
+/// The words name no command-line option: the CLI says which of its options help
+/// (`FeedError.commandLineText` in the trafficgeo target).
 public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
     case notFound(String)
     case unreadable(String, reason: String)
@@ -24,11 +26,11 @@ public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
         case let .unreadable(location, reason):
             return "\(location): cannot read: \(reason)"
         case let .unknownFormat(location):
-            return "\(location): cannot tell the feed format from its content; name it with --format \(FeedFormat.allCases.map(\.rawValue).joined(separator: "|"))"
+            return "\(location): cannot tell the feed format from its content; name the format (\(FeedFormat.allCases.map(\.rawValue).joined(separator: "|")))"
         case let .empty(location):
             return "\(location): the feed is empty (no bytes, or only white space); nothing to read"
         case let .formatMismatch(location, forced, detected):
-            return "\(location): --format \(forced.rawValue) was given, but the content is \(detected.rawValue) (\(detected.family == "XML or JSON" ? "a standard's document" : detected.family)); leave out --format to read it as that"
+            return "\(location): the format \(forced.rawValue) was asked for, but the content is \(detected.rawValue) (\(detected.family == "XML or JSON" ? "a standard's document" : detected.family)); ask for none to read it as that"
         case let .download(location, reason):
             return "\(location): download failed: \(reason)"
         case let .httpStatus(location, status):
@@ -38,7 +40,7 @@ public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
             if entriesRead == 0 { return "\(location): not a readable \(format) feed: \(reason)" }
             return "\(location): not valid \(format) after \(entriesRead) entries: \(reason)"
         case let .tooLarge(location, limit):
-            return "\(location): larger than the limit of \(limit) bytes; raise it with --max-feed-bytes"
+            return "\(location): larger than the limit of \(limit) bytes"
         case let .corruptCompression(location, reason):
             return "\(location): gzip-compressed, but \(reason)"
         }

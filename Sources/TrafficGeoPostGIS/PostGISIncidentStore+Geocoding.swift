@@ -20,7 +20,7 @@ extension PostGISIncidentStore {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError.readFailed(location, reason: PostgresErrorText.describe(error))
+            throw StoreError.readFailed(location, reason: PostgresErrorText.failure(error))
         }
         return try json.map(GeocodeAnswer.init(cachedJSON:))
     }
@@ -40,7 +40,7 @@ extension PostGISIncidentStore {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError.writeFailed(location, reason: PostgresErrorText.describe(error))
+            throw StoreError.writeFailed(location, reason: PostgresErrorText.failure(error))
         }
     }
 

@@ -32,7 +32,7 @@ public final class PostGISIncidentStore: IncidentStore {
     public convenience init(url: String, readOnly: Bool = false) throws {
         let location: PostgresLocation
         do { location = try PostgresLocation(url: url) } catch let error as StoreURLError {
-            throw StoreError.cannotOpen(error.url, reason: error.problem)
+            throw StoreError.cannotOpen(error.url, reason: StoreFailure(.other, error.problem))
         }
         try self.init(location: location, readOnly: readOnly)
     }
@@ -45,24 +45,24 @@ public final class PostGISIncidentStore: IncidentStore {
             if readOnly {
                 let version = try session.withConnection { try PostGISSchema.version($0, logger: session.logger) }
                 if version == 0 {
-                    throw StoreError.cannotOpen(location.redacted, reason: "the database holds no trafficgeo store (run `trafficgeo ingest --db URL` first)")
+                    throw StoreError.cannotOpen(location.redacted, reason: StoreFailure(.missing, "the database holds no trafficgeo store (run `trafficgeo ingest --db URL` first)"))
                 }
                 if version < PostGISSchema.latestVersion {
-                    throw StoreError.incompatible(location.redacted, reason: "its tables are at version \(version) and must be upgraded once (run any `trafficgeo ingest` on it)")
+                    throw StoreError.incompatible(location.redacted, reason: StoreFailure(.otherVersion, "its tables are at version \(version) and must be upgraded once (run any `trafficgeo ingest` on it)"))
                 }
             } else {
                 try PostGISSchema.migrate(session)
             }
             let version = try session.withConnection { try PostGISSchema.version($0, logger: session.logger) }
             if version > PostGISSchema.latestVersion {
-                throw StoreError.incompatible(location.redacted, reason: "its tables are at version \(version), newer than this trafficgeo knows (\(PostGISSchema.latestVersion)); upgrade trafficgeo")
+                throw StoreError.incompatible(location.redacted, reason: StoreFailure(.otherVersion, "its tables are at version \(version), newer than this trafficgeo knows (\(PostGISSchema.latestVersion)); upgrade trafficgeo"))
             }
         } catch let error as StoreError {
             session.close()
             throw error
         } catch {
             session.close()
-            throw StoreError.cannotOpen(location.redacted, reason: PostgresErrorText.describe(error))
+            throw StoreError.cannotOpen(location.redacted, reason: PostgresErrorText.failure(error))
         }
     }
 
@@ -102,7 +102,7 @@ public final class PostGISIncidentStore: IncidentStore {
         } catch let error as StoreError {
             throw error
         } catch {
-            throw StoreError.readFailed(location, reason: PostgresErrorText.describe(error))
+            throw StoreError.readFailed(location, reason: PostgresErrorText.failure(error))
         }
     }
 
@@ -118,7 +118,7 @@ public final class PostGISIncidentStore: IncidentStore {
         } catch let error as FeedError {
             throw error
         } catch {
-            throw StoreError.writeFailed(location, reason: PostgresErrorText.describe(error))
+            throw StoreError.writeFailed(location, reason: PostgresErrorText.failure(error))
         }
     }
 

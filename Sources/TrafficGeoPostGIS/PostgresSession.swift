@@ -176,11 +176,11 @@ final class PostgresSession: Sendable {
     }
 
     private static func mapConnectError<T>(_ location: PostgresLocation, _ body: () throws -> T) throws -> T {
-        do { return try body() } catch { throw StoreError.cannotOpen(location.redacted, reason: PostgresErrorText.describe(error, connecting: true)) }
+        do { return try body() } catch { throw StoreError.cannotOpen(location.redacted, reason: PostgresErrorText.failure(error, connecting: true)) }
     }
 
     private static func mapConnectError<T>(_ location: PostgresLocation, _ body: () async throws -> T) async throws -> T {
-        do { return try await body() } catch { throw StoreError.cannotOpen(location.redacted, reason: PostgresErrorText.describe(error, connecting: true)) }
+        do { return try await body() } catch { throw StoreError.cannotOpen(location.redacted, reason: PostgresErrorText.failure(error, connecting: true)) }
     }
 }
 
@@ -209,32 +209,41 @@ extension PostgresConnection {
 
 /// PostgreSQL's errors in words a user can act on.
 enum PostgresErrorText {
-    static func describe(_ error: Error, connecting: Bool = false) -> String {
-        if let store = error as? StoreError { return store.description }
-        guard let psql = error as? PSQLError else { return String(describing: error) }
+    static func describe(_ error: Error, connecting: Bool = false) -> String { failure(error, connecting: connecting).description }
+
+    /// A database error as a failure with its kind, in words a user can act on.
+    static func failure(_ error: Error, connecting: Bool = false) -> StoreFailure {
+        if let store = error as? StoreError { return store.reason }
+        guard let psql = error as? PSQLError else { return StoreFailure(.other, String(describing: error), underlying: error as? any Error & Sendable) }
         if let info = psql.serverInfo, let message = info[.message] {
             var text = message
             if let detail = info[.detail] { text += " (\(detail))" }
             if let hint = info[.hint] { text += "; \(hint)" }
+            var kind = StoreFailure.Kind.other
             switch info[.sqlState] {
-            case "28P01", "28000": text += "; check the user and password (URL, $PGPASSWORD or ~/.pgpass is not read)"
-            case "3D000": text += "; create it first (createdb NAME) or name another database in the URL"
-            case "42501": text += "; the user lacks the privilege: connect as the database's owner"
+            case "28P01", "28000": text += "; check the user and password (URL, $PGPASSWORD or ~/.pgpass is not read)"; kind = .notPermitted
+            case "3D000": text += "; create it first (createdb NAME) or name another database in the URL"; kind = .missing
+            case "42501": text += "; the user lacks the privilege: connect as the database's owner"; kind = .notPermitted
+            case "53100": kind = .diskFull
+            case "57014": kind = .interrupted
+            case "25006": kind = .readOnly
+            case "40001", "40P01", "55P03": kind = .busy
             default: break
             }
-            return text
+            return StoreFailure(kind, text, underlying: psql)
         }
         switch psql.code {
         case .connectionError:
             let underlying = psql.underlying.map { String(describing: $0) } ?? "no answer"
-            return "the server cannot be reached (\(underlying)); is PostgreSQL running there and the host and port right?"
-        case .sslUnsupported: return "the server does not offer TLS, but sslmode asks for it (use sslmode=prefer or disable)"
-        case .serverClosedConnection, .uncleanShutdown: return "the server closed the connection; try again"
-        case .authMechanismRequiresPassword: return "the server asks for a password: give it in the URL or $PGPASSWORD"
-        case .unsupportedAuthMechanism: return "the server asks for an authentication method postgres-nio does not speak (use scram-sha-256 or md5)"
-        default: return connecting ? "cannot connect: \(psql.code)" : "\(psql.code)"
+            return StoreFailure(.unreachable, "the server cannot be reached (\(underlying)); is PostgreSQL running there and the host and port right?", underlying: psql)
+        case .sslUnsupported: return StoreFailure(.unreachable, "the server does not offer TLS, but sslmode asks for it (use sslmode=prefer or disable)", underlying: psql)
+        case .serverClosedConnection, .uncleanShutdown: return StoreFailure(.unreachable, "the server closed the connection; try again", underlying: psql)
+        case .authMechanismRequiresPassword: return StoreFailure(.notPermitted, "the server asks for a password: give it in the URL or $PGPASSWORD", underlying: psql)
+        case .unsupportedAuthMechanism: return StoreFailure(.notPermitted, "the server asks for an authentication method postgres-nio does not speak (use scram-sha-256 or md5)", underlying: psql)
+        default: return StoreFailure(.other, connecting ? "cannot connect: \(psql.code)" : "\(psql.code)", underlying: psql)
         }
     }
+
 }
 
 /// Creating and dropping whole databases on a server (the tests' private databases, made from a

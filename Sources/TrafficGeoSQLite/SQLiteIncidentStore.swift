@@ -72,7 +72,7 @@ public final class SQLiteIncidentStore: IncidentStore {
                 }
             }
         } else if !FileManager.default.fileExists(atPath: path) {
-            throw StoreError.cannotOpen(path, reason: "no such database (run `trafficgeo ingest` first)")
+            throw StoreError.cannotOpen(path, reason: StoreFailure(.missing, "no such database (run `trafficgeo ingest` first)"))
         }
         do {
             var opened = try Self.retryingWhileBusy { try DatabasePool(path: path, configuration: config) }
@@ -94,7 +94,7 @@ public final class SQLiteIncidentStore: IncidentStore {
                 try pool.read { db in try String.fetchOne(db, sql: "SELECT value FROM store_info WHERE key = 'index_crs'") }
             }
             guard crs == StoreSchema.indexCRS else {
-                throw StoreError.incompatible(path, reason: "its index CRS is \(crs ?? "missing"), this version uses \(StoreSchema.indexCRS)")
+                throw StoreError.incompatible(path, reason: StoreFailure(.otherVersion, "its index CRS is \(crs ?? "missing"), this version uses \(StoreSchema.indexCRS)"))
             }
         } catch let error as StoreError {
             throw error
@@ -112,10 +112,10 @@ public final class SQLiteIncidentStore: IncidentStore {
             try migrate(writable)
             try writable.close()
         } catch {
-            throw StoreError.incompatible(path, reason: """
+            throw StoreError.incompatible(path, reason: StoreFailure(.otherVersion, """
                 it was written by an older trafficgeo and must be upgraded once, which needs write access \
                 (\(StoreError.describe(error))); run any `trafficgeo ingest` on it, or copy it somewhere writable
-                """)
+                """, underlying: error as? any Error & Sendable))
         }
     }
 
@@ -418,20 +418,19 @@ public final class SQLiteIncidentStore: IncidentStore {
 }
 
 extension StoreError {
-    /// A database error in words a user can act on.
-    static func describe(_ error: Error) -> String {
-        if let db = error as? DatabaseError {
-            switch db.resultCode {
-            case .SQLITE_READONLY: return "the file is read-only"
-            case .SQLITE_FULL: return "the disk is full"
-            case .SQLITE_BUSY, .SQLITE_LOCKED: return "the database is busy (another trafficgeo is writing); try again"
-            case .SQLITE_NOTADB: return "the file is not an SQLite database"
-            case .SQLITE_CORRUPT: return "the database file is damaged"
-            case .SQLITE_CANTOPEN: return "the file cannot be opened (missing folder or permission?)"
-            default: return db.message ?? db.description
-            }
+    /// A database error as a failure with its kind, in words a user can act on.
+    static func describe(_ error: Error) -> StoreFailure {
+        guard let db = error as? DatabaseError else { return StoreFailure(.other, String(describing: error), underlying: error as? any Error & Sendable) }
+        switch db.resultCode {
+        case .SQLITE_READONLY: return StoreFailure(.readOnly, "the file is read-only", underlying: db)
+        case .SQLITE_FULL: return StoreFailure(.diskFull, "the disk is full", underlying: db)
+        case .SQLITE_BUSY, .SQLITE_LOCKED: return StoreFailure(.busy, "the database is busy (another trafficgeo is writing); try again", underlying: db)
+        case .SQLITE_NOTADB: return StoreFailure(.damaged, "the file is not an SQLite database", underlying: db)
+        case .SQLITE_CORRUPT: return StoreFailure(.damaged, "the database file is damaged", underlying: db)
+        case .SQLITE_CANTOPEN: return StoreFailure(.missing, "the file cannot be opened (missing folder or permission?)", underlying: db)
+        case .SQLITE_INTERRUPT: return StoreFailure(.interrupted, "the query was stopped", underlying: db)
+        default: return StoreFailure(.other, db.message ?? db.description, underlying: db)
         }
-        return String(describing: error)
     }
 }
 

@@ -125,7 +125,7 @@ struct IngestCommand: AsyncParsableCommand {
                         partial = true
                     }
                 } catch let error as FeedError {
-                    Terminal.printError("trafficgeo: error: \(error)")
+                    Terminal.printError("trafficgeo: error: \(TrafficGeoExit.describe(error))")
                     failures.append(error)
                 }
             }

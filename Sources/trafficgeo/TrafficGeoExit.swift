@@ -62,8 +62,24 @@ enum TrafficGeoExit {
             // Silent, like a command ended by SIGPIPE: the reader has what it wanted.
             throw readerGone
         } catch {
-            Terminal.printError("trafficgeo: error: \(error)")
+            Terminal.printError("trafficgeo: error: \(describe(error))")
             throw code(for: error)
+        }
+    }
+
+    /// An error in the command line's words: the library's, with the option that helps where
+    /// one does (`--format`, `--max-feed-bytes`).
+    static func describe(_ error: any Error) -> String {
+        guard let feed = error as? FeedError else { return "\(error)" }
+        switch feed {
+        case let .unknownFormat(location):
+            return "\(location): cannot tell the feed format from its content; name it with --format \(FeedFormat.allCases.map(\.rawValue).joined(separator: "|"))"
+        case let .formatMismatch(location, forced, detected):
+            return "\(location): --format \(forced.rawValue) was given, but the content is \(detected.rawValue) (\(detected.family == "XML or JSON" ? "a standard's document" : detected.family)); leave out --format to read it as that"
+        case let .tooLarge(location, limit):
+            return "\(location): larger than the limit of \(limit) bytes; raise it with --max-feed-bytes"
+        default:
+            return feed.description
         }
     }
 }

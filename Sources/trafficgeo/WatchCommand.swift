@@ -193,7 +193,7 @@ struct WatchCommand: AsyncParsableCommand {
                         if global.verbose { Terminal.printError(IngestCommand.describe(summary, location: location)) }
                         if let problem = summary.feedError { Terminal.printError("trafficgeo: warning: \(location): \(problem)") }
                     } catch {
-                        Terminal.printError("trafficgeo: warning: \(location): \(error) (tried again in \(DurationText.describe(interval)))")
+                        Terminal.printError("trafficgeo: warning: \(location): \(TrafficGeoExit.describe(error)) (tried again in \(DurationText.describe(interval)))")
                     }
                 }
                 if !source.isEmpty { try await live.pruneChanges(store) }

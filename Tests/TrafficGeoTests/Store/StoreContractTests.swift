@@ -362,6 +362,26 @@ enum StoreContract {
         #expect(try store.roadPositions(road: "A4").count == 3)
     }
 
+    // MARK: - Errors
+
+    /// A failure says what kind it is on both stores, with the database's own error under it:
+    /// a caller tells a missing database from a busy one without reading the words.
+    static func failuresSayTheirKind(_ backend: StoreBackend) throws {
+        let missing: String
+        switch backend {
+        case .sqlite: missing = TestSupport.temporaryDirectory().appendingPathComponent("none.sqlite").path
+        case .postgis: missing = try PostgresAdministration.url(try #require(PostgresTestServer.url), database: "tg_missing_\(UInt32.random(in: 0...UInt32.max))")
+        }
+        do {
+            _ = try StoreOpening.open(missing, readOnly: true)
+            Issue.record("a missing database opened")
+        } catch let error as StoreError {
+            guard case .cannotOpen = error else { Issue.record("\(error)"); return }
+            #expect(error.kind == .missing, "\(error)")
+            if backend == .postgis { #expect(error.underlying != nil, "the server's error is kept") }
+        }
+    }
+
     // MARK: - Sources an older version named
 
     /// Adopting a source an older version filed the feed under (renamed, or merged where the new
@@ -421,6 +441,7 @@ struct SQLiteStoreContractTests {
     @Test func feedHealthIsKept() throws { try StoreContract.feedHealthIsKept(.sqlite) }
     @Test func junctionKnowledgeIsLearnedAndReplaced() throws { try StoreContract.junctionKnowledgeIsLearnedAndReplaced(.sqlite) }
     @Test func adoptingAFormerSourceCountsItsJunctionKnowledgeOnce() throws { try StoreContract.adoptingAFormerSourceCountsItsJunctionKnowledgeOnce(.sqlite) }
+    @Test func failuresSayTheirKind() throws { try StoreContract.failuresSayTheirKind(.sqlite) }
 }
 
 @Suite("Store contract: PostGIS", .enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipReason))
@@ -435,4 +456,5 @@ struct PostGISStoreContractTests {
     @Test func feedHealthIsKept() throws { try StoreContract.feedHealthIsKept(.postgis) }
     @Test func junctionKnowledgeIsLearnedAndReplaced() throws { try StoreContract.junctionKnowledgeIsLearnedAndReplaced(.postgis) }
     @Test func adoptingAFormerSourceCountsItsJunctionKnowledgeOnce() throws { try StoreContract.adoptingAFormerSourceCountsItsJunctionKnowledgeOnce(.postgis) }
+    @Test func failuresSayTheirKind() throws { try StoreContract.failuresSayTheirKind(.postgis) }
 }
