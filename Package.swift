@@ -128,6 +128,7 @@ let package = Package(
             name: "TrafficGeo",
             dependencies: ["TrafficGeoSupport", "TrafficGeoModel", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds",
                            "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoPostGIS", "TrafficGeoQuery",
+                           "TrafficGeoWatch", // the watch loop (WatchLoop)
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),

@@ -74,7 +74,7 @@ struct GeocodeBatchCommand: AsyncParsableCommand {
                 return
             }
 
-            let stop = StopSignal.install()
+            let stop = StopSignal.install(saying: "the rows not answered yet are asked next run")
             let sink = try output.map { try TextSink(path: $0) } ?? TextSink()
             if let header = table.outputHeader() { try sink.write(header) }
             let progress = Self.progressReporter(quiet: global.quiet)
@@ -148,34 +148,5 @@ final class LockedValue<T: Sendable>: Sendable {
             value = new
             return true
         }
-    }
-}
-
-/// The first Ctrl-C (SIGINT) or SIGTERM asks the batch to stop (the queries in flight get a moment
-/// to finish; the rest is asked next run); a second one quits at once.
-///
-/// Signals arrive through Dispatch signal sources (the handler runs on a queue, not in the signal
-/// handler, so it may print and lock); the sources are kept for the life of the process.
-final class StopSignal: Sendable {
-    private let requested = NIOLockedValueBox(false)
-    /// Written once, by `install`, before the instance is shared.
-    nonisolated(unsafe) private var sources: [any DispatchSourceSignal] = []
-
-    var isSet: Bool { requested.withLockedValue { $0 } }
-
-    static func install(message: String = "the rows not answered yet are asked next run") -> StopSignal {
-        let stop = StopSignal()
-        for sig in [SIGINT, SIGTERM] {
-            signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler {
-                let second = stop.requested.withLockedValue { requested in defer { requested = true }; return requested }
-                if second { Terminal.printError("trafficgeo: stopped"); exit(130) }
-                Terminal.printError("\ntrafficgeo: stopping; \(message) (Ctrl-C again to quit now)")
-            }
-            source.resume()
-            stop.sources.append(source)
-        }
-        return stop
     }
 }

@@ -82,3 +82,14 @@ enum Terminal {
         stdoutIsTerminal && (ProcessInfo.processInfo.environment["NO_COLOR"] ?? "").isEmpty
     }
 }
+
+extension StopSignal {
+    /// The command line's stop: says on stderr what stopping keeps, and that a second Ctrl-C quits.
+    static func install(saying message: String) -> StopSignal {
+        install { second in
+            if second { Terminal.printError("trafficgeo: stopped") } else {
+                Terminal.printError("\ntrafficgeo: stopping; \(message) (Ctrl-C again to quit now)")
+            }
+        }
+    }
+}

@@ -55,6 +55,9 @@ struct LiveSourceOptions: ParsableArguments {
         ingestor.autobahn = api
     }
 
+    /// --keep-changes as a length of time.
+    var keepChangesDuration: Duration { .milliseconds(Int64((DurationArgument.parse(keepChanges) ?? 7 * 86400) * 1000)) }
+
     /// Forgets change-feed events older than --keep-changes.
     func pruneChanges(_ store: any IncidentStore, now: Date = Date()) async throws {
         _ = try await store.pruneChanges(before: now.addingTimeInterval(-(DurationArgument.parse(keepChanges) ?? 7 * 86400)))

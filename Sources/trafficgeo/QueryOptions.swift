@@ -103,43 +103,20 @@ struct BatchQueryOptions: ParsableArguments {
         throw ValidationError("--queries writes CSV rows (qid,id,distance_m); leave out --format \(format.rawValue), or use --format csv.")
     }
 
-    /// Runs `answer` for every point, writing `qid,id,distance_m` rows; the timing goes to stderr.
+    /// Runs `answer` for every point (`NeighbourBatch`), writing `qid,id,distance_m` rows; the
+    /// timing goes to stderr.
     @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
     func run(output: String?, answer: (Coordinate) throws -> [Neighbour]) throws {
         guard let queries else { return }
         let points = try QueryLocations.read(path: queries)
         let sink = try output.map { try TextSink(path: $0) } ?? TextSink()
-        try sink.write(NeighbourRows.header)
-        var latencies: [Double] = []
-        latencies.reserveCapacity(points.count)
-        let clock = ContinuousClock()
-        let start = clock.now
-        do {
-            for p in points {
-                let t0 = clock.now
-                let found = try answer(p.coordinate)
-                latencies.append(Self.milliseconds(clock.now - t0))
-                for n in found { try sink.write(NeighbourRows.line(qid: p.qid, n)) }
-            }
-            try sink.commit()
-        } catch {
-            sink.abandon()
-            throw error
-        }
+        let batch = try NeighbourBatch.run(points, into: sink, answer: answer)
         if timing {
-            let total = Self.milliseconds(clock.now - start) / 1000
-            let sorted = latencies.sorted()
-            let median = sorted.isEmpty ? 0 : sorted[sorted.count / 2]
-            let p95 = sorted.isEmpty ? 0 : sorted[min(sorted.count - 1, Int(Double(sorted.count) * 0.95))]
             Terminal.printError(String(format: "trafficgeo: timing: %d queries in %.3f s, median %.3f ms, p95 %.3f ms per query",
-                                       points.count, total, median, p95))
-            let json = try JSONSerialization.data(withJSONObject: ["total_s": total, "lat_ms": latencies, "queries": points.count])
+                                       points.count, batch.seconds, batch.median, batch.p95))
+            let json = try JSONSerialization.data(withJSONObject: ["total_s": batch.seconds, "lat_ms": batch.latencies, "queries": points.count])
             Terminal.printError(String(decoding: json, as: UTF8.self))
         }
-    }
-
-    static func milliseconds(_ d: Duration) -> Double {
-        d.inSeconds * 1000
     }
 }
 /// The conditions every query, `changes` and `watch` accept: the incident's update time, and
@@ -342,27 +319,16 @@ enum DistanceArgument {
     }
 }
 
-/// Lengths of time on the command line: `90s`, `2m`, `12h`, `7d`, `2w`; a bare number is seconds.
+/// Lengths of time on the command line: `DurationExpression` (`90s`, `2m`, `12h`, `7d`, `2w`; a
+/// bare number is seconds), with the option's name in its refusal.
 enum DurationArgument {
-    static func parse(_ text: String) -> Double? {
-        let t = text.trimmingCharacters(in: .whitespaces).lowercased()
-        let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400), ("w", 7 * 86400)]
-        for (suffix, factor) in units where t.hasSuffix(suffix) {
-            if suffix == "s", t.hasSuffix("ms") { continue }
-            guard let value = Double(t.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)), value.isFinite, value >= 0 else { return nil }
-            return value * factor
-        }
-        return Double(t).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
-    }
-
-    /// The longest length of time taken: a century, so that milliseconds still fit an Int64.
-    static let longest = 100 * 366 * 86_400.0
+    static func parse(_ text: String) -> Double? { DurationExpression.parse(text) }
 
     static func validated(_ text: String, option: String) throws -> Double {
         guard let seconds = parse(text) else {
-            throw ValidationError("\(option) '\(text)' is not a length of time: use a number with s, m, h, d or w, such as 2m or 7d.")
+            throw ValidationError("\(option) '\(text)' is not a length of time: \(DurationExpression.accepted).")
         }
-        guard seconds <= longest else { throw ValidationError("\(option) '\(text)' is longer than a century.") }
+        guard seconds <= DurationExpression.longest else { throw ValidationError("\(option) '\(text)' is longer than a century.") }
         return seconds
     }
 }

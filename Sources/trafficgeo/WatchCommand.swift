@@ -184,33 +184,24 @@ struct WatchCommand: AsyncParsableCommand {
             var ingestor = FeedIngestor(store: store)
             try live.configure(&ingestor)
             let interval = every.flatMap(DurationArgument.parse) ?? (source.isEmpty ? 5 : 120)
-            let stop = once ? nil : StopSignal.install(message: "the watch's place is saved")
-            while true {
-                let started = ContinuousClock.now
-                for location in source {
-                    do {
-                        let summary = try await ingestor.ingest(location)
-                        if global.verbose { Terminal.printError(IngestCommand.describe(summary, location: location)) }
-                        if let problem = summary.feedError { Terminal.printError("trafficgeo: warning: \(location): \(problem)") }
-                    } catch {
-                        Terminal.printError("trafficgeo: warning: \(location): \(TrafficGeoExit.describe(error)) (tried again in \(DurationText.describe(interval)))")
-                    }
+            var loop = WatchLoop(store: store, ingestor: ingestor, stateURL: stateURL)
+            loop.sources = source
+            loop.interval = .milliseconds(Int64(interval * 1000))
+            loop.once = once
+            loop.keepChanges = live.keepChangesDuration
+            loop.deliveries = deliveries
+            let verbose = global.verbose
+            loop.onIngest = { location, outcome in
+                switch outcome {
+                case let .success(summary):
+                    if verbose { Terminal.printError(IngestCommand.describe(summary, location: location)) }
+                    if let problem = summary.feedError { Terminal.printError("trafficgeo: warning: \(location): \(problem)") }
+                case let .failure(error):
+                    Terminal.printError("trafficgeo: warning: \(location): \(TrafficGeoExit.describe(error)) (tried again in \(DurationText.describe(interval)))")
                 }
-                if !source.isEmpty { try await live.pruneChanges(store) }
-                try await matcher.poll(store) { events, state in
-                    for event in events {
-                        for delivery in deliveries { await delivery.deliver(event) }
-                    }
-                    try state.save(to: stateURL)
-                }
-                if once || stop?.isSet == true { break }
-                // Sleep until the next round, waking for Ctrl-C.
-                let next = started + .milliseconds(Int64(interval * 1000))
-                while ContinuousClock.now < next, stop?.isSet != true {
-                    try await Task.sleep(for: min(.milliseconds(200), next - ContinuousClock.now))
-                }
-                if stop?.isSet == true { break }
             }
+            let stop = once ? nil : StopSignal.install(saying: "the watch's place is saved")
+            try await loop.run(&matcher) { stop?.isSet == true }
             if !global.quiet { Terminal.printError("trafficgeo: watch stopped at seq \(matcher.state.lastSequence ?? 0)") }
         }
     }
