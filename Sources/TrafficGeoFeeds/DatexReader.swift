@@ -109,7 +109,8 @@ enum DatexNames {
 struct DatexInterpreter {
     let names: RecordNames
     let locationTable: AlertCLocationTable?
-    private let n: Numbers
+    /// The element names it looks for, as numbers (read by its extensions too).
+    let n: Numbers
     private let phrases = PhraseCache()
 
     /// Type and subtype names in words, made once each (a feed repeats a few dozen).
@@ -133,7 +134,7 @@ struct DatexInterpreter {
     }
 
     /// The name numbers, resolved once.
-    private struct Numbers {
+    struct Numbers {
         let situationRecord, overallSeverity, severity, probability, validity, validityStatus, overallStartTime, overallEndTime: Int32
         let situationVersionTime, recordVersionTime, recordCreationTime, generalPublicComment, comment, value: Int32
         let pointCoordinates, latitude, longitude, locationForDisplay, coordinatesForDisplay, linearStart, linearEnd, posList: Int32
@@ -400,153 +401,5 @@ struct DatexInterpreter {
             if out.count >= 16 { break }
         }
         return (out, headline)
-    }
-
-    // MARK: Categories
-
-    /// The category of a record type (the local part of its `xsi:type`), refined by its subtype.
-    private func category(_ type: String, tree: RecordTree, node: Int32) -> IncidentCategory {
-        func sub(_ element: Int32) -> String? { tree.firstText(element, in: node) }
-        switch type {
-        case "Accident": return .accident
-        case "VehicleObstruction":
-            let kind = sub(n.vehicleObstructionType) ?? ""
-            return kind.lowercased().contains("wrong") ? .wrongWayDriver : .obstacle
-        case "AnimalPresenceObstruction", "EnvironmentalObstruction", "GeneralObstruction", "InfrastructureDamageObstruction", "Obstruction":
-            return .obstacle
-        case "AbnormalTraffic":
-            switch sub(n.abnormalTrafficType) ?? "" {
-            case "stationaryTraffic": return .standstill
-            case "slowTraffic", "heavyTraffic": return .slowTraffic
-            default: return .queue
-            }
-        case "MaintenanceWorks", "ConstructionWorks", "Roadworks", "RoadworksManagement": return .roadworks
-        case "RoadOrCarriagewayOrLaneManagement", "RoadOrCarriagewayOrLaneManagementEnhanced":
-            let kind = (sub(n.laneManagementType) ?? "").lowercased()
-            return kind.contains("closed") || kind.contains("closure") ? .closure : .restriction
-        case "SpeedManagement", "GeneralNetworkManagement", "NetworkManagement", "AuthorityOperation", "GeneralInstructionOrMessageToRoadUsers",
-             "RoadsideAssistance":
-            return .restriction
-        case "ReroutingManagement", "ReroutingManagementEnhanced": return .detour
-        case "WinterDrivingManagement", "PoorEnvironmentConditions", "WeatherRelatedRoadConditions": return .weather
-        case "NonWeatherRelatedRoadConditions", "DisturbanceActivity", "EquipmentOrSystemFault", "PoorRoadInfrastructure": return .danger
-        case "PublicEvent": return .event
-        default:
-            if type.hasSuffix("Obstruction") { return .obstacle }
-            if type.hasSuffix("Works") { return .roadworks }
-            if type.contains("Weather") || type.contains("Environment") { return .weather }
-            if type.hasSuffix("Management") { return .restriction }
-            if type.hasSuffix("Conditions") { return .danger }
-            return .other
-        }
-    }
-
-    /// The elements that say which kind of a record type it is.
-    static let subtypeElements = [
-        "accidentType", "vehicleObstructionType", "obstructionType", "animalPresenceType", "environmentalObstructionType",
-        "abnormalTrafficType", "roadMaintenanceType", "constructionWorkType", "roadOrCarriagewayOrLaneManagementType",
-        "poorEnvironmentType", "weatherRelatedRoadConditionType", "nonWeatherRelatedRoadConditionType", "publicEventType",
-        "reroutingManagementType", "speedManagementType", "winterEquipmentManagementType", "disturbanceActivityType",
-        "authorityOperationType", "generalNetworkManagementType",
-    ]
-
-    /// The category a situation's `causeType` names, when it names one.
-    static func category(cause: String) -> IncidentCategory? {
-        switch cause {
-        case "accident", "earlierAccident": .accident
-        case "roadMaintenance", "roadworks": .roadworks
-        case "obstruction", "vehicleObstruction": .obstacle
-        case "poorWeather", "frost", "excessiveHeat", "weather": .weather
-        case "congestion", "holidayTraffic", "shearWeightOfTraffic", "rubberNecking", "heavyTraffic": .queue
-        case "largeNumbersOfVisitors", "roadsideEvent", "publicEvent": .event
-        case "equipmentFailure", "infrastructureFailure", "technicalProblems", "securityIncident", "vandalism": .danger
-        default: nil
-        }
-    }
-
-    /// Which record of a situation names it: the cause before the measures taken for it.
-    static func rank(_ category: IncidentCategory) -> Int {
-        switch category {
-        case .wrongWayDriver: 0
-        case .accident: 1
-        case .obstacle: 2
-        case .danger: 3
-        case .weather: 4
-        case .roadworks: 5
-        case .event: 6
-        case .standstill: 7
-        case .queue: 8
-        case .slowTraffic: 9
-        case .closure: 10
-        case .detour: 11
-        case .restriction: 12
-        case .other: 13
-        }
-    }
-
-    /// The first line of a text, white space normalised, at most 160 characters.
-    static func firstLine(_ text: String) -> String {
-        let utf8 = text.utf8
-        let end = utf8.firstIndex { $0 == 0x0A || $0 == 0x0D } ?? utf8.endIndex
-        let line = String(text[..<end]).normalizedWhitespace
-        return line.utf8.count > 160 ? String(line.prefix(160)) : line
-    }
-
-    /// "VehicleObstruction" → "Vehicle obstruction".
-    static func phrase(_ type: String, category: IncidentCategory) -> String {
-        if type == "SituationRecord" { return category.rawValue.prefix(1).uppercased() + category.rawValue.dropFirst() }
-        var out = ""
-        for ch in type {
-            if ch.isUppercase, !out.isEmpty { out.append(" "); out.append(contentsOf: ch.lowercased()) } else { out.append(ch) }
-        }
-        return out
-    }
-}
-
-/// `gml:posList` and `gml:coordinates` text into coordinates.
-enum GMLPositions {
-    /// Whether positions under this CRS name come latitude first. GML 3 with an EPSG:4326 URN or URI
-    /// follows EPSG's axis order (latitude, longitude), as DATEX II v3 does when it names "WGS 84"
-    /// or nothing; CRS84 and the old `…/epsg.xml#4326` form are longitude first.
-    static func latitudeFirst(_ srsName: String?, default latitudeFirstWithoutName: Bool = true) -> Bool {
-        guard let s = srsName?.lowercased() else { return latitudeFirstWithoutName }
-        if s.contains("crs84") || s.contains("epsg.xml#") { return false }
-        return true
-    }
-
-    static func read(_ text: String, srsName: String?, dimension: Int?, latitudeFirstWithoutName: Bool = true) -> Result<[Coordinate], PlacementProblem> {
-        let numbers = text.split(whereSeparator: { $0 == " " || $0.isNewline || $0 == "\t" || $0 == "," }).map { DecimalText.double(String($0)) }
-        if numbers.contains(where: { $0 == nil }) { return .failure(PlacementProblem("a gml:posList that is not numbers")) }
-        let values = numbers.map { $0! }
-        let step = max(2, min(dimension ?? 2, 3))
-        guard values.count >= step, values.count % step == 0 else { return .failure(PlacementProblem("a gml:posList of \(values.count) numbers is not pairs")) }
-        let latFirst = latitudeFirst(srsName, default: latitudeFirstWithoutName)
-        var out: [Coordinate] = []
-        var swappedOut: [Coordinate] = []
-        var plainValid = true, swappedValid = true
-        for i in stride(from: 0, to: values.count, by: step) {
-            let (a, b) = (values[i], values[i + 1])
-            let (lat, lon) = latFirst ? (a, b) : (b, a)
-            if let c = try? Coordinate(validatingLatitude: lat, longitude: lon) { out.append(c) } else { plainValid = false }
-            if let c = try? Coordinate(validatingLatitude: lon, longitude: lat) { swappedOut.append(c) } else { swappedValid = false }
-        }
-        if plainValid { return .success(out) }
-        // The axis order the name implies gives latitudes past 90°, the other does not: the producer wrote the other.
-        if swappedValid { return .success(swappedOut) }
-        return .failure(PlacementProblem("a gml:posList with positions out of range"))
-    }
-
-    /// `gml:coordinates`: "lon,lat lon,lat …" (tuples by spaces, axes by commas).
-    static func readCoordinates(_ text: String) -> Result<[Coordinate], PlacementProblem> {
-        var out: [Coordinate] = []
-        for tuple in text.split(whereSeparator: { $0 == " " || $0.isNewline || $0 == "\t" }) {
-            let parts = tuple.split(separator: ",")
-            guard parts.count >= 2, let lon = DecimalText.double(String(parts[0])), let lat = DecimalText.double(String(parts[1])),
-                  let c = try? Coordinate(validatingLatitude: lat, longitude: lon) else {
-                return .failure(PlacementProblem("gml:coordinates '\(tuple.prefix(40))' is not 'longitude,latitude'"))
-            }
-            out.append(c)
-        }
-        return out.isEmpty ? .failure(PlacementProblem("empty gml:coordinates")) : .success(out)
     }
 }
