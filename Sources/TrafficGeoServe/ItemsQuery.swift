@@ -67,7 +67,7 @@ struct ItemsQuery: Sendable, Equatable {
             reference = try text.center()
             radius = try text.distance(.radius)
             filter = try text.filter(now: now)
-            sort = try text.sort()
+            sort = try text.sort(hasCenter: text.has(.lat) || text.has(.lon))
         } catch {
             throw Problem.badParameter(error.field.name(on: .parameter), error.message(on: .parameter) + ".")
         }
@@ -83,9 +83,6 @@ struct ItemsQuery: Sendable, Equatable {
             nearest = k
         }
         try Self.readDatetime(p, into: &filter)
-        if sort == .distance, reference == nil {
-            throw Problem.badParameter("sortby", "sortby=distance needs lat and lon: the point to measure from.")
-        }
         if ranksEveryIncidentBeforeThePage, offset + limit > Self.maxRankedDepth {
             throw Problem.badParameter("offset", "offset + limit is \(offset + limit): a page ordered by distance or by sortby must end within the first \(Self.maxRankedDepth) incidents. Narrow the question (bbox, radius, road, q) to page further.")
         }

@@ -6,6 +6,19 @@ import TrafficGeoProjection
 import TrafficGeoQuery
 import TrafficGeoStore
 
+extension AsyncParsableCommand {
+    /// near and within ask around one of: a place name, --lat/--lon, or the points of --queries.
+    static func checkOneLocation(_ location: LocationOptions, _ batch: BatchQueryOptions, _ place: PlaceOptions) throws {
+        guard [location.isGiven, batch.queries != nil, place.place != nil].filter({ $0 }).count == 1 else {
+            if let name = place.place, location.isGiven || batch.queries != nil {
+                // A stray word after a misspelt option (`--limti 3`) lands here as the place.
+                throw ValidationError("'\(name)' was read as a place name, but \(location.isGiven ? "--lat/--lon" : "--queries") is given too: is an option before it misspelt (see --help)? Give a place name, --lat and --lon, or --queries FILE (one of them).")
+            }
+            throw ValidationError("Give a place name, --lat and --lon, or --queries FILE (one of them).")
+        }
+    }
+}
+
 struct NearCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "near",
@@ -28,9 +41,7 @@ struct NearCommand: AsyncParsableCommand {
     @OptionGroup var place: PlaceOptions
 
     func validate() throws {
-        guard [location.isGiven, batch.queries != nil, place.place != nil].filter({ $0 }).count == 1 else {
-            throw ValidationError("Give a place name, --lat and --lon, or --queries FILE (one of them).")
-        }
+        try Self.checkOneLocation(location, batch, place)
         guard (1...NearCommand.maxLimit).contains(limit) else { throw ValidationError("--limit must be 1 … \(NearCommand.maxLimit).") }
         try batch.check(format: query.format)
         if let maxDistance { _ = try DistanceArgument.validated(maxDistance, option: "--max-distance") }
@@ -77,9 +88,7 @@ struct WithinCommand: AsyncParsableCommand {
     @OptionGroup var place: PlaceOptions
 
     func validate() throws {
-        guard [location.isGiven, batch.queries != nil, place.place != nil].filter({ $0 }).count == 1 else {
-            throw ValidationError("Give a place name, --lat and --lon, or --queries FILE (one of them).")
-        }
+        try Self.checkOneLocation(location, batch, place)
         _ = try CommandLineQuery.distance(.radius, radius)
         try batch.check(format: query.format)
     }
@@ -129,7 +138,10 @@ struct BoundingBoxCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("The box in one: west,south,east,north (as serve's bbox and a watches file's), instead of the four edges.", valueName: "w,s,e,n")) var bbox: String?
     @OptionGroup var query: QueryOptions
 
-    func validate() throws { _ = try box() }
+    func validate() throws {
+        _ = try box()
+        _ = try query.sortOrder(hasCenter: false)
+    }
 
     /// The box, read by the query model (`QueryText.box`) from --bbox or the four edges.
     func box() throws -> LonLatBox {
@@ -151,7 +163,7 @@ struct BoundingBoxCommand: AsyncParsableCommand {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
             let engine = QueryEngine(store: try await global.openStore(readOnly: true))
-            let box = try box(), filter = try query.filter(), sort = try query.sortOrder()
+            let box = try box(), filter = try query.filter(), sort = try query.sortOrder(hasCenter: false)
             // The store's work blocks: on a store thread (StoreThreads), not the task's.
             try await StoreThreads.run {
                 if let sort {
@@ -180,17 +192,23 @@ struct ExportCommand: AsyncParsableCommand {
 
     @OptionGroup var query: QueryOptions
 
+    func validate() throws { _ = try query.sortOrder(hasCenter: false) }
+
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
             var options = query
             if options.format == nil { options.format = options.output.flatMap(OutputFormat.forFile) ?? .geojson }
             let engine = QueryEngine(store: try await global.openStore(readOnly: true))
-            let filter = try query.filter()
-            // Streamed from the store into the writer on a store thread (StoreThreads).
+            let filter = try query.filter(), sort = try query.sortOrder(hasCenter: false)
+            // Streamed from the store into the writer on a store thread (StoreThreads); sorted
+            // (which needs every result first) only when --sort asks.
             try await StoreThreads.run {
                 try options.write(quiet: global.quiet) { emit in
-                    try engine.all(filter: filter, locatedOnly: !includeUnlocated, handle: emit)
+                    guard let sort else { return try engine.all(filter: filter, locatedOnly: !includeUnlocated, handle: emit) }
+                    var results: [QueryResult] = []
+                    try engine.all(filter: filter, locatedOnly: !includeUnlocated) { results.append($0) }
+                    try QueryEngine.sort(results, by: sort).forEach(emit)
                 }
             }
         }

@@ -124,10 +124,10 @@ struct BatchQueryOptions: ParsableArguments {
 struct FilterOptions: ParsableArguments {
     @OptionGroup var content: ContentFilterOptions
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents updated at or after TIME ('now', ISO 8601, or -2h / -3d ago).", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents updated at or after TIME ('now', 'today', 'yesterday', ISO 8601, or -2h / -3d / -1w ago).", valueName: "time"))
     var since: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents updated before TIME ('now', ISO 8601, or -2h / -3d ago).", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents updated before TIME ('now', 'today', 'yesterday', ISO 8601, or -2h / -3d / -1w ago).", valueName: "time"))
     var until: String?
 
     func validate() throws { _ = try filter() }
@@ -148,7 +148,7 @@ struct FilterOptions: ParsableArguments {
 /// Conditions on what an incident is: active, road, category, words, placement. Read by the
 /// query model (`QueryText.filter`), as `serve`'s parameters and a watches file's keys are.
 struct ContentFilterOptions: ParsableArguments {
-    @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents active at TIME (updated ≤ TIME < expires, not ended): 'now' or an ISO 8601 time.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents active at TIME (updated ≤ TIME < expires, not ended): 'now', 'today', an ISO 8601 time, or -2h / +1h.", valueName: "time"))
     var activeAt: String?
 
     @Option(help: ArgumentHelp("Only incidents on these roads (A4 = a4 = A 4 = BAB 4; a comma list, or the option repeated).", valueName: "road"))
@@ -191,11 +191,12 @@ struct QueryOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Order of results (\(QuerySort.allCases.map(\.rawValue).joined(separator: ", "))); ties keep a stable order.", valueName: "key"))
     var sort: String?
 
-    /// `--sort`, read by the query model as `serve`'s sortby is.
-    func sortOrder() throws -> QuerySort? {
+    /// `--sort`, read by the query model as `serve`'s sortby is (`hasCenter`: the command
+    /// measures distances from a point, as near and within do).
+    func sortOrder(hasCenter: Bool = true) throws -> QuerySort? {
         var text = QueryText()
         text.add(.sort, sort)
-        return try CommandLineQuery.read { () throws(QueryTextError) in try text.sort() }
+        return try CommandLineQuery.read { () throws(QueryTextError) in try text.sort(hasCenter: hasCenter) }
     }
 
     @Option(name: .shortAndLong, help: "Output format (default: from -o's extension — .geojson, .json, .csv, .geojsons, .txt — else annotations on a terminal, json otherwise; export: geojson).")

@@ -7,7 +7,7 @@ import TrafficGeoSupport
 struct TrafficGeoCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "trafficgeo",
-        abstract: "Locate and query road-traffic incidents from Atom, RSS, Autobahn API, GeoJSON and CSV feeds.",
+        abstract: "Locate and query road-traffic incidents from Atom, RSS, Autobahn API, GeoJSON, CSV, DATEX II, WZDx and Open511 feeds.",
         discussion: """
             Incidents are kept in an SQLite database (--db, $TRAFFICGEO_DB, default \
             ~/.local/share/trafficgeo/incidents.sqlite) with an R*Tree spatial index.

@@ -163,12 +163,16 @@ public struct QueryText: Sendable, Equatable {
         return LonLatBox(west: w, south: s, east: e, north: north)
     }
 
-    /// `sort`: one of `QuerySort` (a leading `+` is ascending, the only order).
-    public func sort() throws(QueryTextError) -> QuerySort? {
+    /// `sort`: one of `QuerySort` (a leading `+` is ascending, the only order). `distance`
+    /// needs a point to measure from (`hasCenter`: the question has one).
+    public func sort(hasCenter: Bool = true) throws(QueryTextError) -> QuerySort? {
         guard let text = try single(.sort), !text.isEmpty else { return nil }
         let name = text.hasPrefix("+") ? String(text.dropFirst()) : text
         guard let key = QuerySort(rawValue: name.lowercased()) else {
             throw QueryTextError(.sort, text, "is not one of: \(QuerySort.allCases.map(\.rawValue).joined(separator: ", "))")
+        }
+        guard key != .distance || hasCenter else {
+            throw QueryTextError(.sort, text, "needs a point to measure from: give latitude and longitude")
         }
         return key
     }

@@ -77,6 +77,24 @@ struct SameQuestionTests {
         }
     }
 
+    /// Ordering by distance needs a point to measure from: `bbox`/`export --sort distance` and
+    /// `serve`'s `sortby=distance` without lat/lon are refused with the same words (the command
+    /// line used to answer in store order).
+    @Test func distanceOrderWithoutACentreIsRefusedAlike() async throws {
+        try await ServeFixture.serving { fixture in
+            let problem = "'distance' needs a point to measure from"
+            for command in [["bbox", "--bbox", "6.8,50.8,7.1,51"], ["export"]] {
+                let r = try await TestSupport.runCLI(command + ["--db", fixture.location, "--sort", "distance", "-f", "json"], folder: fixture.folder)
+                #expect(r.status == 64 && r.stderr.contains("--sort " + problem), "\(command): \(r.stderr)")
+            }
+            let answer = try await fixture.get("/collections/incidents/items?bbox=6.8,50.8,7.1,51&sortby=distance")
+            #expect(answer.status == 400 && (answer.json["detail"] as? String ?? "").contains("sortby " + problem), "\(answer.body)")
+            // A stray word after a misspelt option is named, not taken for a second location.
+            let stray = try await TestSupport.runCLI(["near", "--db", fixture.location, "--lat", "50.9", "--lon", "6.9", "--limti", "3"], folder: fixture.folder)
+            #expect(stray.status == 64 && stray.stderr.contains("'3' was read as a place name"), "\(stray.stderr)")
+        }
+    }
+
     // MARK: - The three surfaces
 
     /// `within` for a circle, `bbox` for a box, each field as its option.
