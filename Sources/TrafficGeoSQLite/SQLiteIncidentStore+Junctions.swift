@@ -19,11 +19,13 @@ extension SQLiteIncidentStore {
     public func relearnJunctions() throws -> JunctionLearning {
         try write { db in
             let learner = try JunctionLearningRun(db)
-            let rows = try Row.fetchAll(db, sql: """
+            // A row at a time (a cursor), as PostGIS reads pages: a national store holds
+            // millions of incidents, which fetched at once would all be in memory.
+            let rows = try Row.fetchCursor(db, sql: """
                 SELECT (SELECT name FROM sources WHERE id = i.source_id), i.external_id, i.title, i.summary, i.road, i.latitude, i.longitude, i.segment
                 FROM incidents i WHERE i.road IS NOT NULL AND i.latitude IS NOT NULL AND i.position_source IN (0, 1)
                 """)
-            for row in rows {
+            while let row = try rows.next() {
                 learner.add(JunctionLearningRun.Input(
                     source: row[0], externalID: row[1], title: row[2], summary: row[3], road: row[4],
                     position: Coordinate(latitude: row[5], longitude: row[6]),
