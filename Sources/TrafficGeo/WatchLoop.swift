@@ -44,7 +44,10 @@ public struct WatchLoop {
             let started = ContinuousClock.now
             for location in sources {
                 do {
-                    onIngest(location, .success(try await ingestor.ingest(location)))
+                    // The answer in a statement of its own, then handed on: Swift 6.3.1 at -O
+                    // miscompiled an await inside an aggregate (docs/robustness.md).
+                    let summary = try await ingestor.ingest(location)
+                    onIngest(location, .success(summary))
                 } catch {
                     onIngest(location, .failure(error))
                 }
