@@ -12,11 +12,12 @@ import NIOPosix
 /// refuses it in async code. `serve`'s QueryRunner is the same rule with a time limit and lanes
 /// of its own.
 public enum StoreThreads {
-    /// Twice as many threads as cores, at least four: store work waits (on the disk, on the
-    /// database server) about as much as it computes, and one long ingest must not keep a
-    /// short read of the same process waiting for a thread.
+    /// Sixteen threads, or four per core if that is more. Store work waits — on the disk, on
+    /// a busy database, on the database server — more than it computes, and a waiting thread
+    /// costs little; too few, and one long ingest keeps a short read of the same process
+    /// waiting for a thread (a test process runs many at once).
     static let pool: NIOThreadPool = {
-        let pool = NIOThreadPool(numberOfThreads: max(4, 2 * System.coreCount))
+        let pool = NIOThreadPool(numberOfThreads: max(16, 4 * System.coreCount))
         pool.start()
         return pool
     }()

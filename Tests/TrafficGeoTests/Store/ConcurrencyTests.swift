@@ -46,15 +46,19 @@ struct ConcurrencyTests {
         var rounds = 0
         for _ in 0..<2 {
             let ingest = try TestSupport.launch(Self.cli(), ["ingest", "-q", "--no-geocode", "--source-name", "big\(rounds)", "--db", db, big.path])
-            var queries = 0, failures: [String] = []
-            while ingest.isRunning {
-                do {
-                    let found = try await StoreThreads.run { try engine.nearest(to: Coordinate(latitude: 50.9, longitude: 7.0), limit: 5) }
-                    if found.count != 5 { failures.append("\(found.count) results") }
-                } catch {
-                    failures.append("\(error)")
+            // The queries on one store thread for as long as the ingest runs.
+            let (queries, failures) = try await StoreThreads.run { () -> (Int, [String]) in
+                var queries = 0, failures: [String] = []
+                while ingest.isRunning {
+                    do {
+                        let found = try engine.nearest(to: Coordinate(latitude: 50.9, longitude: 7.0), limit: 5)
+                        if found.count != 5 { failures.append("\(found.count) results") }
+                    } catch {
+                        failures.append("\(error)")
+                    }
+                    queries += 1
                 }
-                queries += 1
+                return (queries, failures)
             }
             ingest.waitUntilExit()
             #expect(ingest.terminationStatus == 0)
