@@ -81,7 +81,7 @@ public struct QueryText: Sendable, Equatable {
             filter.words = words
         }
         if let source = try single(.source), !source.isEmpty { filter.source = source }
-        if let text = try single(.minConfidence), !text.isEmpty {
+        if let text = try single(.minConfidence) {
             guard let c = PlainNumber.parse(text), (0...1).contains(c) else {
                 throw QueryTextError(.minConfidence, text, "is not a number from 0 to 1 (0.5 keeps incidents placed at least half surely)")
             }
@@ -166,7 +166,9 @@ public struct QueryText: Sendable, Equatable {
     /// `sort`: one of `QuerySort` (a leading `+` is ascending, the only order). `distance`
     /// needs a point to measure from (`hasCenter`: the question has one).
     public func sort(hasCenter: Bool = true) throws(QueryTextError) -> QuerySort? {
-        guard let text = try single(.sort), !text.isEmpty else { return nil }
+        // Empty is refused, not taken for no order: `sortby=` names no key (the OpenAPI
+        // document's pattern), unlike an empty filter field of an HTML form.
+        guard let text = try single(.sort) else { return nil }
         let name = text.hasPrefix("+") ? String(text.dropFirst()) : text
         guard let key = QuerySort(rawValue: name.lowercased()) else {
             throw QueryTextError(.sort, text, "is not one of: \(QuerySort.allCases.map(\.rawValue).joined(separator: ", "))")
