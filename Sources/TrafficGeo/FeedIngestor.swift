@@ -192,12 +192,8 @@ public struct FeedIngestor: Sendable {
         }
     }
 
+    /// `record` on a store thread, for the async paths.
     private func record(_ report: FetchReport) async {
-        guard recordsHealth else { return }
-        do {
-            try await store.recordFetch(report)
-        } catch {
-            logger.warning("could not record how the fetch of \(report.source) went: \(error)")
-        }
+        _ = try? await StoreThreads.run { record(report) }
     }
 }

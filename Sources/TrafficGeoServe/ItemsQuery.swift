@@ -67,7 +67,7 @@ struct ItemsQuery: Sendable, Equatable {
             reference = try text.center()
             radius = try text.distance(.radius)
             filter = try text.filter(now: now)
-            sort = try text.sort(hasCenter: text.has(.lat) || text.has(.lon))
+            sort = try text.sort(hasCenter: reference != nil)
         } catch {
             throw Problem.badParameter(error.field.name(on: .parameter), error.message(on: .parameter) + ".")
         }

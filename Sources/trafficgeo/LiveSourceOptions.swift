@@ -60,6 +60,6 @@ struct LiveSourceOptions: ParsableArguments {
 
     /// Forgets change-feed events older than --keep-changes.
     func pruneChanges(_ store: any IncidentStore, now: Date = Date()) async throws {
-        _ = try await store.pruneChanges(before: now.addingTimeInterval(-(DurationArgument.parse(keepChanges) ?? 7 * 86400)))
+        _ = try await store.pruneChanges(before: now.addingTimeInterval(-keepChangesDuration.inSeconds))
     }
 }

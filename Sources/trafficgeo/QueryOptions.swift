@@ -47,15 +47,15 @@ struct LocationOptions: ParsableArguments {
 /// naming the options as they are typed.
 enum CommandLineQuery {
     static func read<T>(_ body: () throws(QueryTextError) -> T) throws -> T {
-        do throws(QueryTextError) { return try body() } catch { throw ValidationError(error.message(on: .commandLine) + ".") }
+        do throws(QueryTextError) { return try body() } catch { throw refusal(error) }
     }
 
-    /// The area of a standing question (`QueryText.area`).
+    /// The area of a standing question (`QueryText.area`; reading the route may fail otherwise).
     static func area(_ text: QueryText, routeLine: (String) throws -> [Coordinate]) throws -> QueryArea? {
-        do { return try text.area(routeLine: routeLine) } catch let error as QueryTextError {
-            throw ValidationError(error.message(on: .commandLine) + ".")
-        }
+        do { return try text.area(routeLine: routeLine) } catch let error as QueryTextError { throw refusal(error) }
     }
+
+    static func refusal(_ error: QueryTextError) -> ValidationError { ValidationError(error.message(on: .commandLine) + ".") }
 
     /// A distance option that is one of the model's fields (--radius, --buffer).
     static func distance(_ field: QueryField, _ value: String) throws -> Double {
@@ -119,9 +119,22 @@ struct BatchQueryOptions: ParsableArguments {
         }
     }
 }
+/// Options whose text the query model reads (`add(to:)`): their filter is the model's reading.
+protocol QueryTextOptions {
+    func add(to text: inout QueryText)
+}
+
+extension QueryTextOptions {
+    func filter(now: Date = Date()) throws -> IncidentFilter {
+        var text = QueryText()
+        add(to: &text)
+        return try CommandLineQuery.read { () throws(QueryTextError) in try text.filter(now: now) }
+    }
+}
+
 /// The conditions every query, `changes` and `watch` accept: the incident's update time, and
 /// the rest (`ContentFilterOptions`; `changes` has its own --since, a sequence number or time).
-struct FilterOptions: ParsableArguments {
+struct FilterOptions: ParsableArguments, QueryTextOptions {
     @OptionGroup var content: ContentFilterOptions
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents updated at or after TIME ('now', 'today', 'yesterday', ISO 8601, or -2h / -3d / -1w ago).", valueName: "time"))
@@ -138,16 +151,11 @@ struct FilterOptions: ParsableArguments {
         text.add(.until, until)
     }
 
-    func filter(now: Date = Date()) throws -> IncidentFilter {
-        var text = QueryText()
-        add(to: &text)
-        return try CommandLineQuery.read { () throws(QueryTextError) in try text.filter(now: now) }
-    }
 }
 
 /// Conditions on what an incident is: active, road, category, words, placement. Read by the
 /// query model (`QueryText.filter`), as `serve`'s parameters and a watches file's keys are.
-struct ContentFilterOptions: ParsableArguments {
+struct ContentFilterOptions: ParsableArguments, QueryTextOptions {
     @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents active at TIME (updated ≤ TIME < expires, not ended): 'now', 'today', an ISO 8601 time, or -2h / +1h.", valueName: "time"))
     var activeAt: String?
 
@@ -177,11 +185,6 @@ struct ContentFilterOptions: ParsableArguments {
         text.add(.precision, precision)
     }
 
-    func filter(now: Date = Date()) throws -> IncidentFilter {
-        var text = QueryText()
-        add(to: &text)
-        return try CommandLineQuery.read { () throws(QueryTextError) in try text.filter(now: now) }
-    }
 }
 
 /// Filters, sorting and output shared by every query command.
