@@ -30,6 +30,10 @@ let package = Package(
         // The PostGIS store (`--db postgresql://…`): PostgreSQL's wire protocol, and TLS for `sslmode`.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.0"),
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.0"),
+        // Metrics (`serve`'s /metrics, the feed loop's textfile): swift-metrics is the API the
+        // modules count through, swift-prometheus writes Prometheus's text format.
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.5.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.0.0"),
     ],
     targets: [
         // libxml2's SAX2 push parser (apt libxml2-dev) behind a small C layer (CXMLStream): the
@@ -84,6 +88,8 @@ let package = Package(
             dependencies: ["TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoRoadTitles",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Logging", package: "swift-log"),
+                           // Geocoder requests and cache hits, counted for the feed loop's metrics.
+                           .product(name: "CoreMetrics", package: "swift-metrics"),
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
@@ -130,6 +136,8 @@ let package = Package(
                            "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoPostGIS", "TrafficGeoQuery",
                            "TrafficGeoWatch", // the watch loop (WatchLoop)
                            .product(name: "Logging", package: "swift-log"),
+                           // The feed loop's fetches, counted (FeedLoop).
+                           .product(name: "CoreMetrics", package: "swift-metrics"),
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
         // Standing queries over the change feed (`trafficgeo watch`) and where their events go.
@@ -150,6 +158,9 @@ let package = Package(
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                            .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                            .product(name: "Logging", package: "swift-log"),
+                           // /metrics: requests counted through swift-metrics into a Prometheus registry.
+                           .product(name: "CoreMetrics", package: "swift-metrics"),
+                           .product(name: "Prometheus", package: "swift-prometheus"),
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio"),
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
@@ -169,8 +180,13 @@ let package = Package(
                 "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoQuery", "TrafficGeoOutput", "TrafficGeoWatch", "TrafficGeoServe", "TrafficGeoPROJ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
+                // The feed loop's metrics textfile: swift-metrics bootstrapped into a Prometheus registry.
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 // IOError: a port in use is explained, not dumped.
                 .product(name: "NIOCore", package: "swift-nio"),
+                // NIOLockedValueBox: the feed loop's geocoder, made on first need.
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
         // Query benchmark (docs/benchmarks.md): swift run -c release trafficgeo-bench

@@ -42,6 +42,8 @@ public struct FeedIngestor: Sendable {
     public var crs: String?
     /// A TMC location table for DATEX II's ALERT-C locations (`--tmc-table`).
     public var locationTable: AlertCLocationTable?
+    /// A download (an http(s) source) that has not finished after this long fails.
+    public var fetchTimeout: Duration = .seconds(60)
     /// An Open511 URL whose answer names a next page is followed this many pages at most.
     public var maxPages = 100
 
@@ -58,7 +60,7 @@ public struct FeedIngestor: Sendable {
         }
         let input: FeedInput
         do {
-            input = try await FeedInput.open(location, maxBytes: maxFeedBytes)
+            input = try await FeedInput.open(location, maxBytes: maxFeedBytes, timeout: fetchTimeout)
         } catch {
             await record(.failure(source: sourceName ?? FeedIdentity.sourceName(forLocation: location), error: "\(error)"))
             throw error
@@ -72,7 +74,7 @@ public struct FeedIngestor: Sendable {
             var seen: Set<String> = [location]
             while pages.count + 1 < maxPages, let next = Open511Pages.nextURL(in: page, base: location), seen.insert(next).inserted {
                 do {
-                    page = try await FeedInput.open(next, maxBytes: maxFeedBytes)
+                    page = try await FeedInput.open(next, maxBytes: maxFeedBytes, timeout: fetchTimeout)
                 } catch {
                     await record(.failure(source: sourceName ?? FeedIdentity.sourceName(forLocation: location), error: "\(error)"))
                     throw error

@@ -3,12 +3,13 @@ import TrafficGeoFeeds
 import TrafficGeoStore
 import TrafficGeoWatch
 
-/// A watch run as a loop (`trafficgeo watch`, and any program that wants one): each round reads
-/// the sources (files, URLs, `autobahn:`) into the store, forgets change-feed events older than
-/// `keepChanges`, then follows the change feed with the standing queries, hands every event to
-/// every delivery and saves the watch's place after each batch. Without sources it follows the
-/// ingests of another process. A source that fails is reported (`onIngest`) and read again next
-/// round; a store that fails ends the loop (the error is thrown).
+/// A watch run as a loop (`trafficgeo watch`, and any program that wants one): it follows the
+/// change feed with the standing queries, hands every event to every delivery and saves the
+/// watch's place after each batch. With sources, a `FeedLoop` reads them meanwhile, each on its
+/// schedule with backoff after failures (the loop of `ingest --every`), and the change feed is
+/// looked at every `followInterval`; without, it follows the ingests of another process every
+/// `interval`. A source that fails is reported (`onIngest`) and tried again; a store that fails
+/// ends the loop (the error is thrown).
 ///
 ///     var loop = WatchLoop(store: store, ingestor: FeedIngestor(store: store), stateURL: url)
 ///     loop.sources = ["autobahn:A1"]
@@ -19,17 +20,22 @@ public struct WatchLoop {
     public var ingestor: FeedIngestor
     /// Where the watch's place is saved after each batch (`WatchState`).
     public var stateURL: URL
-    /// What to read every round; none: follow the change feed another process writes.
+    /// What to read; none: follow the change feed another process writes.
     public var sources: [String] = []
-    /// From the start of one round to the start of the next.
+    /// With sources: from the start of one read of a source to the next. Without: how often the
+    /// change feed is looked at.
     public var interval: Duration = .seconds(120)
-    /// One round, then return.
+    /// With sources: the longest wait before trying a failing source again.
+    public var maxBackoff: Duration = .seconds(900)
+    /// With sources: how often the change feed is looked at for what the reads wrote.
+    public var followInterval: Duration = .seconds(1)
+    /// One round (each source read once, then the change feed), then return.
     public var once = false
-    /// Change-feed events older than this are forgotten after each round that read sources.
+    /// Change-feed events older than this are forgotten after each read of a source.
     public var keepChanges: Duration = .seconds(7 * 86_400)
     public var deliveries: [any WatchDelivery] = []
-    /// How each source's read went, as it happens (a summary, or the error that stopped it).
-    public var onIngest: (String, Result<IngestSummary, any Error>) -> Void = { _, _ in }
+    /// How each read of a source went, as it happens.
+    public var onIngest: @Sendable (FeedLoopRead) -> Void = { _ in }
 
     public init(store: any IncidentStore, ingestor: FeedIngestor, stateURL: URL) {
         self.store = store
@@ -37,35 +43,62 @@ public struct WatchLoop {
         self.stateURL = stateURL
     }
 
-    /// Runs rounds until `once`, or until `shouldStop` says so (checked between rounds and while
-    /// waiting for the next, every 200 ms: a stop never cuts a delivery or a save short).
-    public func run(_ matcher: inout WatchMatcher, shouldStop: () -> Bool = { false }) async throws {
+    private var feedLoop: FeedLoop {
+        var loop = FeedLoop(ingestor: ingestor, sources: sources)
+        loop.interval = interval
+        loop.maxBackoff = maxBackoff
+        loop.keepChanges = keepChanges
+        loop.onRead = onIngest
+        return loop
+    }
+
+    /// Runs until `once` is done, or until `shouldStop` says so (checked between polls and while
+    /// waiting, every 200 ms: a stop never cuts a delivery or a save short, and a read that is
+    /// writing finishes).
+    public func run(_ matcher: inout WatchMatcher, shouldStop: @escaping @Sendable () -> Bool = { false }) async throws {
+        if once {
+            for read in await feedLoop.runOnce() { onIngest(read) }
+            try await follow(&matcher)
+            return
+        }
+        guard !sources.isEmpty else {
+            try await following(&matcher, every: interval, shouldStop: shouldStop)
+            return
+        }
+        let feeding = Task { [feedLoop] in await feedLoop.run(shouldStop: shouldStop) }
+        do {
+            try await following(&matcher, every: followInterval, shouldStop: shouldStop)
+        } catch {
+            feeding.cancel()
+            await feeding.value
+            throw error
+        }
+        await feeding.value
+        // What the last reads wrote is reported before the watch ends.
+        try await follow(&matcher)
+    }
+
+    private func following(_ matcher: inout WatchMatcher, every pause: Duration, shouldStop: () -> Bool) async throws {
         while true {
             let started = ContinuousClock.now
-            for location in sources {
-                do {
-                    // The answer in a statement of its own, then handed on: Swift 6.3.1 at -O
-                    // miscompiled an await inside an aggregate (docs/robustness.md).
-                    let summary = try await ingestor.ingest(location)
-                    onIngest(location, .success(summary))
-                } catch {
-                    onIngest(location, .failure(error))
-                }
-            }
-            if !sources.isEmpty { _ = try await store.pruneChanges(before: Date().addingTimeInterval(-keepChanges.inSeconds)) }
-            let deliveries = self.deliveries, stateURL = self.stateURL
-            try await matcher.poll(store) { events, state in
-                for event in events {
-                    for delivery in deliveries { await delivery.deliver(event) }
-                }
-                try state.save(to: stateURL)
-            }
-            if once || shouldStop() { return }
-            let next = started + interval
+            try await follow(&matcher)
+            if shouldStop() { return }
+            let next = started + pause
             while ContinuousClock.now < next, !shouldStop() {
                 try await Task.sleep(for: min(.milliseconds(200), next - ContinuousClock.now))
             }
             if shouldStop() { return }
+        }
+    }
+
+    /// One look at the change feed: every event to every delivery, the place saved per batch.
+    private func follow(_ matcher: inout WatchMatcher) async throws {
+        let deliveries = self.deliveries, stateURL = self.stateURL
+        try await matcher.poll(store) { events, state in
+            for event in events {
+                for delivery in deliveries { await delivery.deliver(event) }
+            }
+            try state.save(to: stateURL)
         }
     }
 }

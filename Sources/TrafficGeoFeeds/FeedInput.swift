@@ -60,6 +60,11 @@ public struct FeedInput: Sendable {
         try await openAsGiven(location, maxBytes: maxBytes, httpClient: httpClient, timeout: timeout).inflated(maxBytes: maxBytes)
     }
 
+    /// The same, the download's time limit as a Swift `Duration`.
+    public static func open(_ location: String, maxBytes: Int64 = FeedInput.defaultMaxBytes, timeout: Duration) async throws -> FeedInput {
+        try await open(location, maxBytes: maxBytes, timeout: .nanoseconds(timeout.nanoseconds))
+    }
+
     /// The document itself: a gzip-compressed feed (a `.gz` file, a download served compressed
     /// without saying so in `Content-Encoding`, which the HTTP client undoes itself) inflated into
     /// a temporary file; any other returned as it is.

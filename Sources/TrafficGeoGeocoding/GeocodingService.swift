@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import Logging
 import TrafficGeoModel
@@ -72,12 +73,16 @@ public actor GeocodingService {
             let key = "\(provider.cacheIdentity)|\(query.normalizedKey)"
             do {
                 let answer = try await lookUp(provider, query, key: key)
-                if answer.fromCache { statistics.cacheHits += 1 }
+                if answer.fromCache {
+                    statistics.cacheHits += 1
+                    GeocoderMetrics.cacheHit(provider.name)
+                }
                 anyAnswered = true
                 if !answer.candidates.isEmpty { return answer }
                 lastAnswer = answer
             } catch let error as GeocodingError {
                 statistics.failures += 1
+                GeocoderMetrics.failure(provider.name)
                 if error.stopsProvider { stop(provider, because: error) }
                 firstError = firstError ?? error
             }
@@ -100,6 +105,7 @@ public actor GeocodingService {
         let task = Task {
             if let cached = try? await cache?.cachedAnswer(for: key) { return cached }
             statistics.requests += 1
+            GeocoderMetrics.request(provider.name)
             var answer = try await provider.search(query)
             for i in answer.candidates.indices { answer.candidates[i].provider = answer.provider }
             try? await cache?.storeAnswer(answer, for: key)
@@ -128,5 +134,19 @@ public actor GeocodingService {
         }
         if let firstError { throw firstError }
         return ReverseAddress(provider: providers.first?.name ?? "")
+    }
+}
+
+/// What geocoding counts through swift-metrics (`MetricsSystem`; the feed loop's textfile shows
+/// it). Requests are questions a provider was asked; cache hits were answered from the store.
+enum GeocoderMetrics {
+    static func request(_ provider: String) {
+        CoreMetrics.Counter(label: "trafficgeo_geocoder_requests_total", dimensions: [("provider", provider)]).increment()
+    }
+    static func cacheHit(_ provider: String) {
+        CoreMetrics.Counter(label: "trafficgeo_geocoder_cache_hits_total", dimensions: [("provider", provider)]).increment()
+    }
+    static func failure(_ provider: String) {
+        CoreMetrics.Counter(label: "trafficgeo_geocoder_failures_total", dimensions: [("provider", provider)]).increment()
     }
 }

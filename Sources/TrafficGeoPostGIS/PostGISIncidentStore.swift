@@ -299,6 +299,18 @@ public final class PostGISIncidentStore: IncidentStore {
         }
     }
 
+    public func incidentCounts(now: Date) throws -> IncidentCounts {
+        try read { connection in
+            let t = now.timeIntervalSince1970
+            let row = try connection.rows("""
+                SELECT count(*), count(*) FILTER (WHERE (updated IS NULL OR updated <= \(t)) AND (expires IS NULL OR \(t) < expires) AND ended IS NULL)
+                FROM incidents
+                """, logger: logger).first
+            let (all, active) = try row?.decode((Int, Int).self) ?? (0, 0)
+            return IncidentCounts(all: all, active: active)
+        }
+    }
+
     public func statistics(now: Date) throws -> StoreStatistics {
         try read { connection in
             var stats = StoreStatistics(path: location, indexCRS: "EPSG:4326")

@@ -360,6 +360,16 @@ public final class SQLiteIncidentStore: IncidentStore {
         }
     }
 
+    public func incidentCounts(now: Date) throws -> IncidentCounts {
+        try read { db in
+            let t = now.timeIntervalSince1970
+            let row = try Row.fetchOne(db, sql: """
+                SELECT count(*), sum((updated IS NULL OR updated <= ?) AND (expires IS NULL OR ? < expires) AND ended IS NULL) FROM incidents
+                """, arguments: [t, t])
+            return IncidentCounts(all: row?[0] ?? 0, active: row?[1] ?? 0)
+        }
+    }
+
     public func statistics(now: Date) throws -> StoreStatistics {
         try read { db in
             var stats = StoreStatistics(path: path, indexCRS: indexCRS)

@@ -47,6 +47,10 @@ struct EventStream: Sendable {
 
     func body() -> ResponseBody {
         ResponseBody { writer in
+            // Counted while the body is being written: from the stream's start to its end,
+            // whichever way it ends.
+            configuration.metrics.eventStreamOpened()
+            defer { configuration.metrics.eventStreamClosed() }
             let store = self.store
             let bounds = try await runner.run { try store.changeFeedBounds() }
             // A Last-Event-ID past the feed's end (another database, or a recreated one) follows

@@ -122,9 +122,15 @@ struct IncidentAPI: Sendable {
                                     instance: request.uri.path)
         }
         if request.method == .head { response = response.createHeadResponse() }
-        let ms = (ContinuousClock.now - started).inSeconds * 1000
-        // The access log: one line per request, as web servers write it.
-        logger.info("\(request.method) \(Self.loggable(request)) \(response.status.code) \(String(format: "%.1f", ms)) ms")
+        let elapsed = ContinuousClock.now - started
+        let route = ServeMetrics.route(of: request.uri.path.count > 1 && request.uri.path.hasSuffix("/") ? String(request.uri.path.dropLast()) : request.uri.path)
+        configuration.metrics.request(route: route, status: response.status.code, duration: elapsed)
+        // The access log: one line per request, as web servers write it. A load balancer's and
+        // Prometheus's polling would drown it: those only with --verbose.
+        let level: Logger.Level = ServeMetrics.isProbe(route) && response.status.code < 500 ? .debug : .info
+        logger.log(level: level, "\(request.method) \(Self.loggable(request)) \(response.status.code) \(String(format: "%.1f", elapsed.inSeconds * 1000)) ms",
+                   metadata: ["method": "\(request.method)", "route": "\(route)", "status": "\(response.status.code)",
+                              "ms": "\(String(format: "%.1f", elapsed.inSeconds * 1000))"])
         return response
     }
 
@@ -185,6 +191,15 @@ struct IncidentAPI: Sendable {
             return try await itemsResponse(request, parameters, base: base)
         case "/collections/\(FeatureDocuments.collectionID)/events":
             return try events(request, parameters)
+        case "/health":
+            try parameters.allowOnly([])
+            return Self.body(#"{"status":"alive"}"#, type: MediaType.json, cacheable: false)
+        case "/ready":
+            try parameters.allowOnly([])
+            return await readiness()
+        case "/metrics":
+            try parameters.allowOnly([])
+            return try await metricsExposition()
         default:
             if path.hasPrefix(items + "/") {
                 return try await item(String(path.dropFirst(items.count + 1)), request, parameters, base: base)
@@ -256,6 +271,7 @@ struct IncidentAPI: Sendable {
                               rel: "prev", type: MediaType.geoJSON, title: "The previous page"))
         }
         links.append(Link(href: base + "/collections/\(FeatureDocuments.collectionID)", rel: "collection", type: MediaType.json, title: "The collection"))
+        configuration.metrics.returned(items: page.results.count)
         let json = FeatureDocuments.featureCollection(page, links: links, timeStamp: Date())
         return tagged(json.bytes, type: MediaType.geoJSON, request, tagFrom: json.stableCount)
     }
@@ -321,10 +337,76 @@ struct IncidentAPI: Sendable {
         return response
     }
 
+    // MARK: - Operations: readiness and metrics
+
+    /// 200 when the store answers and (with `readyMaxAge`) every source was fetched successfully
+    /// within that long; else 503, the body saying what is wrong. A probe is never a 500: what
+    /// failed is in the body (and the log).
+    private func readiness() async -> Response {
+        let store = self.store, maxAge = configuration.readyMaxAge
+        let now = Date()
+        var body: [String: Any] = [:]
+        var ready = true
+        do {
+            let health = try await runner.run { () throws -> [FeedHealth] in
+                _ = try store.changeFeedBounds()
+                return maxAge == nil ? [] : try store.feedHealth()
+            }
+            body["store"] = "answers"
+            if let maxAge {
+                let limit = maxAge.inSeconds
+                let stale = health.filter { source in source.lastSuccess.map { now.timeIntervalSince($0) > limit } ?? true }
+                body["max_age_seconds"] = limit
+                body["sources"] = health.count
+                body["stale"] = stale.map { source -> [String: Any] in
+                    var entry: [String: Any] = ["source": source.source, "consecutive_failures": source.failureStreak]
+                    if let success = source.lastSuccess {
+                        entry["last_success"] = TimestampParser.format(success)
+                        entry["age_seconds"] = (now.timeIntervalSince(success)).rounded()
+                    } else {
+                        entry["last_success"] = NSNull()
+                    }
+                    if let error = source.lastError { entry["last_error"] = error }
+                    return entry
+                }
+                if !stale.isEmpty { ready = false }
+                if health.isEmpty {
+                    ready = false
+                    body["problem"] = "no source has been fetched into this store yet"
+                }
+            }
+        } catch {
+            logger.error("/ready: the store did not answer: \(error)")
+            ready = false
+            body["store"] = "does not answer"
+            body["problem"] = "the store did not answer (the server's log says why)"
+        }
+        body["ready"] = ready
+        let data = (try? JSONSerialization.data(withJSONObject: body, options: [.sortedKeys, .withoutEscapingSlashes])) ?? Data("{}".utf8)
+        var response = Self.body(String(decoding: data, as: UTF8.self), type: MediaType.json, cacheable: false)
+        response.status = ready ? .ok : .serviceUnavailable
+        return response
+    }
+
+    /// `/metrics`: the registry after reading the store's numbers into it.
+    private func metricsExposition() async throws -> Response {
+        let store = self.store, metrics = configuration.metrics
+        do {
+            try await runner.run { try metrics.readStore(store) }
+        } catch {
+            // The request counts are still worth having; the store's gauges keep their last values.
+            logger.warning("/metrics: the store's numbers could not be read: \(error)")
+        }
+        return Response(status: .ok, headers: [.contentType: ServeMetrics.contentType, .cacheControl: "no-store"],
+                        body: .init(byteBuffer: ByteBuffer(bytes: metrics.exposition())))
+    }
+
     // MARK: - Responses
 
-    static func body(_ text: String, type: String) -> Response {
-        Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: text)))
+    static func body(_ text: String, type: String, cacheable: Bool = true) -> Response {
+        var response = Response(status: .ok, headers: [.contentType: type], body: .init(byteBuffer: ByteBuffer(string: text)))
+        if !cacheable { response.headers[.cacheControl] = "no-store" }
+        return response
     }
 
     /// A 200 with an ETag from the body, or 304 when the client has that body already: a map

@@ -28,6 +28,11 @@ public struct ServeConfiguration: Sendable {
     public var queryThreads = max(2, ProcessInfo.processInfo.activeProcessorCount)
     /// Connections idle this long are closed.
     public var idleTimeout: Duration = .seconds(75)
+    /// `/ready` answers 503 unless every source in the store's feed health was fetched
+    /// successfully within this long (`--ready-max-age`); nil: the store answering is enough.
+    public var readyMaxAge: Duration?
+    /// What `/metrics` shows; each server counts into a registry of its own.
+    public var metrics = ServeMetrics()
 
     public init() {}
 }

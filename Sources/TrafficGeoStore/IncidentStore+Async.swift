@@ -112,6 +112,8 @@ extension IncidentStore {
 
     public func statistics(now: Date = Date()) async throws -> StoreStatistics { try await perform { try $0.statistics(now: now) } }
 
+    public func incidentCounts(now: Date = Date()) async throws -> IncidentCounts { try await perform { try $0.incidentCounts(now: now) } }
+
     public func locatedExtent() async throws -> LonLatBox? { try await perform { try $0.locatedExtent() } }
 
     public func checkIntegrity() async throws -> [String] { try await perform { try $0.checkIntegrity() } }

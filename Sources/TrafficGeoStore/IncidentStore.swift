@@ -116,6 +116,10 @@ public protocol IncidentStore: AnyObject, GeocodeCaching {
     /// Counts for `trafficgeo stats`.
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func statistics(now: Date) throws -> StoreStatistics
+    /// How many incidents there are, and how many are active at `now` (serve's /metrics): one
+    /// pass over the table, without the rest of `statistics`.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func incidentCounts(now: Date) throws -> IncidentCounts
     /// Bounds every statement from now on to `limit` where the database itself can stop one
     /// (PostgreSQL's `statement_timeout`): `serve` sets its request time limit, so a query the
     /// client no longer waits for does not run on. The SQLite store is stopped through `QueryStop`.

@@ -38,3 +38,15 @@ public struct StoreStatistics: Sendable {
         self.indexCRS = indexCRS
     }
 }
+
+/// The incidents of a store, all and active (`IncidentStore.incidentCounts`).
+public struct IncidentCounts: Sendable, Equatable {
+    public var all: Int
+    /// Begun, not expired and not ended at the time asked about (as `--active-at`).
+    public var active: Int
+
+    public init(all: Int, active: Int) {
+        self.all = all
+        self.active = active
+    }
+}

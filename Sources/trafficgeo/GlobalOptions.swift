@@ -15,14 +15,19 @@ struct GlobalOptions: ParsableArguments {
     @Flag(name: [.short, .long], help: "Print only errors on stderr.")
     var quiet = false
 
+    @Option(name: .customLong("log-format"), help: ArgumentHelp("Messages on stderr as text lines (for people) or json (one object a line: time, level, message, fields; for journald, Loki, Elasticsearch).", valueName: "text|json"))
+    var logFormat: LogFormat = .text
+
     func validate() throws {
         if verbose && quiet { throw ValidationError("--verbose and --quiet exclude each other.") }
     }
 
     var databasePath: String { db ?? StoreOpening.defaultLocation() }
 
-    /// Sets up swift-log for stderr at the level the flags ask for; call once per run.
+    /// Sets up swift-log for stderr at the level the flags ask for, in the format asked for;
+    /// call once per run.
     func bootstrapLogging() {
+        Terminal.logFormat = logFormat
         let level: Logger.Level = verbose ? .debug : (quiet ? .error : .info)
         LoggingSystem.bootstrap { label in
             var handler = StderrLogHandler(label: label)
@@ -49,6 +54,12 @@ struct StderrLogHandler: LogHandler {
     }
 
     func log(event: LogEvent) {
+        if Terminal.logFormat == .json {
+            var fields = metadata
+            if let extra = event.metadata { fields.merge(extra) { $1 } }
+            Terminal.writeJSON(level: event.level, message: "\(event.message)", label: label, fields: fields)
+            return
+        }
         let prefix: String
         switch event.level {
         case .warning: prefix = "warning: "
@@ -60,9 +71,43 @@ struct StderrLogHandler: LogHandler {
     }
 }
 
+/// How messages are written on stderr (`--log-format`).
+enum LogFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
+    case text, json
+}
+
 enum Terminal {
+    /// Set once, by `GlobalOptions.bootstrapLogging`, before anything is printed.
+    nonisolated(unsafe) static var logFormat = LogFormat.text
+
+    /// A message on stderr: as it is in text, or as a JSON object whose level is read from the
+    /// message's "trafficgeo: error: " / "warning: " prefix.
     static func printError(_ line: String) {
-        FileHandle.standardError.write(Data((line + "\n").utf8))
+        guard logFormat == .json else {
+            FileHandle.standardError.write(Data((line + "\n").utf8))
+            return
+        }
+        var message = Substring(line.trimmingCharacters(in: .whitespacesAndNewlines))
+        if message.hasPrefix("trafficgeo: ") { message = message.dropFirst("trafficgeo: ".count) }
+        var level = Logger.Level.info
+        for (prefix, named) in [("error: ", Logger.Level.error), ("warning: ", .warning), ("debug: ", .debug)] where message.hasPrefix(prefix) {
+            message = message.dropFirst(prefix.count)
+            level = named
+        }
+        writeJSON(level: level, message: String(message), label: "trafficgeo", fields: [:])
+    }
+
+    /// One JSON object on one line: time (UTC, milliseconds), level, message, the logger's
+    /// label, and its metadata as `fields` (strings; nested values as their text).
+    static func writeJSON(level: Logger.Level, message: String, label: String, fields: Logger.Metadata) {
+        var object: [String: Any] = ["time": jsonTime(Date()), "level": level.rawValue, "message": message, "logger": label]
+        if !fields.isEmpty { object["fields"] = fields.mapValues { "\($0)" } }
+        guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
+        FileHandle.standardError.write(data + Data("\n".utf8))
+    }
+
+    private static func jsonTime(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
     static var stdoutIsTerminal: Bool { isatty(STDOUT_FILENO) != 0 }
@@ -75,7 +120,8 @@ enum Terminal {
         guard ioctl(STDOUT_FILENO, UInt(TIOCGWINSZ), &size) == 0, size.ws_col > 0 else { return 80 }
         return Int(size.ws_col)
     }
-    static var stderrIsTerminal: Bool { isatty(STDERR_FILENO) != 0 }
+    /// False with --log-format json: no progress line is rewritten in place among JSON lines.
+    static var stderrIsTerminal: Bool { logFormat == .text && isatty(STDERR_FILENO) != 0 }
 
     /// Colour only on a terminal and when NO_COLOR (no-color.org) is unset or empty.
     static var useColor: Bool {

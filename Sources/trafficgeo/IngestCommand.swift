@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import TrafficGeo
 import TrafficGeoFeeds
 import TrafficGeoGeocoding
@@ -32,6 +33,13 @@ struct IngestCommand: AsyncParsableCommand {
             its self link), an RSS channel's <link>, "autobahn" for the Autobahn API; other feeds \
             under their file name (without the folder), a URL as given, stdin as "stdin". So the \
             same feed saved twice, or piped in, updates the same incidents. --source-name overrides.
+
+            With --every (2m, 30s), ingest keeps going: each source is read on its own schedule, \
+            every --every from the start of its last read; one that fails is tried again after a \
+            backoff that doubles each time (with jitter, at most --max-backoff), and feed health \
+            records it (`trafficgeo stats`, serve's /ready). SIGTERM or Ctrl-C stops it: a write in \
+            progress finishes, downloads are abandoned, exit 0. --metrics-file writes the loop's \
+            numbers for node_exporter's textfile collector (docs/operations.md).
 
             A summary line per feed goes to stderr (--quiet leaves it out), like every message; \
             ingest writes nothing to stdout.
@@ -69,6 +77,15 @@ struct IngestCommand: AsyncParsableCommand {
 
     @OptionGroup var geocoding: GeocoderOptions
 
+    @Option(help: ArgumentHelp("Keep reading the sources, each this long after its last read began (2m, 30s); stop with SIGTERM or Ctrl-C.", valueName: "duration"))
+    var every: String?
+
+    @Option(name: .customLong("fetch-timeout"), help: ArgumentHelp("Give up on a download that has not answered after this long.", valueName: "duration"))
+    var fetchTimeout = "60s"
+
+    @Option(name: .customLong("metrics-file"), help: ArgumentHelp("With --every: write the loop's metrics here after each read, in Prometheus's text format (for node_exporter's textfile collector: a *.prom file in its directory).", valueName: "file"))
+    var metricsFile: String?
+
     func validate() throws {
         if sourceName != nil && sources.count > 1 {
             throw ValidationError("--source-name names one feed; give one source with it.")
@@ -76,6 +93,13 @@ struct IngestCommand: AsyncParsableCommand {
         if maxFeedBytes <= 0 { throw ValidationError("--max-feed-bytes must be positive.") }
         if maxEntries <= 0 { throw ValidationError("--max-entries must be positive.") }
         if sources.filter({ $0 == "-" }).count > 1 { throw ValidationError("stdin (-) can be read only once.") }
+        guard try DurationArgument.validated(fetchTimeout, option: "--fetch-timeout") > 0 else { throw ValidationError("--fetch-timeout must be positive.") }
+        if let every {
+            guard try DurationArgument.validated(every, option: "--every") >= 1 else { throw ValidationError("--every must be at least 1s.") }
+            if sources.contains("-") { throw ValidationError("--every reads its sources again and again; stdin (-) can be read only once.") }
+        } else if metricsFile != nil {
+            throw ValidationError("--metrics-file is for the loop: give --every too.")
+        }
         if let crs, !Projector.isWGS84(crs) {
             // Checked before any feed is read: a CRS PROJ does not know is a usage error.
             do { try Projector.checkReadable(crs) } catch { throw ValidationError("--crs: \(error)") }
@@ -91,6 +115,8 @@ struct IngestCommand: AsyncParsableCommand {
             ingestor.maxFeedBytes = maxFeedBytes
             ingestor.maxEntries = maxEntries
             ingestor.crs = crs
+            ingestor.fetchTimeout = Self.duration(fetchTimeout, or: 60)
+            if every != nil { return try await runLoop(ingestor, store: store) }
             ingestor.progress = Self.progressReporter(verbose: global.verbose, quiet: global.quiet)
             var failures: [Error] = []
             var partial = false
@@ -135,6 +161,52 @@ struct IngestCommand: AsyncParsableCommand {
             }
             if partial || !failures.isEmpty { throw TrafficGeoExit.partial }
         }
+    }
+
+    static func duration(_ text: String, or fallback: Double) -> Duration {
+        .milliseconds(Int64((DurationArgument.parse(text) ?? fallback) * 1000))
+    }
+
+    /// `--every`: the feed loop (`FeedLoop`) until SIGTERM or Ctrl-C; exit 0 when stopped.
+    private func runLoop(_ ingestor: FeedIngestor, store: any IncidentStore) async throws {
+        let metrics = try metricsFile.map { try MetricsTextfile(path: $0) }
+        var loop = FeedLoop(ingestor: ingestor, sources: sources)
+        loop.interval = Self.duration(every ?? "2m", or: 120)
+        loop.maxBackoff = live.maxBackoffDuration
+        loop.keepChanges = live.keepChangesDuration
+        let quiet = global.quiet, noGeocode = self.noGeocode, geocoding = self.geocoding
+        // Made on first need, then shared by every source (the service is an actor).
+        let service = NIOLockedValueBox<GeocodingService?>(nil)
+        loop.afterRead = { _, summary in
+            guard !noGeocode, summary.withoutPosition > 0 else { return }
+            let geocoder = try service.withLockedValue { made in
+                if let made { return made }
+                let new = try geocoding.makeService(cache: store)
+                made = new
+                return new
+            }
+            _ = try await GeocodeRunner.run(store: store, service: geocoder, source: summary.source, retryNotFound: false, limit: nil, quiet: true)
+        }
+        loop.onRead = { read in
+            let next = read.nextReadIn.map { " (next read in \(DurationText.describe($0.inSeconds)))" } ?? ""
+            switch read.outcome {
+            case let .read(summary):
+                if !quiet { Terminal.printError("trafficgeo: " + Self.describe(summary, location: read.location) + next) }
+            case let .partial(summary):
+                Terminal.printError("trafficgeo: warning: \(read.location): \(summary.feedError ?? "read in part"); "
+                                    + "\(read.failuresInARow) in a row\(next)")
+            case let .failed(error):
+                Terminal.printError("trafficgeo: warning: \(read.location): \(TrafficGeoExit.describe(error)); \(read.failuresInARow) failure(s) in a row\(next)")
+            }
+            metrics?.write()
+        }
+        if !quiet {
+            Terminal.printError("trafficgeo: reading \(loop.sources.count) source(s) every \(every ?? "2m") into \(store.location) (SIGTERM or Ctrl-C stops)")
+        }
+        let stop = StopSignal.install(saying: "writes in progress finish")
+        await loop.run(shouldStop: { stop.isSet })
+        metrics?.write()
+        if !quiet { Terminal.printError("trafficgeo: ingest loop stopped") }
     }
 
     /// On a terminal: one line rewritten in place. Otherwise, with --verbose: a line every 10,000 entries.

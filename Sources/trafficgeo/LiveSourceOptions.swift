@@ -19,6 +19,9 @@ struct LiveSourceOptions: ParsableArguments {
     @Option(name: .customLong("keep-changes"), help: ArgumentHelp("Keep change-feed events this long (a watch stopped for longer starts over from the current state).", valueName: "duration"))
     var keepChanges = "7d"
 
+    @Option(name: .customLong("max-backoff"), help: ArgumentHelp("With --every: the longest wait before trying a failing source again (the wait doubles with each failure, with jitter).", valueName: "duration"))
+    var maxBackoff = "15m"
+
     @Option(name: .customLong("tmc-table"), help: ArgumentHelp("A TMC location table in the exchange format (a folder with POINTS.DAT, POFFSETS.DAT, …): DATEX II records located only by ALERT-C codes get positions from it.", valueName: "dir"))
     var tmcTable: String?
 
@@ -41,6 +44,7 @@ struct LiveSourceOptions: ParsableArguments {
             throw ValidationError("--autobahn-timeout must be positive.")
         }
         _ = try DurationArgument.validated(keepChanges, option: "--keep-changes")
+        guard try DurationArgument.validated(maxBackoff, option: "--max-backoff") > 0 else { throw ValidationError("--max-backoff must be positive.") }
     }
 
     func configure(_ ingestor: inout FeedIngestor) throws {
@@ -57,6 +61,9 @@ struct LiveSourceOptions: ParsableArguments {
 
     /// --keep-changes as a length of time.
     var keepChangesDuration: Duration { .milliseconds(Int64((DurationArgument.parse(keepChanges) ?? 7 * 86400) * 1000)) }
+
+    /// --max-backoff as a length of time.
+    var maxBackoffDuration: Duration { .milliseconds(Int64((DurationArgument.parse(maxBackoff) ?? 900) * 1000)) }
 
     /// Forgets change-feed events older than --keep-changes.
     func pruneChanges(_ store: any IncidentStore, now: Date = Date()) async throws {

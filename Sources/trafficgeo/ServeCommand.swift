@@ -20,7 +20,14 @@ struct ServeCommand: AsyncParsableCommand {
             min-confidence, precision, sortby), /collections/incidents/items/ID, and \
             /collections/incidents/events (Server-Sent Events from the change feed).
 
-            Every request is logged on stderr (--quiet: errors only). Ctrl-C or SIGTERM stops \
+            For operators (docs/operations.md): /health (200 while the process runs), /ready (200 \
+            when the store answers and, with --ready-max-age, every source was fetched within that \
+            long; else 503 with a JSON body naming the stale sources), /metrics (Prometheus's \
+            text format: requests, latency, items, event streams, the store's incidents, each \
+            source's age and failures).
+
+            Every request is logged on stderr (--quiet: errors only; probes of /health, /ready and \
+            /metrics with --verbose only; --log-format json for one JSON object a line). Ctrl-C or SIGTERM stops \
             gracefully. docs/serve.md has the details.
             """)
 
@@ -50,7 +57,15 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("query-threads"), help: ArgumentHelp("Threads that run store queries (default: the number of cores, at least 2).", valueName: "n"))
     var queryThreads: Int?
 
+    @Option(name: .customLong("ready-max-age"), help: ArgumentHelp("/ready answers 503 unless every source was fetched successfully within this long (15m, 2h).", valueName: "duration"))
+    var readyMaxAge: String?
+
     func validate() throws {
+        if let readyMaxAge {
+            guard try DurationArgument.validated(readyMaxAge, option: "--ready-max-age") > 0 else {
+                throw ValidationError("--ready-max-age '\(readyMaxAge)' is not a positive length of time, such as 15m.")
+            }
+        }
         guard (0...65535).contains(port) else { throw ValidationError("--port \(port) is not a port: use 1 … 65535 (0: any free one).") }
         guard try DurationArgument.validated(timeout, option: "--timeout") > 0 else {
             throw ValidationError("--timeout '\(timeout)' is not a positive length of time, such as 10s.")
@@ -77,6 +92,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.leafletDirectory = leafletDirectory
             if let queryThreads { configuration.queryThreads = queryThreads }
             configuration.requestTimeout = .milliseconds(Int((DurationArgument.parse(timeout) ?? 10) * 1000))
+            configuration.readyMaxAge = readyMaxAge.flatMap(DurationArgument.parse).map { .milliseconds(Int64($0 * 1000)) }
             if !FileManager.default.fileExists(atPath: leafletDirectory + "/leaflet.js") {
                 Terminal.printError("trafficgeo: warning: no leaflet.js in \(leafletDirectory): the map page shows only the list (on Debian: apt install libjs-leaflet, or --leaflet-dir)")
             }

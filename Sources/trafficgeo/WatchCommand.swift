@@ -61,7 +61,7 @@ struct WatchCommand: AsyncParsableCommand {
 
     @OptionGroup(title: "Live sources") var live: LiveSourceOptions
 
-    @Option(help: ArgumentHelp("How often to read the sources (default 2m) or look at the change feed (default 5s).", valueName: "duration"))
+    @Option(help: ArgumentHelp("How often to read each source (default 2m; a failing one backs off, at most --max-backoff) or, without --source, look at the change feed (default 5s).", valueName: "duration"))
     var every: String?
 
     @Flag(help: "One round (read the sources, report, save the state), then exit.")
@@ -190,18 +190,21 @@ struct WatchCommand: AsyncParsableCommand {
             loop.once = once
             loop.keepChanges = live.keepChangesDuration
             loop.deliveries = deliveries
+            loop.maxBackoff = live.maxBackoffDuration
             let verbose = global.verbose
-            loop.onIngest = { location, outcome in
-                switch outcome {
-                case let .success(summary):
-                    if verbose { Terminal.printError(IngestCommand.describe(summary, location: location)) }
-                    if let problem = summary.feedError { Terminal.printError("trafficgeo: warning: \(location): \(problem)") }
-                case let .failure(error):
-                    Terminal.printError("trafficgeo: warning: \(location): \(TrafficGeoExit.describe(error)) (tried again in \(DurationText.describe(interval)))")
+            loop.onIngest = { read in
+                let next = read.nextReadIn.map { "tried again in \(DurationText.describe($0.inSeconds))" } ?? "tried again next round"
+                switch read.outcome {
+                case let .read(summary):
+                    if verbose { Terminal.printError(IngestCommand.describe(summary, location: read.location)) }
+                case let .partial(summary):
+                    Terminal.printError("trafficgeo: warning: \(read.location): \(summary.feedError ?? "read in part")")
+                case let .failed(error):
+                    Terminal.printError("trafficgeo: warning: \(read.location): \(TrafficGeoExit.describe(error)) (\(next))")
                 }
             }
             let stop = once ? nil : StopSignal.install(saying: "the watch's place is saved")
-            try await loop.run(&matcher) { stop?.isSet == true }
+            try await loop.run(&matcher, shouldStop: { stop?.isSet == true })
             if !global.quiet { Terminal.printError("trafficgeo: watch stopped at seq \(matcher.state.lastSequence ?? 0)") }
         }
     }
