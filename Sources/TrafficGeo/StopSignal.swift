@@ -2,7 +2,9 @@ import Foundation
 import NIOConcurrencyHelpers
 
 /// The first Ctrl-C (SIGINT) or SIGTERM asks a long run to stop at its next safe point (a batch
-/// between rows, a watch between rounds: `isSet`); a second one quits at once (exit 130).
+/// between rows, a watch between rounds: `isSet`); a second Ctrl-C quits at once (exit 130). A
+/// second SIGTERM does not: a service manager may send it to every process of the service, and
+/// the run must still finish its write and exit 0 (what cannot wait is SIGKILL's business).
 ///
 /// Signals arrive through Dispatch signal sources (the handler runs on a queue, not in the signal
 /// handler, so it may print and lock); the sources are kept for the life of the process.
@@ -22,6 +24,7 @@ public final class StopSignal: Sendable {
             let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
             source.setEventHandler {
                 let second = stop.requested.withLockedValue { requested in defer { requested = true }; return requested }
+                if second && sig == SIGTERM { return }
                 announce(second)
                 if second { exit(130) }
             }

@@ -343,7 +343,7 @@ struct IncidentAPI: Sendable {
     /// within that long; else 503, the body saying what is wrong. A probe is never a 500: what
     /// failed is in the body (and the log).
     private func readiness() async -> Response {
-        let store = self.store, maxAge = configuration.readyMaxAge
+        let store = self.store, maxAge = configuration.readyMaxAge, named = configuration.readySources
         let now = Date()
         var body: [String: Any] = [:]
         var ready = true
@@ -354,6 +354,12 @@ struct IncidentAPI: Sendable {
             }
             body["store"] = "answers"
             if let maxAge {
+                var health = health
+                if let named {
+                    // Only the named sources count; one never fetched is as stale as can be.
+                    let known = Dictionary(health.map { ($0.source, $0) }, uniquingKeysWith: { a, _ in a })
+                    health = named.map { known[$0] ?? FeedHealth(source: $0) }
+                }
                 let limit = maxAge.inSeconds
                 let stale = health.filter { source in source.lastSuccess.map { now.timeIntervalSince($0) > limit } ?? true }
                 body["max_age_seconds"] = limit

@@ -31,6 +31,9 @@ public struct ServeConfiguration: Sendable {
     /// `/ready` answers 503 unless every source in the store's feed health was fetched
     /// successfully within this long (`--ready-max-age`); nil: the store answering is enough.
     public var readyMaxAge: Duration?
+    /// The sources `/ready` judges (`--ready-source`); nil: every source in feed health. A
+    /// named source that was never fetched is stale.
+    public var readySources: [String]?
     /// What `/metrics` shows; each server counts into a registry of its own.
     public var metrics = ServeMetrics()
 

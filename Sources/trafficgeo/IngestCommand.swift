@@ -196,7 +196,10 @@ struct IngestCommand: AsyncParsableCommand {
                 Terminal.printError("trafficgeo: warning: \(read.location): \(summary.feedError ?? "read in part"); "
                                     + "\(read.failuresInARow) in a row\(next)")
             case let .failed(error):
-                Terminal.printError("trafficgeo: warning: \(read.location): \(TrafficGeoExit.describe(error)); \(read.failuresInARow) failure(s) in a row\(next)")
+                // The error names the location itself, mostly.
+                let text = TrafficGeoExit.describe(error)
+                let said = text.hasPrefix(read.location) ? text : "\(read.location): \(text)"
+                Terminal.printError("trafficgeo: warning: \(said); \(read.failuresInARow) failure(s) in a row\(next)")
             }
             metrics?.write()
         }

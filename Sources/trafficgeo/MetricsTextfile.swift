@@ -1,6 +1,7 @@
 import ArgumentParser
 import CoreMetrics
 import Foundation
+import NIOConcurrencyHelpers
 import Prometheus
 
 /// The feed loop's metrics as a file in Prometheus's text format, for node_exporter's textfile
@@ -14,6 +15,8 @@ import Prometheus
 final class MetricsTextfile: Sendable {
     let path: String
     let registry = PrometheusCollectorRegistry()
+    /// Sources are read side by side: one write at a time.
+    private let writing = NIOLock()
 
     /// Bootstraps swift-metrics into this file's registry (once per process).
     init(path: String) throws {
@@ -28,10 +31,14 @@ final class MetricsTextfile: Sendable {
     }
 
     func write() {
+        writing.withLock { writeNow() }
+    }
+
+    private func writeNow() {
         let temporary = path + ".\(getpid()).tmp"
         do {
             try Data(registry.emitToBuffer()).write(to: URL(fileURLWithPath: temporary))
-            guard rename(temporary, path) == 0 else { throw CocoaError(.fileWriteUnknown) }
+            guard rename(temporary, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)
             Terminal.printError("trafficgeo: warning: could not write the metrics file \(path): \(error)")

@@ -60,7 +60,11 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("ready-max-age"), help: ArgumentHelp("/ready answers 503 unless every source was fetched successfully within this long (15m, 2h).", valueName: "duration"))
     var readyMaxAge: String?
 
+    @Option(name: .customLong("ready-source"), help: ArgumentHelp("With --ready-max-age: judge only this source (repeatable; the names `trafficgeo stats` shows). Default: every source the store has fetched.", valueName: "name"))
+    var readySources: [String] = []
+
     func validate() throws {
+        if !readySources.isEmpty && readyMaxAge == nil { throw ValidationError("--ready-source needs --ready-max-age (how old is stale).") }
         if let readyMaxAge {
             guard try DurationArgument.validated(readyMaxAge, option: "--ready-max-age") > 0 else {
                 throw ValidationError("--ready-max-age '\(readyMaxAge)' is not a positive length of time, such as 15m.")
@@ -92,6 +96,7 @@ struct ServeCommand: AsyncParsableCommand {
             configuration.leafletDirectory = leafletDirectory
             if let queryThreads { configuration.queryThreads = queryThreads }
             configuration.requestTimeout = .milliseconds(Int((DurationArgument.parse(timeout) ?? 10) * 1000))
+            configuration.readySources = readySources.isEmpty ? nil : readySources
             configuration.readyMaxAge = readyMaxAge.flatMap(DurationArgument.parse).map { .milliseconds(Int64($0 * 1000)) }
             if !FileManager.default.fileExists(atPath: leafletDirectory + "/leaflet.js") {
                 Terminal.printError("trafficgeo: warning: no leaflet.js in \(leafletDirectory): the map page shows only the list (on Debian: apt install libjs-leaflet, or --leaflet-dir)")

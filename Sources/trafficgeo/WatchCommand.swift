@@ -212,6 +212,6 @@ struct WatchCommand: AsyncParsableCommand {
 
 enum DurationText {
     static func describe(_ seconds: Double) -> String {
-        seconds >= 3600 ? "\(Int(seconds / 3600))h" : seconds >= 60 ? "\(Int(seconds / 60))m" : String(format: "%gs", seconds)
+        seconds >= 3600 ? "\(Int(seconds / 3600))h" : seconds >= 60 ? "\(Int(seconds / 60))m" : seconds >= 10 || seconds == seconds.rounded() ? "\(Int(seconds.rounded()))s" : String(format: "%.1fs", seconds)
     }
 }

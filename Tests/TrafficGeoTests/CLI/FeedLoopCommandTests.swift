@@ -1,0 +1,151 @@
+import Foundation
+import GRDB
+import Testing
+import TrafficGeoSupport
+@testable import TrafficGeo
+
+/// `trafficgeo ingest --every` against a loopback server that fails, hangs and recovers: the
+/// waits grow after failures (backoff), feed health records them, the loop reads again once the
+/// server is back, and SIGTERM in the middle of a large write ends it with exit 0 and the store
+/// whole. scripts/test runs this suite on the release binary too.
+@Suite("The feed loop (ingest --every)", .enabled(if: TestSupport.cliExecutable != nil, "the trafficgeo executable was not built beside the tests"))
+struct FeedLoopCommandTests {
+    /// A GeoJSON feed of `count` incidents along the A4, ids starting at `first`.
+    static func feed(count: Int) -> String {
+        WatchCommandTests.collection((0..<count).map { i in
+            WatchCommandTests.feature("loop-\(i)", "A4 : Köln - Olpe \(i)", lat: 50.9 + Double(i % 1000) * 0.0001, lon: 7.0 + Double(i / 1000) * 0.001)
+        })
+    }
+
+    /// The `trafficgeo` process with its stderr in a file.
+    final class LoopProcess: @unchecked Sendable {
+        let process = Process()
+        let log: URL
+
+        init(_ arguments: [String], folder: URL) throws {
+            log = folder.appendingPathComponent("loop.log")
+            FileManager.default.createFile(atPath: log.path, contents: nil)
+            process.executableURL = TestSupport.cliExecutable!
+            process.arguments = arguments
+            var environment = ProcessInfo.processInfo.environment
+            environment["TRAFFICGEO_DB"] = nil
+            environment["XDG_CACHE_HOME"] = folder.appendingPathComponent("cache").path
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = try FileHandle(forWritingTo: log)
+            try process.run()
+        }
+
+        var stderr: String { (try? String(contentsOf: log, encoding: .utf8)) ?? "" }
+
+        /// Waits, without holding a thread, until `condition` or the deadline.
+        func wait(seconds: Double, until condition: () -> Bool) async throws -> Bool {
+            let deadline = Date().addingTimeInterval(seconds)
+            while Date() < deadline {
+                if condition() { return true }
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            return condition()
+        }
+    }
+
+    static func health(db: String, folder: URL) async throws -> [String: Any] {
+        let stats = try await TestSupport.runCLI(["stats", "--db", db, "--format", "json"], folder: folder)
+        let json = (try? JSONSerialization.jsonObject(with: Data(stats.stdout.utf8))) as? [String: Any] ?? [:]
+        return (json["feed_health"] as? [[String: Any]])?.first ?? [:]
+    }
+
+    @Test(.timeLimit(.minutes(2)))
+    func backsOffFromAFailingServerRecordsItAndStopsCleanlyOnSIGTERM() async throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let small = Self.feed(count: 300), large = Self.feed(count: 30_300)
+        // Three failures, a hang (the loop's download times out), then the feed; from the sixth
+        // request on, a large feed whose write the SIGTERM falls into.
+        let server = try LoopbackHTTPServer { _, n in
+            switch n {
+            case 0...2: .text("try later", status: 503)
+            case 3: .hang
+            case 4: .json(small)
+            default: .json(large)    // the same 300 and 30,000 more
+            }
+        }
+        defer { server.shutdown() }
+        let db = folder.appendingPathComponent("loop.sqlite").path
+        let url = server.baseURL.absoluteString + "/feed.geojson"
+        let loop = try LoopProcess(["ingest", "--db", db, "--every", "1s", "--max-backoff", "4s", "--fetch-timeout", "1s",
+                                    "--log-format", "json", url], folder: folder)
+        defer { TestSupport.stop(loop.process) }
+
+        // In the backoff after the third failure, feed health has recorded every one.
+        #expect(try await loop.wait(seconds: 20) { server.requests.count >= 3 })
+        try await Task.sleep(for: .milliseconds(300))
+        let failing = try await Self.health(db: db, folder: folder)
+        #expect(failing["failure_streak"] as? Int == 3, "\(failing)")
+        #expect((failing["last_error"] as? String)?.contains("503") == true, "\(failing)")
+        #expect(failing["last_success"] is NSNull)
+
+        // The hang, then the feed.
+        #expect(try await loop.wait(seconds: 30) { server.requests.count >= 5 })
+        #expect(try await loop.wait(seconds: 10) { loop.stderr.contains("300 new") }, "\(loop.stderr)")
+        let recovered = try await Self.health(db: db, folder: folder)
+        #expect(recovered["failure_streak"] as? Int == 0 && recovered["last_success"] is String, "\(recovered)")
+        #expect((recovered["last_error"] as? String)?.lowercased().contains("time") == true, "the hang timed out: \(recovered)")
+
+        // Backoff: after failures 1, 2 and 3 the loop waited within [½, 1] × 1 s, 2 s and 4 s.
+        let arrivals = server.requests.map(\.arrival)
+        let gaps = zip(arrivals, arrivals.dropFirst()).map { ($1 - $0).inSeconds }
+        #expect(gaps[0] >= 0.45 && gaps[0] <= 1.5, "\(gaps)")
+        #expect(gaps[1] >= 0.95 && gaps[1] <= 2.5, "\(gaps)")
+        #expect(gaps[2] >= 1.95 && gaps[2] <= 4.5, "\(gaps)")
+        // The hang: the download's time limit (1 s), then a wait of at most the cap.
+        #expect(gaps[3] >= 1.9 && gaps[3] <= 5.5, "\(gaps)")
+
+        // SIGTERM as the large feed arrives: the loop ends with 0, and the store holds the feed
+        // wholly or not at all.
+        #expect(try await loop.wait(seconds: 10) { server.requests.count >= 6 })
+        try await Task.sleep(for: .milliseconds(150))
+        kill(loop.process.processIdentifier, SIGTERM)
+        #expect(try await loop.wait(seconds: 30) { !loop.process.isRunning }, "the loop stopped after SIGTERM")
+        #expect(loop.process.terminationStatus == 0, "\(loop.stderr)")
+        let queue = try DatabaseQueue(path: db)
+        let (count, integrity) = try await queue.read { db in
+            (try Int.fetchOne(db, sql: "SELECT count(*) FROM incidents") ?? -1, try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? "")
+        }
+        #expect(integrity == "ok")
+        #expect(count == 300 || count == 30_300, "either before the large feed or after it, never between: \(count)")
+
+        // Every stderr line is a JSON object with time, level and message.
+        let lines = loop.stderr.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        for line in lines {
+            let object = (try? JSONSerialization.jsonObject(with: Data(line.utf8))) as? [String: Any]
+            #expect(object?["time"] is String && object?["level"] is String && object?["message"] is String, "\(line)")
+        }
+        #expect(loop.stderr.contains(#""level":"warning""#) && loop.stderr.contains("in a row"))
+    }
+
+    @Test("backoff: doubling from the interval, capped, with jitter in [½, 1]")
+    func backoffDoublesAndIsCapped() {
+        let backoff = FeedBackoff(interval: .seconds(120), maxBackoff: .seconds(900))
+        #expect((1...6).map { backoff.ceiling(afterFailures: $0) } == [.seconds(120), .seconds(240), .seconds(480), .seconds(900), .seconds(900), .seconds(900)])
+        var random = SystemRandomNumberGenerator()
+        let waits = (0..<200).map { _ in backoff.wait(afterFailures: 2, using: &random) }
+        #expect(waits.allSatisfy { $0 >= .seconds(120) && $0 <= .seconds(240) })
+        #expect(Set(waits).count > 100, "jittered, not all the same")
+        // An interval longer than the cap: never shorter than the interval.
+        #expect(FeedBackoff(interval: .seconds(3600), maxBackoff: .seconds(900)).ceiling(afterFailures: 5) == .seconds(3600))
+    }
+
+    @Test func usageMistakesAreRefused() async throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        for (arguments, words) in [(["ingest", "--every", "2m", "-"], "stdin"),
+                                   (["ingest", "--every", "0.2s", "x.xml"], "at least 1s"),
+                                   (["ingest", "--metrics-file", "m.prom", "x.xml"], "--every"),
+                                   (["ingest", "--every", "banana", "x.xml"], "not a length of time")] {
+            let run = try await TestSupport.runCLI(arguments, folder: folder)
+            #expect(run.status == 64 && run.stderr.contains(words), "\(arguments): \(run.stderr)")
+        }
+    }
+}
