@@ -124,7 +124,7 @@ def main():
         check(value(parsed, "trafficgeo_http_request_duration_seconds_bucket", route=route, le="+Inf") == 3, "latency histogram buckets")
         check(value(parsed, "trafficgeo_items_returned_total") == returned == 12, f"items returned: {returned}")
         check(value(parsed, "trafficgeo_sse_clients") == 1, "the open event stream is counted")
-        check(value(parsed, "trafficgeo_store_incidents", state="all") == stats["total"], "store incidents, all")
+        check(value(parsed, "trafficgeo_store_incidents", state="all") == stats["incidents"], "store incidents, all")
         check(value(parsed, "trafficgeo_store_incidents", state="active") == stats["active"], "store incidents, active")
         check(value(parsed, "trafficgeo_change_feed_head") == stats["change_feed"]["latest"], "change-feed head")
         sources = [h["source"] for h in stats["feed_health"]]
