@@ -59,7 +59,7 @@ struct FeedLoopCommandTests {
     func backsOffFromAFailingServerRecordsItAndStopsCleanlyOnSIGTERM() async throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
-        let small = Self.feed(count: 300), large = Self.feed(count: 30_300)
+        let small = Self.feed(count: 300), large = Self.feed(count: 12_300)
         // Three failures, a hang (the loop's download times out), then the feed; from the sixth
         // request on, a large feed whose write the SIGTERM falls into.
         let server = try LoopbackHTTPServer { _, n in
@@ -67,7 +67,7 @@ struct FeedLoopCommandTests {
             case 0...2: .text("try later", status: 503)
             case 3: .hang
             case 4: .json(small)
-            default: .json(large)    // the same 300 and 30,000 more
+            default: .json(large)    // the same 300 and 12,000 more
             }
         }
         defer { server.shutdown() }
@@ -81,8 +81,9 @@ struct FeedLoopCommandTests {
         #expect(try await loop.wait(seconds: 20) { server.requests.count >= 3 })
         try await Task.sleep(for: .milliseconds(300))
         let failing = try await Self.health(db: db, folder: folder)
-        #expect(failing["failure_streak"] as? Int == 3, "\(failing)")
-        #expect((failing["last_error"] as? String)?.contains("503") == true, "\(failing)")
+        // 3, or 4 on a machine so busy that the hang timed out before `stats` ran.
+        #expect((3...4).contains(failing["failure_streak"] as? Int ?? 0), "\(failing)")
+        #expect(["503", "in time"].contains { (failing["last_error"] as? String)?.contains($0) == true }, "\(failing)")
         #expect(failing["last_success"] is NSNull)
 
         // The hang, then the feed.
@@ -92,14 +93,17 @@ struct FeedLoopCommandTests {
         #expect(recovered["failure_streak"] as? Int == 0 && recovered["last_success"] is String, "\(recovered)")
         #expect((recovered["last_error"] as? String)?.lowercased().contains("time") == true, "the hang timed out: \(recovered)")
 
-        // Backoff: after failures 1, 2 and 3 the loop waited within [½, 1] × 1 s, 2 s and 4 s.
+        // Backoff: after failures 1, 2 and 3 the loop waited within [½, 1] × 1 s, 2 s and 4 s
+        // (--every 1s would have asked every second). A wait is never shorter; a busy machine
+        // may make it longer, hence the slack above.
         let arrivals = server.requests.map(\.arrival)
         let gaps = zip(arrivals, arrivals.dropFirst()).map { ($1 - $0).inSeconds }
-        #expect(gaps[0] >= 0.45 && gaps[0] <= 1.5, "\(gaps)")
-        #expect(gaps[1] >= 0.95 && gaps[1] <= 2.5, "\(gaps)")
-        #expect(gaps[2] >= 1.95 && gaps[2] <= 4.5, "\(gaps)")
-        // The hang: the download's time limit (1 s), then a wait of at most the cap.
-        #expect(gaps[3] >= 1.9 && gaps[3] <= 5.5, "\(gaps)")
+        let slack = 3.0
+        #expect(gaps[0] >= 0.45 && gaps[0] <= 1 + slack, "\(gaps)")
+        #expect(gaps[1] >= 0.95 && gaps[1] <= 2 + slack, "\(gaps)")
+        #expect(gaps[2] >= 1.95 && gaps[2] <= 4 + slack, "\(gaps)")
+        // The hang: the download's time limit (1 s), then a wait of at least half the cap.
+        #expect(gaps[3] >= 2.9 && gaps[3] <= 5 + slack, "\(gaps)")
 
         // SIGTERM as the large feed arrives: the loop ends with 0, and the store holds the feed
         // wholly or not at all.
@@ -113,7 +117,7 @@ struct FeedLoopCommandTests {
             (try Int.fetchOne(db, sql: "SELECT count(*) FROM incidents") ?? -1, try String.fetchOne(db, sql: "PRAGMA integrity_check") ?? "")
         }
         #expect(integrity == "ok")
-        #expect(count == 300 || count == 30_300, "either before the large feed or after it, never between: \(count)")
+        #expect(count == 300 || count == 12_300, "either before the large feed or after it, never between: \(count)")
 
         // Every stderr line is a JSON object with time, level and message.
         let lines = loop.stderr.split(separator: "\n")
