@@ -196,10 +196,7 @@ struct IngestCommand: AsyncParsableCommand {
                 Terminal.printError("trafficgeo: warning: \(read.location): \(summary.feedError ?? "read in part"); "
                                     + "\(read.failuresInARow) in a row\(next)")
             case let .failed(error):
-                // The error names the location itself, mostly.
-                let text = TrafficGeoExit.describe(error)
-                let said = text.hasPrefix(read.location) ? text : "\(read.location): \(text)"
-                Terminal.printError("trafficgeo: warning: \(said); \(read.failuresInARow) failure(s) in a row\(next)")
+                Terminal.printError("trafficgeo: warning: \(Self.failure(of: read.location, error)); \(read.failuresInARow) failure(s) in a row\(next)")
             }
             metrics?.write()
         }
@@ -210,6 +207,12 @@ struct IngestCommand: AsyncParsableCommand {
         await loop.run(shouldStop: { stop.isSet })
         metrics?.write()
         if !quiet { Terminal.printError("trafficgeo: ingest loop stopped") }
+    }
+
+    /// What went wrong reading a source, the source named once (most errors name it themselves).
+    static func failure(of location: String, _ error: any Error) -> String {
+        let text = TrafficGeoExit.describe(error)
+        return text.hasPrefix(location) ? text : "\(location): \(text)"
     }
 
     /// On a terminal: one line rewritten in place. Otherwise, with --verbose: a line every 10,000 entries.

@@ -200,7 +200,7 @@ struct WatchCommand: AsyncParsableCommand {
                 case let .partial(summary):
                     Terminal.printError("trafficgeo: warning: \(read.location): \(summary.feedError ?? "read in part")")
                 case let .failed(error):
-                    Terminal.printError("trafficgeo: warning: \(read.location): \(TrafficGeoExit.describe(error)) (\(next))")
+                    Terminal.printError("trafficgeo: warning: \(IngestCommand.failure(of: read.location, error)) (\(next))")
                 }
             }
             let stop = once ? nil : StopSignal.install(saying: "the watch's place is saved")
