@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOConcurrencyHelpers
 import TrafficGeoFeeds
 import TrafficGeoModel
 import TrafficGeoStore
@@ -44,6 +45,9 @@ public struct FeedIngestor: Sendable {
     public var locationTable: AlertCLocationTable?
     /// A download (an http(s) source) that has not finished after this long fails.
     public var fetchTimeout: Duration = .seconds(60)
+    /// Where each location's reads were filed, shared by the copies of this ingestor (a loop
+    /// reads its sources side by side).
+    private let filedAs = FiledSources()
     /// An Open511 URL whose answer names a next page is followed this many pages at most.
     public var maxPages = 100
 
@@ -62,7 +66,7 @@ public struct FeedIngestor: Sendable {
         do {
             input = try await FeedInput.open(location, maxBytes: maxFeedBytes, timeout: fetchTimeout)
         } catch {
-            await record(.failure(source: sourceName ?? FeedIdentity.sourceName(forLocation: location), error: "\(error)"))
+            await record(.failure(source: failureSource(location), error: "\(error)"))
             throw error
         }
         defer { input.discard() }
@@ -76,14 +80,23 @@ public struct FeedIngestor: Sendable {
                 do {
                     page = try await FeedInput.open(next, maxBytes: maxFeedBytes, timeout: fetchTimeout)
                 } catch {
-                    await record(.failure(source: sourceName ?? FeedIdentity.sourceName(forLocation: location), error: "\(error)"))
+                    await record(.failure(source: failureSource(location), error: "\(error)"))
                     throw error
                 }
                 pages.append(page)
             }
         }
         // Parsing and storing block: on a store thread, not the task's.
-        return try await StoreThreads.run { try ingest(input, continuedBy: pages) }
+        let summary = try await StoreThreads.run { try ingest(input, continuedBy: pages) }
+        filedAs.remember(summary.source, for: location)
+        return summary
+    }
+
+    /// The source a failed read of `location` is recorded under in feed health: the name its
+    /// last read was filed under (an Atom feed's own id, say), so that a feed's failures and
+    /// successes are one source; before any read in this process, the location's own name.
+    private func failureSource(_ location: String) -> String {
+        sourceName ?? filedAs.source(for: location) ?? FeedIdentity.sourceName(forLocation: location)
     }
 
     /// Ingests an already opened input (and the pages that continue it, read as one feed).
@@ -198,4 +211,12 @@ public struct FeedIngestor: Sendable {
     private func record(_ report: FetchReport) async {
         _ = try? await StoreThreads.run { record(report) }
     }
+}
+
+/// Location → the source its last read was filed under (`FeedIngestor.failureSource`).
+final class FiledSources: Sendable {
+    private let names = NIOLockedValueBox<[String: String]>([:])
+
+    func remember(_ source: String, for location: String) { names.withLockedValue { $0[location] = source } }
+    func source(for location: String) -> String? { names.withLockedValue { $0[location] } }
 }

@@ -129,8 +129,8 @@ struct IncidentAPI: Sendable {
         // Prometheus's polling would drown it: those only with --verbose.
         let level: Logger.Level = ServeMetrics.isProbe(route) && response.status.code < 500 ? .debug : .info
         logger.log(level: level, "\(request.method) \(Self.loggable(request)) \(response.status.code) \(String(format: "%.1f", elapsed.inSeconds * 1000)) ms",
-                   metadata: ["method": "\(request.method)", "route": "\(route)", "status": "\(response.status.code)",
-                              "ms": "\(String(format: "%.1f", elapsed.inSeconds * 1000))"])
+                   metadata: ["method": "\(request.method)", "route": "\(route)", "status": .stringConvertible(response.status.code),
+                              "ms": .stringConvertible((elapsed.inSeconds * 10_000).rounded() / 10)])
         return response
     }
 

@@ -57,7 +57,7 @@ struct StderrLogHandler: LogHandler {
         if Terminal.logFormat == .json {
             var fields = metadata
             if let extra = event.metadata { fields.merge(extra) { $1 } }
-            Terminal.writeJSON(level: event.level, message: "\(event.message)", label: label, fields: fields)
+            Terminal.writeJSON(level: event.level, message: "\(event.message)", label: label, fields: Terminal.jsonFields(fields))
             return
         }
         let prefix: String
@@ -81,30 +81,69 @@ enum Terminal {
     nonisolated(unsafe) static var logFormat = LogFormat.text
 
     /// A message on stderr: as it is in text, or as a JSON object whose level is read from the
-    /// message's "trafficgeo: error: " / "warning: " prefix.
-    static func printError(_ line: String) {
+    /// message's "trafficgeo: error: " / "warning: " prefix, with `fields` (JSON only).
+    static func printError(_ line: String, fields: [String: Any] = [:]) {
+        let (level, message) = level(of: line)
         guard logFormat == .json else {
-            FileHandle.standardError.write(Data((line + "\n").utf8))
+            FileHandle.standardError.write(Data((journalPrefix(level) + line + "\n").utf8))
             return
         }
+        writeJSON(level: level, message: String(message), label: "trafficgeo", fields: fields)
+    }
+
+    /// The level a "trafficgeo: warning: …" line has, and its message without the prefixes.
+    private static func level(of line: String) -> (Logger.Level, Substring) {
         var message = Substring(line.trimmingCharacters(in: .whitespacesAndNewlines))
         if message.hasPrefix("trafficgeo: ") { message = message.dropFirst("trafficgeo: ".count) }
-        var level = Logger.Level.info
-        for (prefix, named) in [("error: ", Logger.Level.error), ("warning: ", .warning), ("debug: ", .debug)] where message.hasPrefix(prefix) {
-            message = message.dropFirst(prefix.count)
-            level = named
+        for (prefix, level) in [("error: ", Logger.Level.error), ("warning: ", .warning), ("debug: ", .debug)] where message.hasPrefix(prefix) {
+            return (level, message.dropFirst(prefix.count))
         }
-        writeJSON(level: level, message: String(message), label: "trafficgeo", fields: [:])
+        return (.info, message)
     }
 
     /// One JSON object on one line: time (UTC, milliseconds), level, message, the logger's
-    /// label, and its metadata as `fields` (strings; nested values as their text).
-    static func writeJSON(level: Logger.Level, message: String, label: String, fields: Logger.Metadata) {
+    /// label, and `fields` (numbers as numbers).
+    static func writeJSON(level: Logger.Level, message: String, label: String, fields: [String: Any]) {
         var object: [String: Any] = ["time": jsonTime(Date()), "level": level.rawValue, "message": message, "logger": label]
-        if !fields.isEmpty { object["fields"] = fields.mapValues { "\($0)" } }
+        if !fields.isEmpty { object["fields"] = fields }
         guard let data = try? JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .withoutEscapingSlashes]) else { return }
-        FileHandle.standardError.write(data + Data("\n".utf8))
+        FileHandle.standardError.write(Data(journalPrefix(level).utf8) + data + Data("\n".utf8))
     }
+
+    /// swift-log metadata as JSON values: numbers stay numbers (serve's status and ms).
+    static func jsonFields(_ metadata: Logger.Metadata) -> [String: Any] {
+        metadata.mapValues { value -> Any in
+            switch value {
+            case let .string(text): return text
+            case let .stringConvertible(x as Int): return x
+            case let .stringConvertible(x as Double): return x
+            case let .stringConvertible(x as Bool): return x
+            default: return "\(value)"
+            }
+        }
+    }
+
+    /// Under systemd, stderr is the journal: a "<4>" before a line gives it its priority
+    /// (journald's SyslogLevelPrefix), so `journalctl -p warning` finds the warnings. Only when
+    /// $JOURNAL_STREAM names this very stderr (systemd's own test for it).
+    private static func journalPrefix(_ level: Logger.Level) -> String {
+        guard stderrIsJournal else { return "" }
+        switch level {
+        case .critical: return "<2>"
+        case .error: return "<3>"
+        case .warning: return "<4>"
+        case .notice: return "<5>"
+        case .info: return "<6>"
+        case .debug, .trace: return "<7>"
+        }
+    }
+
+    private static let stderrIsJournal: Bool = {
+        guard let stream = ProcessInfo.processInfo.environment["JOURNAL_STREAM"] else { return false }
+        var status = stat()
+        guard fstat(STDERR_FILENO, &status) == 0 else { return false }
+        return stream == "\(status.st_dev):\(status.st_ino)"
+    }()
 
     private static func jsonTime(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))

@@ -77,7 +77,7 @@ struct IngestCommand: AsyncParsableCommand {
 
     @OptionGroup var geocoding: GeocoderOptions
 
-    @Option(help: ArgumentHelp("Keep reading the sources, each this long after its last read began (2m, 30s); stop with SIGTERM or Ctrl-C.", valueName: "duration"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Keep reading the sources, each this long after its last read began (2m, 30s); stop with SIGTERM or Ctrl-C.", valueName: "duration"))
     var every: String?
 
     @Option(name: .customLong("fetch-timeout"), help: ArgumentHelp("Give up on a download that has not answered after this long.", valueName: "duration"))
@@ -97,6 +97,7 @@ struct IngestCommand: AsyncParsableCommand {
         if let every {
             guard try DurationArgument.validated(every, option: "--every") >= 1 else { throw ValidationError("--every must be at least 1s.") }
             if sources.contains("-") { throw ValidationError("--every reads its sources again and again; stdin (-) can be read only once.") }
+            if let metricsFile { try MetricsTextfile.validate(metricsFile) }
         } else if metricsFile != nil {
             throw ValidationError("--metrics-file is for the loop: give --every too.")
         }
@@ -169,7 +170,7 @@ struct IngestCommand: AsyncParsableCommand {
 
     /// `--every`: the feed loop (`FeedLoop`) until SIGTERM or Ctrl-C; exit 0 when stopped.
     private func runLoop(_ ingestor: FeedIngestor, store: any IncidentStore) async throws {
-        let metrics = try metricsFile.map { try MetricsTextfile(path: $0) }
+        let metrics = metricsFile.map { MetricsTextfile(path: $0) }
         var loop = FeedLoop(ingestor: ingestor, sources: sources)
         loop.interval = Self.duration(every ?? "2m", or: 120)
         loop.maxBackoff = live.maxBackoffDuration
@@ -188,16 +189,7 @@ struct IngestCommand: AsyncParsableCommand {
             _ = try await GeocodeRunner.run(store: store, service: geocoder, source: summary.source, retryNotFound: false, limit: nil, quiet: true)
         }
         loop.onRead = { read in
-            let next = read.nextReadIn.map { " (next read in \(DurationText.describe($0.inSeconds)))" } ?? ""
-            switch read.outcome {
-            case let .read(summary):
-                if !quiet { Terminal.printError("trafficgeo: " + Self.describe(summary, location: read.location) + next) }
-            case let .partial(summary):
-                Terminal.printError("trafficgeo: warning: \(read.location): \(summary.feedError ?? "read in part"); "
-                                    + "\(read.failuresInARow) in a row\(next)")
-            case let .failed(error):
-                Terminal.printError("trafficgeo: warning: \(Self.failure(of: read.location, error)); \(read.failuresInARow) failure(s) in a row\(next)")
-            }
+            if case .read = read.outcome, quiet {} else { Terminal.printError(Self.describe(read), fields: Self.fields(of: read)) }
             metrics?.write()
         }
         if !quiet {
@@ -207,6 +199,34 @@ struct IngestCommand: AsyncParsableCommand {
         await loop.run(shouldStop: { stop.isSet })
         metrics?.write()
         if !quiet { Terminal.printError("trafficgeo: ingest loop stopped") }
+    }
+
+    /// One read of the feed loop (or of `watch --source`) in words.
+    static func describe(_ read: FeedLoopRead) -> String {
+        let next = read.nextReadIn.map { " (next read in \(DurationText.describe($0.inSeconds)))" } ?? ""
+        switch read.outcome {
+        case let .read(summary):
+            return "trafficgeo: " + describe(summary, location: read.location) + next
+        case let .partial(summary):
+            return "trafficgeo: warning: \(read.location): \(summary.feedError ?? "read in part"); \(read.failuresInARow) in a row\(next)"
+        case let .failed(error):
+            return "trafficgeo: warning: \(failure(of: read.location, error)); \(read.failuresInARow) failure(s) in a row\(next)"
+        }
+    }
+
+    /// The same read as fields of a JSON log line.
+    static func fields(of read: FeedLoopRead) -> [String: Any] {
+        var fields: [String: Any] = ["location": read.location, "failures_in_a_row": read.failuresInARow,
+                                     "seconds": (read.duration.inSeconds * 1000).rounded() / 1000]
+        if let next = read.nextReadIn { fields["next_read_seconds"] = (next.inSeconds * 10).rounded() / 10 }
+        if let summary = read.outcome.summary {
+            fields["source"] = summary.source
+            fields["read"] = summary.read
+            fields["new"] = summary.new
+            fields["updated"] = summary.updated
+            fields["ended"] = summary.ended
+        }
+        return fields
     }
 
     /// What went wrong reading a source, the source named once (most errors name it themselves).

@@ -19,15 +19,22 @@ final class MetricsTextfile: Sendable {
     private let writing = NIOLock()
 
     /// Bootstraps swift-metrics into this file's registry (once per process).
-    init(path: String) throws {
+    init(path: String) {
         self.path = path
+        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
+        write()
+    }
+
+    /// A usage error when `path` cannot be the file (checked before the loop starts).
+    static func validate(_ path: String) throws {
         let folder = (path as NSString).deletingLastPathComponent
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder.isEmpty ? "." : folder, isDirectory: &isDirectory), isDirectory.boolValue else {
             throw ValidationError("--metrics-file: the folder \(folder) does not exist.")
         }
-        MetricsSystem.bootstrap(PrometheusMetricsFactory(registry: registry))
-        write()
+        if FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory), isDirectory.boolValue {
+            throw ValidationError("--metrics-file: \(path) is a folder; name the file, such as \(path)/trafficgeo.prom.")
+        }
     }
 
     func write() {
@@ -38,6 +45,8 @@ final class MetricsTextfile: Sendable {
         let temporary = path + ".\(getpid()).tmp"
         do {
             try Data(registry.emitToBuffer()).write(to: URL(fileURLWithPath: temporary))
+            // Readable by node_exporter's user whatever the service's umask: metrics are not secret.
+            chmod(temporary, 0o644)
             guard rename(temporary, path) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         } catch {
             try? FileManager.default.removeItem(atPath: temporary)

@@ -101,6 +101,14 @@ struct ServeCommand: AsyncParsableCommand {
             if !FileManager.default.fileExists(atPath: leafletDirectory + "/leaflet.js") {
                 Terminal.printError("trafficgeo: warning: no leaflet.js in \(leafletDirectory): the map page shows only the list (on Debian: apt install libjs-leaflet, or --leaflet-dir)")
             }
+            if !readySources.isEmpty {
+                // A misspelt name would keep /ready at 503 for ever: say so now.
+                let known = Set(try await store.feedHealth().map(\.source))
+                for name in readySources where !known.contains(name) {
+                    Terminal.printError("trafficgeo: warning: --ready-source '\(name)' has never been fetched into this store "
+                                        + "(`trafficgeo stats` lists the sources: \(known.sorted().joined(separator: ", "))); /ready counts it as stale")
+                }
+            }
             let server = IncidentServer(store: store, configuration: configuration, logger: Logger(label: "trafficgeo.serve"))
             let quiet = global.quiet
             let location = store.location

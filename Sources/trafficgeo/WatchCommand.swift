@@ -24,8 +24,8 @@ struct WatchCommand: AsyncParsableCommand {
             from there: nothing is missed. Deliveries are at least once: a watch killed while \
             delivering a batch delivers that batch again; every event carries a key that is the \
             same when repeated ("key" in its JSON, Idempotency-Key for webhooks, \
-            $TRAFFICGEO_EVENT_KEY for --exec), so a receiver can drop repeats. Ctrl-C stops it \
-            cleanly, between events.
+            $TRAFFICGEO_EVENT_KEY for --exec), so a receiver can drop repeats. Ctrl-C or SIGTERM \
+            stops it cleanly, between events (exit 0).
 
             Events go to stdout (a line each on a terminal, NDJSON otherwise), and to --exec \
             (a command run per event, the JSON on stdin), --webhook (POSTed JSON, retried) and \
@@ -193,15 +193,9 @@ struct WatchCommand: AsyncParsableCommand {
             loop.maxBackoff = live.maxBackoffDuration
             let verbose = global.verbose
             loop.onIngest = { read in
-                let next = read.nextReadIn.map { "tried again in \(DurationText.describe($0.inSeconds))" } ?? "tried again next round"
-                switch read.outcome {
-                case let .read(summary):
-                    if verbose { Terminal.printError(IngestCommand.describe(summary, location: read.location)) }
-                case let .partial(summary):
-                    Terminal.printError("trafficgeo: warning: \(read.location): \(summary.feedError ?? "read in part")")
-                case let .failed(error):
-                    Terminal.printError("trafficgeo: warning: \(IngestCommand.failure(of: read.location, error)) (\(next))")
-                }
+                // Good reads only with --verbose: the events are the watch's output.
+                if case .read = read.outcome, !verbose { return }
+                Terminal.printError(IngestCommand.describe(read), fields: IngestCommand.fields(of: read))
             }
             let stop = once ? nil : StopSignal.install(saying: "the watch's place is saved")
             try await loop.run(&matcher, shouldStop: { stop?.isSet == true })
