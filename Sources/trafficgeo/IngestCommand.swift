@@ -35,7 +35,8 @@ struct IngestCommand: AsyncParsableCommand {
             same feed saved twice, or piped in, updates the same incidents. --source-name overrides.
 
             With --every (2m, 30s), ingest keeps going: each source is read on its own schedule, \
-            every --every from the start of its last read; one that fails is tried again after a \
+            every --every from the start of its last read, each read a snapshot of the source \
+            (--no-snapshot: not); one that fails is tried again after a \
             backoff that doubles each time (with jitter, at most --max-backoff), and feed health \
             records it (`trafficgeo stats`, serve's /ready). SIGTERM or Ctrl-C stops it: a write in \
             progress finishes, downloads are abandoned, exit 0. --metrics-file writes the loop's \
@@ -112,7 +113,7 @@ struct IngestCommand: AsyncParsableCommand {
         try await TrafficGeoExit.run {
             let store = try await global.openStore()
             var ingestor = FeedIngestor(store: store, format: format, sourceName: sourceName)
-            try live.configure(&ingestor)
+            try live.configure(&ingestor, looping: every != nil)
             ingestor.maxFeedBytes = maxFeedBytes
             ingestor.maxEntries = maxEntries
             ingestor.crs = crs

@@ -7,8 +7,8 @@ import TrafficGeoStore
 /// How live sources are read (`ingest`, `watch --source`): snapshots, the Autobahn API, and how
 /// long the change feed keeps its events.
 struct LiveSourceOptions: ParsableArguments {
-    @Flag(help: "Each feed is its source's whole current state: its incidents the feed no longer lists end (autobahn: always is).")
-    var snapshot = false
+    @Flag(inversion: .prefixedNo, help: "Each read of a feed is its source's whole current state: its incidents the feed no longer lists end (autobahn: always is). Default: on for a loop (--every, watch --source), off for one ingest.")
+    var snapshot: Bool?
 
     @Option(name: .customLong("autobahn-url"), help: ArgumentHelp("Where the Autobahn API is (for autobahn: sources).", valueName: "url"))
     var autobahnURL = AutobahnAPI.defaultBaseURL
@@ -47,8 +47,10 @@ struct LiveSourceOptions: ParsableArguments {
         guard try DurationArgument.validated(maxBackoff, option: "--max-backoff") > 0 else { throw ValidationError("--max-backoff must be positive.") }
     }
 
-    func configure(_ ingestor: inout FeedIngestor) throws {
-        ingestor.snapshot = snapshot
+    /// `looping`: the sources are read again and again (a loop follows feeds, whose every read
+    /// is their state now; one ingest may be a feed's page or an extract).
+    func configure(_ ingestor: inout FeedIngestor, looping: Bool) throws {
+        ingestor.snapshot = snapshot ?? looping
         if let tmcTable {
             do { ingestor.locationTable = try AlertCLocationTable(directory: tmcTable) } catch {
                 throw ValidationError("--tmc-table: \(error)")

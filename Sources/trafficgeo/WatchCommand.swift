@@ -182,7 +182,7 @@ struct WatchCommand: AsyncParsableCommand {
             if let ntfy, let delivery = NtfyDelivery(url: ntfy, logger: logger) { deliveries.append(delivery) }
 
             var ingestor = FeedIngestor(store: store)
-            try live.configure(&ingestor)
+            try live.configure(&ingestor, looping: !source.isEmpty)
             let interval = every.flatMap(DurationArgument.parse) ?? (source.isEmpty ? 5 : 120)
             var loop = WatchLoop(store: store, ingestor: ingestor, stateURL: stateURL)
             loop.sources = source

@@ -142,19 +142,24 @@ struct FeedLoopCommandTests {
 
     /// An Atom feed is filed under its own id, not its URL: its failures must be recorded under
     /// the same name, or feed health, /ready and /metrics would show one feed as two sources.
+    /// And each read of the loop is the feed's snapshot: an entry it no longer lists ends.
     @Test(.timeLimit(.minutes(1)))
     func aFeedsFailuresAreRecordedUnderTheNameItsReadsAreFiledUnder() async throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let atom = try String(contentsOf: TestSupport.repositoryRoot.appendingPathComponent("data/sample/lmst.de_DE.xml"), encoding: .utf8)
+        // The feed, then the feed without its first entry (a loop's read is a snapshot: that
+        // incident ends), then failures.
+        let first = atom.range(of: "<entry>")!.lowerBound..<atom.range(of: "</entry>")!.upperBound
+        let shorter = atom.replacingCharacters(in: first, with: "")
         let server = try LoopbackHTTPServer { _, n in
-            n == 0 ? .respond(status: 200, headers: [("Content-Type", "application/atom+xml")], body: atom) : .text("down", status: 502)
+            n < 2 ? .respond(status: 200, headers: [("Content-Type", "application/atom+xml")], body: n == 0 ? atom : shorter) : .text("down", status: 502)
         }
         defer { server.shutdown() }
         let db = folder.appendingPathComponent("named.sqlite").path
         let loop = try LoopProcess(["ingest", "--db", db, "--every", "1s", server.baseURL.absoluteString + "/lmst.xml"], folder: folder)
         defer { TestSupport.stop(loop.process) }
-        #expect(try await loop.wait(seconds: 20) { server.requests.count >= 3 })
+        #expect(try await loop.wait(seconds: 20) { server.requests.count >= 4 })
         kill(loop.process.processIdentifier, SIGTERM)
         #expect(try await loop.wait(seconds: 20) { !loop.process.isRunning })
         #expect(loop.process.terminationStatus == 0, "\(loop.stderr)")
@@ -163,6 +168,7 @@ struct FeedLoopCommandTests {
         let health = json["feed_health"] as? [[String: Any]] ?? []
         #expect(health.map { $0["source"] as? String } == ["https://traffic.example/lmst.de_DE.xml"], "one source: \(health)")
         #expect((health.first?["failure_streak"] as? Int ?? 0) >= 1 && health.first?["last_success"] is String, "\(health)")
+        #expect(json["ended"] as? Int == 1 && json["incidents"] as? Int == 12, "the entry the second read no longer listed ended: \(stats.stdout)")
     }
 
     @Test("backoff: doubling from the interval, capped, with jitter in [½, 1]")
