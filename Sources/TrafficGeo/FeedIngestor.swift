@@ -207,8 +207,10 @@ public struct FeedIngestor: Sendable {
         }
     }
 
-    /// `record` on a store thread, for the async paths.
+    /// `record` on a store thread, for the async paths. A download cut short because the task
+    /// was cancelled (a loop told to stop) is no failure of the source: not recorded.
     private func record(_ report: FetchReport) async {
+        if !report.errors.isEmpty && !report.readSomething && Task.isCancelled { return }
         _ = try? await StoreThreads.run { record(report) }
     }
 }

@@ -129,6 +129,9 @@ struct FeedLoopCommandTests {
         }
         #expect(integrity == "ok")
         #expect(count == 300 || count == 12_300, "either before the large feed or after it, never between: \(count)")
+        // A download the stop cut short is no failure of the source.
+        let stopped = try await Self.health(db: db, folder: folder)
+        #expect(stopped["failure_streak"] as? Int == 0, "\(stopped)")
 
         // Every stderr line is a JSON object with time, level and message.
         let lines = loop.stderr.split(separator: "\n")
