@@ -123,14 +123,15 @@ struct IncidentAPI: Sendable {
         }
         if request.method == .head { response = response.createHeadResponse() }
         let elapsed = ContinuousClock.now - started
-        let route = ServeMetrics.route(of: request.uri.path.count > 1 && request.uri.path.hasSuffix("/") ? String(request.uri.path.dropLast()) : request.uri.path)
+        let route = ServeMetrics.route(of: Self.path(of: request))
         configuration.metrics.request(route: route, status: response.status.code, duration: elapsed)
         // The access log: one line per request, as web servers write it. A load balancer's and
         // Prometheus's polling would drown it: those only with --verbose.
         let level: Logger.Level = ServeMetrics.isProbe(route) && response.status.code < 500 ? .debug : .info
-        logger.log(level: level, "\(request.method) \(Self.loggable(request)) \(response.status.code) \(String(format: "%.1f", elapsed.inSeconds * 1000)) ms",
+        let ms = (elapsed.inSeconds * 10_000).rounded() / 10
+        logger.log(level: level, "\(request.method) \(Self.loggable(request)) \(response.status.code) \(String(format: "%.1f", ms)) ms",
                    metadata: ["method": "\(request.method)", "route": "\(route)", "status": .stringConvertible(response.status.code),
-                              "ms": .stringConvertible((elapsed.inSeconds * 10_000).rounded() / 10)])
+                              "ms": .stringConvertible(ms)])
         return response
     }
 
@@ -148,8 +149,7 @@ struct IncidentAPI: Sendable {
             throw Problem(status: .uriTooLong, title: "Request target too long",
                           detail: "The request target is longer than \(configuration.maxURILength) bytes; ask with fewer or shorter parameters.")
         }
-        var path = request.uri.path
-        if path.count > 1, path.hasSuffix("/") { path.removeLast() }
+        let path = Self.path(of: request)
         guard request.method == .get || request.method == .head else {
             var p = Problem(status: .methodNotAllowed, title: "Method not allowed",
                             detail: "\(request.method) is not supported: this server is read-only; use GET.")
@@ -209,6 +209,12 @@ struct IncidentAPI: Sendable {
             }
             throw Problem.notFound("There is nothing at \(path). The API starts at / (links to everything), the incidents are at \(items).")
         }
+    }
+
+    /// The request's path as routed: a trailing slash is not part of it (`/collections/`).
+    static func path(of request: Request) -> String {
+        let path = request.uri.path
+        return path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
     }
 
     /// Links point where the client reached the server: `--public-url`, else the Host header

@@ -117,7 +117,7 @@ struct IngestCommand: AsyncParsableCommand {
             ingestor.maxFeedBytes = maxFeedBytes
             ingestor.maxEntries = maxEntries
             ingestor.crs = crs
-            ingestor.fetchTimeout = Self.duration(fetchTimeout, or: 60)
+            ingestor.fetchTimeout = DurationArgument.duration(fetchTimeout, or: 60)
             if every != nil { return try await runLoop(ingestor, store: store) }
             ingestor.progress = Self.progressReporter(verbose: global.verbose, quiet: global.quiet)
             var failures: [Error] = []
@@ -165,15 +165,11 @@ struct IngestCommand: AsyncParsableCommand {
         }
     }
 
-    static func duration(_ text: String, or fallback: Double) -> Duration {
-        .milliseconds(Int64((DurationArgument.parse(text) ?? fallback) * 1000))
-    }
-
     /// `--every`: the feed loop (`FeedLoop`) until SIGTERM or Ctrl-C; exit 0 when stopped.
     private func runLoop(_ ingestor: FeedIngestor, store: any IncidentStore) async throws {
         let metrics = metricsFile.map { MetricsTextfile(path: $0) }
         var loop = FeedLoop(ingestor: ingestor, sources: sources)
-        loop.interval = Self.duration(every ?? "2m", or: 120)
+        loop.interval = DurationArgument.duration(every ?? "2m", or: 120)
         loop.maxBackoff = live.maxBackoffDuration
         loop.keepChanges = live.keepChangesDuration
         let quiet = global.quiet, noGeocode = self.noGeocode, geocoding = self.geocoding

@@ -62,10 +62,10 @@ struct LiveSourceOptions: ParsableArguments {
     }
 
     /// --keep-changes as a length of time.
-    var keepChangesDuration: Duration { .milliseconds(Int64((DurationArgument.parse(keepChanges) ?? 7 * 86400) * 1000)) }
+    var keepChangesDuration: Duration { DurationArgument.duration(keepChanges, or: 7 * 86400) }
 
     /// --max-backoff as a length of time.
-    var maxBackoffDuration: Duration { .milliseconds(Int64((DurationArgument.parse(maxBackoff) ?? 900) * 1000)) }
+    var maxBackoffDuration: Duration { DurationArgument.duration(maxBackoff, or: 900) }
 
     /// Forgets change-feed events older than --keep-changes.
     func pruneChanges(_ store: any IncidentStore, now: Date = Date()) async throws {

@@ -328,6 +328,12 @@ enum DistanceArgument {
 enum DurationArgument {
     static func parse(_ text: String) -> Double? { DurationExpression.parse(text) }
 
+    /// A validated option's text as a Swift `Duration` (`fallback` seconds if it does not parse,
+    /// which `validated` has already ruled out).
+    static func duration(_ text: String, or fallback: Double) -> Duration {
+        .milliseconds(Int64((parse(text) ?? fallback) * 1000))
+    }
+
     static func validated(_ text: String, option: String) throws -> Double {
         guard let seconds = parse(text) else {
             throw ValidationError("\(option) '\(text)' is not a length of time: \(DurationExpression.accepted).")

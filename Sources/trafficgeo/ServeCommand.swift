@@ -95,9 +95,9 @@ struct ServeCommand: AsyncParsableCommand {
             if let tilesAttribution { configuration.tileAttribution = tilesAttribution }
             configuration.leafletDirectory = leafletDirectory
             if let queryThreads { configuration.queryThreads = queryThreads }
-            configuration.requestTimeout = .milliseconds(Int((DurationArgument.parse(timeout) ?? 10) * 1000))
+            configuration.requestTimeout = DurationArgument.duration(timeout, or: 10)
             configuration.readySources = readySources.isEmpty ? nil : readySources
-            configuration.readyMaxAge = readyMaxAge.flatMap(DurationArgument.parse).map { .milliseconds(Int64($0 * 1000)) }
+            configuration.readyMaxAge = readyMaxAge.map { DurationArgument.duration($0, or: 900) }
             if !FileManager.default.fileExists(atPath: leafletDirectory + "/leaflet.js") {
                 Terminal.printError("trafficgeo: warning: no leaflet.js in \(leafletDirectory): the map page shows only the list (on Debian: apt install libjs-leaflet, or --leaflet-dir)")
             }

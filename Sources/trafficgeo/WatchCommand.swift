@@ -183,10 +183,10 @@ struct WatchCommand: AsyncParsableCommand {
 
             var ingestor = FeedIngestor(store: store)
             try live.configure(&ingestor, looping: !source.isEmpty)
-            let interval = every.flatMap(DurationArgument.parse) ?? (source.isEmpty ? 5 : 120)
+            let interval = every.map { DurationArgument.duration($0, or: 120) } ?? .seconds(source.isEmpty ? 5 : 120)
             var loop = WatchLoop(store: store, ingestor: ingestor, stateURL: stateURL)
             loop.sources = source
-            loop.interval = .milliseconds(Int64(interval * 1000))
+            loop.interval = interval
             loop.once = once
             loop.keepChanges = live.keepChangesDuration
             loop.deliveries = deliveries
