@@ -105,6 +105,11 @@ public struct FeedIngestor: Sendable {
         let format = try FeedReading.format(of: input, forced: self.format)
         let reader = FeedReading.reader(for: format, crs: crs, locationTable: locationTable)
         let source = sourceName ?? FeedIdentity.sourceName(of: input, format: format)
+        // A DATEX II supplier publishes several feeds (situations, roadworks) under its one name:
+        // each URL is a part of the source, so that a snapshot of one ends nothing of another's.
+        // (Files saved one per fetch are the same publication: whole snapshots.)
+        let part = format == .datex2 && sourceName == nil && input.location.contains("://")
+            && source != FeedIdentity.sourceName(forLocation: input.location) ? input.location : nil
         // What older versions filed this location under becomes this source, so that a store
         // written by them gains no copies of what it holds.
         let formerNames = FeedIdentity.formerNames(forLocation: input.location)
@@ -138,7 +143,12 @@ public struct FeedIngestor: Sendable {
                         warn("\(input.location): \(SkippedEntry(index: count + 1, entryID: incident.id, reason: "position ignored: \(problem)")); it is kept, to be placed from its words")
                     }
                 }
-                try emit(event)
+                if let part, case var .incident(incident) = event {
+                    incident.properties[Incident.snapshotPartProperty] = part
+                    try emit(.incident(incident))
+                } else {
+                    try emit(event)
+                }
                 count += 1
                 if count == plausibilitySample, readable * 100 < count {
                     throw FeedError.malformed(input.location, format: format,
@@ -150,8 +160,8 @@ public struct FeedIngestor: Sendable {
         }
         let summary: IngestSummary
         do {
-            summary = try store.ingest(source: source, format: format, adopting: formerNames, snapshot: snapshot ? .wholeSource : nil,
-                                       read: readFeed)
+            summary = try store.ingest(source: source, format: format, adopting: formerNames,
+                                       snapshot: snapshot ? (part.map { SnapshotScope(parts: [$0]) } ?? .wholeSource) : nil, read: readFeed)
         } catch {
             record(.failure(source: source, error: "\(error)"))
             throw error

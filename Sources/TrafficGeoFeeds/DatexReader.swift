@@ -287,7 +287,7 @@ struct DatexInterpreter {
             source: source, id: id, title: title, summary: comments.isEmpty ? nil : comments.joined(separator: "\n"),
             updated: updated, expires: expires,
             // The road the location names, else one the words name ("A3 Köln Richtung Frankfurt").
-            road: road.flatMap { RoadReference.first(in: $0) } ?? road?.normalizedWhitespace.nilIfEmpty
+            road: road.flatMap { RoadReference.field($0) } ?? road?.normalizedWhitespace.nilIfEmpty
                 ?? comments.lazy.compactMap { RoadReference.first(in: $0) }.first,
             category: category, position: location?.position, segment: location?.line,
             positionSource: location?.position == nil ? nil : (positionSource ?? .feed), properties: properties, endedAt: endedAt)

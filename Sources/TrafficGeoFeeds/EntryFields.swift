@@ -75,7 +75,7 @@ struct EntryFields {
             updated: updated, expires: expires,
             // The road from the feed's field, else the title, else the text ("A1: km 441.67 --> …"),
             // as the message parser reads it: the same message names the same road in every format.
-            road: road.flatMap { RoadReference.first(in: $0) } ?? RoadReference.first(in: title) ?? summary.flatMap { RoadReference.first(in: $0) },
+            road: road.flatMap { RoadReference.field($0) } ?? RoadReference.first(in: title) ?? summary.flatMap { RoadReference.first(in: $0) },
             category: category.flatMap { IncidentCategory(loose: $0) ?? CategoryClassifier.classify($0) }
                 ?? impliedCategory ?? CategoryClassifier.classify(title, summary) ?? fallbackCategory,
             position: position, segment: segment, positionSource: positionSource, properties: properties)

@@ -5,7 +5,8 @@ import TrafficGeoSupport
 /// files its incidents under one source (and re-reading it updates them instead of adding copies).
 ///
 /// The feed says it itself where the format lets it: an Atom feed's `<id>` (else its `self` link),
-/// an RSS channel's `<link>`, the Autobahn API (whose identifiers are unique across the whole API).
+/// an RSS channel's `<link>`, a DATEX II publication's creator or supplier (`gb/NTIS`), the
+/// Autobahn API (whose identifiers are unique across the whole API).
 /// Other documents are named by where they came from: a file by its name without the directory,
 /// a URL as given, standard input as `stdin`.
 public enum FeedIdentity {
@@ -46,6 +47,13 @@ public enum FeedIdentity {
             let scanner = HeaderScanner(format: format)
             let parser = SAXParser(handler: scanner)
             _ = parser.parse(InputStream(data: head))
+            return scanner.identity
+        case .datex2:
+            // The publication's creator (else the exchange's supplier), "gb/NTIS": saving each
+            // fetch to a new file updates the same situations instead of adding copies.
+            guard let head = try? input.head(headBytes) else { return nil }
+            let scanner = DatexPublisherScanner()
+            _ = SAXParser(handler: scanner).parse(InputStream(data: head))
             return scanner.identity
         default:
             return nil
@@ -131,6 +139,74 @@ private final class HeaderScanner: SAXHandler {
         let value = String(decoding: text, as: UTF8.self)
         if reading == .id, id == nil { id = value }
         if reading == .link, channelLink == nil { channelLink = value }
+        self.reading = nil
+    }
+
+    func characters(_ parser: SAXParser, _ bytes: UnsafeBufferPointer<UInt8>) {
+        guard reading != nil, text.count <= FeedIdentity.maxLength else { return }
+        text.append(contentsOf: bytes)
+    }
+
+    func entityDeclaration(_ parser: SAXParser, name: String, external: Bool) {
+        parser.abort()
+    }
+}
+
+/// Reads a DATEX II document's head up to its first situation: `publicationCreator` (v2 and
+/// v3), else the v2 exchange's `supplierIdentification`, each a `country` and a
+/// `nationalIdentifier`, as "country/nationalIdentifier" ("gb/NTIS", "nl/NDWNL").
+private final class DatexPublisherScanner: SAXHandler {
+    enum Tag: Int { case other, creator, supplier, country, national, situation }
+    private var inside: Tag?
+    private var reading: Tag?
+    private var text: [UInt8] = []
+    private var found: [Tag: (country: String?, national: String?)] = [:]
+
+    var identity: String? {
+        for tag in [Tag.creator, .supplier] {
+            guard let (country, national) = found[tag], let national = national?.trimmed.nilIfEmpty else { continue }
+            let name = [country?.trimmed.nilIfEmpty, national].compactMap { $0 }.joined(separator: "/")
+            return name.count <= FeedIdentity.maxLength ? name : nil
+        }
+        return nil
+    }
+
+    func tag(forElementName name: String) -> Int {
+        switch name {
+        case "publicationCreator": Tag.creator.rawValue
+        case "supplierIdentification": Tag.supplier.rawValue
+        case "country": Tag.country.rawValue
+        case "nationalIdentifier": Tag.national.rawValue
+        case "situation", "situationRecord": Tag.situation.rawValue
+        default: Tag.other.rawValue
+        }
+    }
+
+    func startElement(_ parser: SAXParser, tag: Int, namespaceURI: SAXName?, qualifiedName: String, attributes: SAXAttributes) {
+        switch Tag(rawValue: tag) ?? .other {
+        case .situation: parser.abort()
+        case .creator: inside = .creator
+        case .supplier: inside = .supplier
+        case .country, .national:
+            guard inside != nil else { return }
+            reading = Tag(rawValue: tag)
+            text.removeAll()
+        case .other: break
+        }
+    }
+
+    func endElement(_ parser: SAXParser, tag: Int, namespaceURI: SAXName?) {
+        let element = Tag(rawValue: tag) ?? .other
+        if element == .creator || element == .supplier {
+            inside = nil
+            if found[.creator] != nil { parser.abort() }
+            return
+        }
+        guard let reading, reading == element, let inside else { return }
+        let value = String(decoding: text, as: UTF8.self)
+        var entry = found[inside] ?? (nil, nil)
+        if reading == .country { entry.country = entry.country ?? value } else { entry.national = entry.national ?? value }
+        found[inside] = entry
         self.reading = nil
     }
 

@@ -105,7 +105,7 @@ struct Open511Reader: FeedReader {
         do {
             var incident = try fields.makeIncident(source: source, index: index)
             incident.category = category
-            if let name = roads.first?.name { incident.road = RoadReference.first(in: name) ?? name }
+            if let name = roads.first?.name { incident.road = RoadReference.field(name) ?? name }
             if event.status?.uppercased() == "ARCHIVED" { incident.endedAt = min(incident.updated ?? now, now) }
             return .incident(incident)
         } catch {

@@ -92,7 +92,7 @@ struct WZDxReader: FeedReader {
         fields.summary = description
         fields.updated = text(core, "update_date") ?? text(properties, "update_date")
         fields.expires = text(properties, "end_date") ?? text(core, "end_date")
-        fields.road = roads.lazy.compactMap { RoadReference.first(in: $0) }.first ?? roads.first
+        fields.road = roads.lazy.compactMap { RoadReference.field($0) }.first ?? roads.first
         fields.impliedCategory = category
         fields.category = nil
         fields.properties = details
@@ -112,7 +112,7 @@ struct WZDxReader: FeedReader {
         do {
             var incident = try fields.makeIncident(source: source, index: index)
             // The feed's own road name ("I-76") is the road, never a number found in the description.
-            if let first = roads.first { incident.road = RoadReference.first(in: first) ?? first }
+            if let first = roads.first { incident.road = RoadReference.field(first) ?? first }
             incident.category = category
             // v3's event_status says when a road event is over.
             if let status = details["event_status"]?.lowercased(), status == "completed" || status == "cancelled" {

@@ -31,6 +31,8 @@ extension Annotation {
         o.add("ended", ended)
         o.add("state", state.rawValue)
         for (property, key) in Self.detailColumns { o.add(key, details[property]) }
+        o.add("event", event)
+        if !reports.isEmpty { o.add(raw: "reports", reportsJSON) }
         return o.closed()
     }
 }

@@ -36,6 +36,12 @@ public struct Annotation: Sendable, Equatable, Encodable {
     /// What the official standards say beyond the common fields (severity, validity, record
     /// types, direction, delay, lanes: `Incident.detailProperties`), where the feed gave it.
     public var details: [String: String]
+    /// The store id of the event it is (or, answered with `--reports`, belongs to): what `serve`
+    /// links to and `watch` follows.
+    public var event: Int64
+    /// The reports the event was built from, one per feed that reported it (docs/conflation.md);
+    /// none for a report answered with `--reports`.
+    public var reports: [ReportReference]
 
     /// "active", "expired" (its expiry time has passed) or "ended" (its source no longer lists it, or says it is over).
     public enum IncidentState: String, Sendable, Equatable, Encodable {
@@ -74,6 +80,20 @@ public struct Annotation: Sendable, Equatable, Encodable {
         ended = result.stored.ended.map(TimestampParser.format)
         state = IncidentState(result.stored, at: now)
         details = i.properties.filter { Self.detailKeys.contains($0.key) }
+        event = result.stored.event
+        reports = result.stored.reports
+    }
+
+    /// The reports as a JSON array of objects: source, id, updated, positionSource.
+    public var reportsJSON: String {
+        "[" + reports.map { r in
+            var o = JSONObjectText()
+            o.add("source", r.source)
+            o.add("id", r.id)
+            o.add("updated", r.updated.map(TimestampParser.format))
+            o.add("positionSource", r.positionSource)
+            return o.closed()
+        }.joined(separator: ",") + "]"
     }
 
     private static let detailKeys = Set(Incident.detailProperties)

@@ -30,7 +30,7 @@ public final class GeoPackageWriter: ResultWriter {
         ("updated", "DATETIME"), ("expires", "DATETIME"), ("weblink", "TEXT"), ("source", "TEXT"), ("position_source", "TEXT"),
         ("precision", "TEXT"), ("confidence", "REAL"), ("distance_m", "REAL"), ("bearing_deg", "REAL"),
         ("ended", "DATETIME"), ("state", "TEXT"),
-    ] + Annotation.detailColumns.map { ($0.property, "TEXT") }
+    ] + Annotation.detailColumns.map { ($0.property, "TEXT") } + [("event", "INTEGER"), ("reports", "TEXT")]
 
     /// GeoPackage's DATETIME: ISO 8601 in UTC with milliseconds, `2025-05-19T05:50:00.000Z`
     /// (requirement 5 of the encoding; GDAL calls anything else "non-conformant content").
@@ -217,6 +217,10 @@ public final class GeoPackageWriter: ResultWriter {
         for (k, number) in numbers.enumerated() {
             if let number { sqlite3_bind_double(statement, Int32(texts.count + 2 + k), number) }
         }
+        // The event (a number) and its reports (JSON text), last.
+        let eventColumn = Int32(texts.count + numbers.count + lastTexts.count + 2)
+        sqlite3_bind_int64(statement, eventColumn, a.event)
+        if !a.reports.isEmpty { sqlite3_bind_text(statement, eventColumn + 1, a.reportsJSON, -1, transient) }
         guard sqlite3_step(statement) == SQLITE_DONE else {
             throw Failure(description: "cannot write to the GeoPackage \(path): \(String(cString: sqlite3_errmsg(db)))")
         }

@@ -66,6 +66,14 @@ final class AnnotationCardWriter: ResultWriter {
             }
         }
         if !details.isEmpty { try sink.write("  " + details.joined(separator: " · ") + "\n") }
+        // Who reported it, when more than one feed did; a report (`--reports`) names its event.
+        if a.reports.count > 1 {
+            var sources: [String] = []
+            for r in a.reports where !sources.contains(r.source) { sources.append(r.source) }
+            try sink.write("  \(a.reports.count) reports: " + sources.joined(separator: ", ") + "\n")
+        } else if a.reports.isEmpty {
+            try sink.write("  report of event \(a.event) · \(a.source)\n")
+        }
     }
 
     func end() throws {

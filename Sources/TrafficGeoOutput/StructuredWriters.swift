@@ -102,6 +102,8 @@ package final class GeoJSONWriter: ResultWriter {
         o.add("precision", annotation.precision)
         o.add("confidence", annotation.confidence, digits: 2)
         for (property, key) in Annotation.detailColumns { o.add(key, annotation.details[property]) }
+        o.add("event", annotation.event)
+        if !annotation.reports.isEmpty { o.add(raw: "reports", annotation.reportsJSON) }
         extra?(&o)
         o.closeObject()
         return o.closedBytes()
@@ -153,7 +155,7 @@ package final class GeoJSONWriter: ResultWriter {
 final class CSVResultWriter: ResultWriter {
     static let header = ["id", "title", "subtitle", "latitude", "longitude", "distance_m", "bearing_deg", "pin_color",
                          "road", "category", "updated", "expires", "weblink", "source", "position_source", "precision", "confidence",
-                         "ended", "state"] + Annotation.detailColumns.map(\.property)
+                         "ended", "state"] + Annotation.detailColumns.map(\.property) + ["event", "reports"]
     private let sink: TextSink
     private let crs: OutputCRS
 
@@ -178,7 +180,7 @@ final class CSVResultWriter: ResultWriter {
             first = projected.map { JSONObjectText.number($0.x, digits: crs.digits) } ?? ""
             second = projected.map { JSONObjectText.number($0.y, digits: crs.digits) } ?? ""
         }
-        let fields: [String] = [
+        var fields: [String] = [
             a.id, a.title, a.subtitle ?? "", first, second,
             a.distanceMeters.map { JSONObjectText.number($0, digits: 1) } ?? "",
             a.bearingDegrees.map { JSONObjectText.number($0, digits: 1) } ?? "",
@@ -186,6 +188,7 @@ final class CSVResultWriter: ResultWriter {
             a.positionSource ?? "", a.precision ?? "", a.confidence.map { JSONObjectText.number($0, digits: 2) } ?? "",
             a.ended ?? "", a.state.rawValue,
         ] + Annotation.detailColumns.map { a.details[$0.property] ?? "" }
+        fields += [String(a.event), a.reports.isEmpty ? "" : a.reportsJSON]
         try sink.write(fields.map(Self.quote).joined(separator: ",") + "\r\n")
     }
 

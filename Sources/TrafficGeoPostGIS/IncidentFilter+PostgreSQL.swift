@@ -29,9 +29,10 @@ struct BoundSQL {
 
 extension IncidentFilter {
     /// The condition on the incidents table aliased `i` (its parameters bound into `query`),
-    /// the same conditions as the SQLite store's `IncidentFilter.sql()`; "TRUE" when empty.
+    /// the same conditions as the SQLite store's `IncidentFilter.sql()`: the rows that answer for
+    /// events (or with `reports`, for reports) and pass the filter.
     func condition(binding query: inout BoundSQL) -> String {
-        var clauses: [String] = []
+        var clauses: [String] = [reports ? "i.role <> 2" : "i.role <> 1"]
         if let activeAt {
             let t = query.bind(activeAt.timeIntervalSince1970)
             clauses.append("(i.updated IS NULL OR i.updated <= \(t)) AND (i.expires IS NULL OR \(t) < i.expires) AND (i.ended IS NULL OR \(t) < i.ended)")
@@ -48,7 +49,9 @@ extension IncidentFilter {
             clauses.append("(i.position_source IS DISTINCT FROM 2 OR i.geocode_precision = ANY(\(query.bind(precisions.map(\.rawValue)))::text[]))")
         }
         if let source {
-            clauses.append("i.source_id = (SELECT id FROM sources WHERE name = \(query.bind(PostgresText.storable(source))))")
+            // An event of several reports is from every source of its reports.
+            let id = "(SELECT id FROM sources WHERE name = \(query.bind(PostgresText.storable(source))))"
+            clauses.append("(i.source_id = \(id) OR (i.role = 2 AND EXISTS (SELECT 1 FROM incidents r WHERE r.event_id = i.id AND r.source_id = \(id))))")
         }
         for word in words {
             // Köln, Koeln and Koln: the word's fold in the text's, or both loosened (TextFolding.loosen),
@@ -56,6 +59,6 @@ extension IncidentFilter {
             let w = query.bind(PostgresText.storable(word)), loose = query.bind(PostgresText.storable(TextFolding.loosen(word)))
             clauses.append("(strpos(i.search_folded, \(w)) > 0 OR strpos(\(TextFolding.loosenSQL("i.search_folded")), \(loose)) > 0)")
         }
-        return clauses.isEmpty ? "TRUE" : clauses.joined(separator: " AND ")
+        return clauses.joined(separator: " AND ")
     }
 }

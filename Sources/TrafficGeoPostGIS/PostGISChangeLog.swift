@@ -36,6 +36,18 @@ enum PostGISChangeLog {
         return (last + 1)...(next - 1)
     }
 
+    /// Appends what happened to events (new, updated, ended, removed, in that order); the
+    /// sequence numbers given out.
+    @discardableResult
+    static func append(_ connection: PostgresConnection, logger: Logger, _ changes: EventChanges, at: Double) throws -> ClosedRange<Int64>? {
+        var recorded: [ClosedRange<Int64>] = []
+        for (kind, ids) in [(ChangeKind.new, changes.new), (.updated, changes.updated), (.ended, changes.ended), (.removed, changes.removed)] {
+            if let r = try append(connection, logger: logger, kind: kind, ids: ids, at: at) { recorded.append(r) }
+        }
+        guard let first = recorded.first, let last = recorded.last else { return nil }
+        return first.lowerBound...last.upperBound
+    }
+
     /// The last sequence number given out (0 before the first).
     static func latest(_ connection: PostgresConnection, logger: Logger) throws -> Int64 {
         let rows = try connection.rows("SELECT value FROM store_info WHERE key = \(PostGISSchema.sequenceKey)", logger: logger)

@@ -47,7 +47,7 @@ extension PostGISIncidentStore {
     public func pendingGeocodes(source: String?, retryNotFound: Bool, limit: Int) throws -> [StoredIncident] {
         try readOne { connection in
             // Ended incidents are not worth a geocoder's time (a feed that lists one again reopens it).
-            var query = BoundSQL("SELECT \(PostGISRows.selection) FROM incidents i WHERE i.latitude IS NULL AND i.ended IS NULL")
+            var query = BoundSQL("SELECT \(PostGISRows.selection) FROM incidents i WHERE i.latitude IS NULL AND i.ended IS NULL AND i.role <> 2")
             if !retryNotFound { query.sql += " AND (i.geocode_status IS NULL OR i.geocode_status = 'failed')" }
             if let source {
                 let name = query.bind(PostgresText.storable(source))
@@ -64,6 +64,8 @@ extension PostGISIncidentStore {
             guard let row = try connection.rows("SELECT \(unescaped: PostGISRows.selection) FROM incidents i WHERE i.id = \(storeID)", logger: logger).first
             else { return }
             let stored = try PostGISRows.decode(row)
+            // An event's row is placed by its reports, never by a geocoder.
+            guard stored.role != .event else { return }
             switch result {
             case let .success(found?):
                 var incident = stored.incident
@@ -73,10 +75,14 @@ extension PostGISIncidentStore {
                                                          query: found.queries.joined(separator: " | "),
                                                          precision: found.precision, confidence: found.confidence)
                 try PostGISIncidentWriter.replace(connection, logger: logger, storeID: storeID, with: incident, now: Date())
-                try PostGISChangeLog.append(connection, logger: logger, kind: .updated, ids: [storeID], at: Date().timeIntervalSince1970.rounded(.down))
                 try connection.run("""
                     UPDATE incidents SET geocode_status = 'found', geocode_error = NULL, geocode_attempts = geocode_attempts + 1 WHERE id = \(storeID)
                     """, logger: logger)
+                // Placed, it may be an event another feed reports too.
+                let now = Date()
+                let changes = try PostGISEventRows.merge(connection, logger: logger, now: now, inserted: [], updated: [storeID], ended: [],
+                                                         source: stored.incident.source)
+                try PostGISChangeLog.append(connection, logger: logger, changes, at: now.timeIntervalSince1970.rounded(.down))
             case .success(nil):
                 try connection.run("""
                     UPDATE incidents SET geocode_status = 'not-found', geocode_error = NULL, geocode_attempts = geocode_attempts + 1 WHERE id = \(storeID)

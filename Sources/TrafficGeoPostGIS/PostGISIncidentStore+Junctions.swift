@@ -18,7 +18,7 @@ extension PostGISIncidentStore {
                 let rows = try connection.rows("""
                     SELECT i.id, (SELECT name FROM sources WHERE id = i.source_id), i.external_id, i.title, i.summary, i.road,
                            i.latitude, i.longitude, ST_AsBinary(i.segment)
-                    FROM incidents i WHERE i.road IS NOT NULL AND i.latitude IS NOT NULL AND i.position_source IN (0, 1) AND i.id > \(after)
+                    FROM incidents i WHERE i.road IS NOT NULL AND i.latitude IS NOT NULL AND i.position_source IN (0, 1) AND i.role <> 2 AND i.id > \(after)
                     ORDER BY i.id LIMIT 5000
                     """, logger: logger)
                 for row in rows {
@@ -205,12 +205,12 @@ extension PostGISIncidentStore {
         try readOne { connection in
             let road = PostgresText.storable(road)
             let count = try connection.rows("""
-                SELECT count(*) FROM incidents WHERE road = \(road) AND latitude IS NOT NULL AND position_source IN (0, 1)
+                SELECT count(*) FROM incidents WHERE road = \(road) AND latitude IS NOT NULL AND position_source IN (0, 1) AND role <> 2
                 """, logger: logger).first?.decode(Int.self) ?? 0
             let step = Int64(max(1, count / max(1, limit)))
             return try connection.rows("""
                 SELECT latitude, longitude FROM incidents
-                WHERE road = \(road) AND latitude IS NOT NULL AND position_source IN (0, 1) AND id % \(step) = 0
+                WHERE road = \(road) AND latitude IS NOT NULL AND position_source IN (0, 1) AND role <> 2 AND id % \(step) = 0
                 """, logger: logger).map { row in
                 let (lat, lon) = try row.decode((Double, Double).self)
                 return Coordinate(latitude: lat, longitude: lon)

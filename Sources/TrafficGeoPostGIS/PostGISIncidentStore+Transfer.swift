@@ -82,8 +82,9 @@ extension PostGISIncidentStore: TransferableStore {
             }
             var sourceIDs: [String: Int64] = [:]
             var batch = PostGISRows.Batch()
-            // What the batch's columns do not carry: ended times and geocoding status.
-            var extra: (id: [Int64], ended: ColumnArray<Double>, status: ColumnArray<String>, error: ColumnArray<String>, attempts: [Int32]) = ([], .init(), .init(), .init(), [])
+            // What the batch's columns do not carry: ended times, geocoding status, the place among reports and events.
+            var extra: (id: [Int64], ended: ColumnArray<Double>, status: ColumnArray<String>, error: ColumnArray<String>, attempts: [Int32],
+                        role: [Int16], event: ColumnArray<Int64>, reports: ColumnArray<String>) = ([], .init(), .init(), .init(), [], [], .init(), .init())
             var maxID: Int64 = 0
             func flush() throws {
                 if batch.count > 0 {
@@ -92,12 +93,14 @@ extension PostGISIncidentStore: TransferableStore {
                 }
                 if !extra.id.isEmpty {
                     try connection.run("""
-                        UPDATE incidents i SET ended = u.ended, geocode_status = u.status, geocode_error = u.error, geocode_attempts = u.attempts
-                        FROM unnest(\(extra.id)::bigint[], \(extra.ended)::float8[], \(extra.status)::text[], \(extra.error)::text[], \(extra.attempts)::integer[])
-                             AS u(id, ended, status, error, attempts)
+                        UPDATE incidents i SET ended = u.ended, geocode_status = u.status, geocode_error = u.error, geocode_attempts = u.attempts,
+                            role = u.role, event_id = u.event, reports = u.reports
+                        FROM unnest(\(extra.id)::bigint[], \(extra.ended)::float8[], \(extra.status)::text[], \(extra.error)::text[], \(extra.attempts)::integer[],
+                                    \(extra.role)::smallint[], \(extra.event)::bigint[], \(extra.reports)::text[])
+                             AS u(id, ended, status, error, attempts, role, event, reports)
                         WHERE i.id = u.id
                         """, logger: logger)
-                    extra = ([], .init(), .init(), .init(), [])
+                    extra = ([], .init(), .init(), .init(), [], [], .init(), .init())
                 }
             }
             try read { record in
@@ -114,18 +117,26 @@ extension PostGISIncidentStore: TransferableStore {
                         """, logger: logger)
                     sourceIDs[s.name] = try row.first?.decode(Int64.self)
                 case let .incident(r):
-                    guard let source = sourceIDs[r.stored.incident.source] else {
-                        throw StoreError.writeFailed(location, reason: "incident \(r.stored.storeID) names the source \(r.stored.incident.source), which the copy did not list")
+                    // An event's row is filed under the events' source by its own id (`PostGISEventRows`).
+                    let isEvent = r.stored.role == .event
+                    let sourceName = isEvent ? EventRole.eventSourceName : r.stored.incident.source
+                    guard let source = sourceIDs[sourceName] else {
+                        throw StoreError.writeFailed(location, reason: "incident \(r.stored.storeID) names the source \(sourceName), which the copy did not list")
                     }
-                    batch.append(storeID: r.stored.storeID, sourceID: source, incident: r.stored.incident,
+                    var incident = r.stored.incident
+                    if isEvent { incident.id = String(r.stored.storeID) }
+                    batch.append(storeID: r.stored.storeID, sourceID: source, incident: incident,
                                  firstSeen: r.stored.firstSeen.timeIntervalSince1970, lastChanged: r.stored.lastChanged.timeIntervalSince1970)
                     maxID = max(maxID, r.stored.storeID)
-                    if r.stored.ended != nil || r.geocodeStatus != nil || r.geocodeError != nil || r.geocodeAttempts != 0 {
+                    if r.stored.ended != nil || r.geocodeStatus != nil || r.geocodeError != nil || r.geocodeAttempts != 0 || r.stored.role != .report {
                         extra.id.append(r.stored.storeID)
                         extra.ended.append(r.stored.ended?.timeIntervalSince1970)
                         extra.status.append(PostgresText.storable(r.geocodeStatus))
                         extra.error.append(PostgresText.storable(r.geocodeError))
                         extra.attempts.append(Int32(clamping: r.geocodeAttempts))
+                        extra.role.append(Int16(r.stored.role.rawValue))
+                        extra.event.append(r.stored.memberOf)
+                        extra.reports.append(isEvent ? PostgresText.storable(ReportReference.text(r.stored.memberReports)) : nil)
                     }
                     if batch.count >= 5000 { try flush() }
                 case let .changes(c):

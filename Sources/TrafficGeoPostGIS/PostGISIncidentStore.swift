@@ -189,7 +189,7 @@ public final class PostGISIncidentStore: IncidentStore {
 
     public func incidents(ids: [Int64]) throws -> [Int64: StoredIncident] {
         guard !ids.isEmpty else { return [:] }
-        return try readOne { connection in try fetch(connection, ids: ids) }
+        return try readOne { connection in try fetch(connection, ids: ids).filter { $0.value.role != .member } }
     }
 
     func fetch(_ connection: PostgresConnection, ids: [Int64]) throws -> [Int64: StoredIncident] {
@@ -267,14 +267,41 @@ public final class PostGISIncidentStore: IncidentStore {
         try delete { "ended IS NOT NULL AND ended < \($0.bind(date.timeIntervalSince1970))" }
     }
 
-    /// Deletes the incidents matching a condition of ours, recording `removed` events.
+    /// Deletes the reports matching a condition of ours; the events that lose reports are
+    /// composed again (or go with their last one). Records what happened to events; returns how
+    /// many reports went.
     private func delete(where condition: (inout BoundSQL) -> String) throws -> Int {
         try write { connection in
             var query = BoundSQL()
-            query.sql = "DELETE FROM incidents WHERE " + condition(&query) + " RETURNING id"
-            let ids = try connection.rows(query.query, logger: logger).map { try $0.decode(Int64.self) }.sorted()
-            try PostGISChangeLog.append(connection, logger: logger, kind: .removed, ids: ids, at: Date().timeIntervalSince1970.rounded(.down))
-            return ids.count
+            query.sql = "DELETE FROM incidents WHERE (" + condition(&query) + ") AND role <> 2 RETURNING id, event_id"
+            let rows = try connection.rows(query.query, logger: logger).map { try $0.decode((Int64, Int64?).self) }
+            guard !rows.isEmpty else { return 0 }
+            let now = Date()
+            let merger = EventMerger(rows: PostGISEventRows(connection: connection, logger: logger, now: now),
+                                     settings: try PostGISEventRows.settings(connection, logger: logger))
+            var changes = try merger.recompose(Set(rows.compactMap(\.1)))
+            changes.removed = (rows.filter { $0.1 == nil }.map(\.0) + changes.removed).sorted()
+            try PostGISChangeLog.append(connection, logger: logger, changes, at: now.timeIntervalSince1970.rounded(.down))
+            return rows.count
+        }
+    }
+
+    // MARK: - Reports and events
+
+    public func conflationSettings() throws -> ConflationSettings {
+        try readOne { try PostGISEventRows.settings($0, logger: logger) }
+    }
+
+    public func setConflationSettings(_ settings: ConflationSettings) throws {
+        try write { try PostGISEventRows.setSettings(settings, $0, logger: logger) }
+    }
+
+    public func rebuildEvents() throws -> EventChanges {
+        try write { connection in
+            let now = Date()
+            let changes = try PostGISEventRows.rebuild(connection, logger: logger, now: now)
+            try PostGISChangeLog.append(connection, logger: logger, changes, at: now.timeIntervalSince1970.rounded(.down))
+            return changes
         }
     }
 
@@ -291,7 +318,7 @@ public final class PostGISIncidentStore: IncidentStore {
     public func locatedExtent() throws -> LonLatBox? {
         try read { connection in
             guard let row = try connection.rows(
-                "SELECT min(longitude), min(latitude), max(longitude), max(latitude) FROM incidents WHERE latitude IS NOT NULL",
+                "SELECT min(longitude), min(latitude), max(longitude), max(latitude) FROM incidents WHERE latitude IS NOT NULL AND role <> 1",
                 logger: logger).first else { return nil }
             let (west, south, east, north) = try row.decode((Double?, Double?, Double?, Double?).self)
             guard let west, let south, let east, let north else { return nil }
@@ -304,7 +331,7 @@ public final class PostGISIncidentStore: IncidentStore {
             let t = now.timeIntervalSince1970
             let row = try connection.rows("""
                 SELECT count(*), count(*) FILTER (WHERE (updated IS NULL OR updated <= \(t)) AND (expires IS NULL OR \(t) < expires) AND ended IS NULL)
-                FROM incidents
+                FROM incidents WHERE role <> 1
                 """, logger: logger).first
             let (all, active) = try row?.decode((Int, Int).self) ?? (0, 0)
             return IncidentCounts(all: all, active: active)
@@ -317,32 +344,38 @@ public final class PostGISIncidentStore: IncidentStore {
             stats.indexKind = PostGISSchema.indexDescription
             stats.hasBlockIndex = false
             let t = now.timeIntervalSince1970
+            // Events, each in one state: ended, else expired, else active.
             if let row = try connection.rows("""
-                SELECT count(*), count(latitude), count(*) FILTER (WHERE expires IS NOT NULL AND expires < \(t)),
-                       count(ended), count(*) FILTER (WHERE (updated IS NULL OR updated <= \(t)) AND (expires IS NULL OR \(t) < expires) AND ended IS NULL),
-                       min(updated), max(updated)
-                FROM incidents
+                SELECT count(*), count(latitude), count(ended),
+                       count(*) FILTER (WHERE ended IS NULL AND expires IS NOT NULL AND expires <= \(t)),
+                       count(*) FILTER (WHERE ended IS NULL AND (expires IS NULL OR expires > \(t))),
+                       count(*) FILTER (WHERE role = 2), min(updated), max(updated)
+                FROM incidents WHERE role <> 1
                 """, logger: logger).first {
-                let (total, located, expired, ended, active, oldest, newest) = try row.decode((Int, Int, Int, Int, Int, Double?, Double?).self)
+                let (total, located, ended, expired, active, merged, oldest, newest) = try row.decode((Int, Int, Int, Int, Int, Int, Double?, Double?).self)
                 stats.total = total
                 stats.located = located
                 stats.expired = expired
                 stats.ended = ended
                 stats.active = active
+                stats.mergedEvents = merged
                 stats.oldestUpdate = oldest.map(Date.init(timeIntervalSince1970:))
                 stats.newestUpdate = newest.map(Date.init(timeIntervalSince1970:))
             }
-            func counts(_ column: String, limit: Int? = nil) throws -> [(String, Int)] {
-                // `column` is one of our own expressions, never user input.
+            /// Counts of the events (or the `rows` asked for) by `column`.
+            func counts(_ column: String, rows: String = "i.role <> 1", limit: Int? = nil) throws -> [(String, Int)] {
+                // `column` and `rows` are our own expressions, never user input.
                 try connection.rows("""
-                    SELECT coalesce(\(unescaped: column), '(none)') AS k, count(*) AS n FROM incidents i GROUP BY k ORDER BY n DESC, k \
-                    \(unescaped: limit.map { "LIMIT \($0)" } ?? "")
+                    SELECT coalesce(\(unescaped: column), '(none)') AS k, count(*) AS n FROM incidents i WHERE \(unescaped: rows) GROUP BY k \
+                    ORDER BY n DESC, k \(unescaped: limit.map { "LIMIT \($0)" } ?? "")
                     """, logger: logger).map { try $0.decode((String, Int).self) }
             }
             func count(_ sql: String) throws -> Int {
                 try connection.rows(PostgresQuery(unsafeSQL: sql), logger: logger).first?.decode(Int.self) ?? 0
             }
-            stats.bySource = try counts("(SELECT name FROM sources WHERE id = i.source_id)")
+            stats.reports = try count("SELECT count(*) FROM incidents WHERE role <> 2")
+            // Reports by source; events by kind, road and how they are placed.
+            stats.bySource = try counts("(SELECT name FROM sources WHERE id = i.source_id)", rows: "i.role <> 2")
             stats.byCategory = try counts("i.category")
             stats.byRoad = try counts("i.road", limit: 10)
             stats.byPositionSource = try counts("CASE i.position_source WHEN 0 THEN 'feed' WHEN 1 THEN 'weblink' WHEN 2 THEN 'geocoder' END")

@@ -83,14 +83,13 @@ final class PostGISIngestSteps: IngestSteps {
         return ended
     }
 
-    func recordChanges(ended: [Int64], now: Date) throws -> ClosedRange<Int64>? {
-        let at = now.timeIntervalSince1970.rounded(.down)
-        var recorded: [ClosedRange<Int64>] = []
-        for (kind, ids) in [(ChangeKind.new, writer.insertedIDs), (.updated, writer.updatedIDs), (.ended, ended)] {
-            if let r = try PostGISChangeLog.append(connection, logger: logger, kind: kind, ids: ids, at: at) { recorded.append(r) }
-        }
-        guard let first = recorded.first, let last = recorded.last else { return nil }
-        return first.lowerBound...last.upperBound
+    func mergeEvents(source: String, ended: [Int64], now: Date) throws -> EventChanges {
+        try PostGISEventRows.merge(connection, logger: logger, now: now, inserted: writer.insertedIDs, updated: writer.updatedIDs,
+                                   ended: ended, source: source)
+    }
+
+    func recordChanges(_ changes: EventChanges, now: Date) throws -> ClosedRange<Int64>? {
+        try PostGISChangeLog.append(connection, logger: logger, changes, at: now.timeIntervalSince1970.rounded(.down))
     }
 
     /// The writer's worker must be idle before the transaction ends, also when reading failed.

@@ -49,7 +49,20 @@ enum PostGISSchema {
         var indexes: (@Sendable (Incident) -> Bool)?
     }
 
-    static let incidentIndexes: [IncidentIndex] = [
+    static let incidentIndexes: [IncidentIndex] = version1Indexes.map { index in
+        // Migration 3: the road index holds the latitude too (a report looks for the events near
+        // it on its road, `EventMerger`).
+        guard index.name == "incidents_road" else { return index }
+        return IncidentIndex(name: "incidents_road", sql: "CREATE INDEX incidents_road ON incidents (road, latitude) WHERE road IS NOT NULL",
+                             indexes: { $0.road != nil })
+    } + [
+        // New rows are reports of their own.
+        IncidentIndex(name: "incidents_event", sql: "CREATE INDEX incidents_event ON incidents (event_id) WHERE event_id IS NOT NULL",
+                      indexes: { _ in false }),
+    ]
+
+    /// The indexes migration 1 made (as shipped: never edit).
+    private static let version1Indexes: [IncidentIndex] = [
         IncidentIndex(name: "incidents_identity", sql: "CREATE UNIQUE INDEX incidents_identity ON incidents (source_id, external_id)"),
         IncidentIndex(name: "incidents_position", sql: "CREATE INDEX incidents_position ON incidents USING gist (position)"),
         IncidentIndex(name: "incidents_updated", sql: "CREATE INDEX incidents_updated ON incidents (updated) WHERE updated IS NOT NULL",
@@ -133,7 +146,7 @@ enum PostGISSchema {
                 CHECK ((latitude IS NULL) = (longitude IS NULL)),
                 CHECK (latitude IS NULL OR (latitude BETWEEN -90 AND 90 AND longitude BETWEEN -180 AND 180))
             );
-            \(incidentIndexes.map { $0.sql + ";" }.joined(separator: "\n"))
+            \(version1Indexes.map { $0.sql + ";" }.joined(separator: "\n"))
 
             -- The change feed, as in the SQLite store: one row per run of events on consecutive
             -- store ids; event k of a row has sequence number seq + k and concerns first_id + k.
@@ -187,6 +200,19 @@ enum PostGISSchema {
             ALTER TABLE incidents ALTER COLUMN position DROP EXPRESSION;
             ALTER TABLE incidents ADD CONSTRAINT incidents_position_known CHECK ((position IS NULL) = (latitude IS NULL));
             UPDATE store_info SET value = 'trafficgeo postgis 2' WHERE key = 'schema';
+            """),
+        // Reports and events (docs/conflation.md, the SQLite store's v8): role 0 a report that is
+        // an event of its own, 1 a report merged into the event `event_id`, 2 that event's row
+        // (fields merged from its reports, listed in `reports`; filed under
+        // `EventRole.eventSourceName`). Existing rows are reports of their own.
+        Migration(version: 3, name: "reports and events", sql: """
+            ALTER TABLE incidents ADD COLUMN role smallint NOT NULL DEFAULT 0;
+            ALTER TABLE incidents ADD COLUMN event_id bigint;
+            ALTER TABLE incidents ADD COLUMN reports text;
+            CREATE INDEX incidents_event ON incidents (event_id) WHERE event_id IS NOT NULL;
+            DROP INDEX incidents_road;
+            CREATE INDEX incidents_road ON incidents (road, latitude) WHERE road IS NOT NULL;
+            UPDATE store_info SET value = 'trafficgeo postgis 3' WHERE key = 'schema';
             """),
     ]
 

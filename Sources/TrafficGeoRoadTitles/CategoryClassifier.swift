@@ -41,37 +41,57 @@ public enum CategoryClassifier {
     }()
 
     public static func classify(_ texts: String?...) -> IncidentCategory? {
-        var text: [UInt8] = []
-        text.reserveCapacity(texts.reduce(1) { $0 + ($1?.utf8.count ?? 0) + 1 })
-        for case let part? in texts { TextFolding.append(part, to: &text) }
-        guard !text.isEmpty else { return nil }
-        // A trailing space lets whole-word keywords match at the very end too.
-        text.append(0x20)
-        guard let rule = firstRule(matching: text) else { return nil }
+        let text = folded(texts)
+        guard !text.isEmpty, let rule = firstRule(matching: text) else { return nil }
         return rules[rule].0
     }
 
-    /// The lowest rule index with a keyword at a word start of `text` (folded: words are
-    /// separated by single spaces). One pass over the text; ingest classifies every entry.
+    /// The lowest rule index with a keyword at a word start of `text`.
     static func firstRule(matching text: [UInt8]) -> Int? {
         var best = Int.max
+        forEachRule(matching: text, below: { best }) { best = min(best, $0) }
+        return best == Int.max ? nil : best
+    }
+
+    /// Every kind the words name ("Unfall, Stau": accident and queue), not only the most severe:
+    /// two reports of one event may each lead with another of them (`EventMerger`).
+    public static func allCategories(_ texts: String?...) -> Set<IncidentCategory> {
+        let text = folded(texts)
+        var found: Set<IncidentCategory> = []
+        forEachRule(matching: text, below: { Int.max }) { found.insert(rules[$0].0) }
+        return found
+    }
+
+    /// The texts folded into one, with a trailing space (so that whole-word keywords match at
+    /// the very end too); empty when there is no text.
+    private static func folded(_ texts: [String?]) -> [UInt8] {
+        var text: [UInt8] = []
+        text.reserveCapacity(texts.reduce(1) { $0 + ($1?.utf8.count ?? 0) + 1 })
+        for case let part? in texts { TextFolding.append(part, to: &text) }
+        if !text.isEmpty { text.append(0x20) }
+        return text
+    }
+
+    /// Calls `found` with the index of each rule that has a keyword at a word start of `text`
+    /// (folded: words are separated by single spaces), among the rules below `limit()`. One
+    /// pass over the text; ingest classifies every entry.
+    static func forEachRule(matching text: [UInt8], below limit: () -> Int, found: (Int) -> Void) {
         text.withUnsafeBufferPointer { text in
             var i = 0
             while i < text.count {
-                for keyword in keywordsByFirstByte[Int(text[i])] where keyword.rule < best && keyword.bytes.count <= text.count - i {
+                for keyword in keywordsByFirstByte[Int(text[i])] where keyword.rule < limit() && keyword.bytes.count <= text.count - i {
                     let matches = keyword.bytes.withUnsafeBufferPointer { k in
                         var j = 1
                         while j < k.count, text[i + j] == k[j] { j += 1 }
                         return j == k.count
                     }
-                    if matches { best = keyword.rule }
+                    if matches { found(keyword.rule) }
                 }
                 // On to the next word start.
                 while i < text.count, text[i] != 0x20 { i += 1 }
                 i += 1
             }
         }
-        return best == Int.max ? nil : best
     }
 
     /// A keyword folded like the text, as bytes. A trailing space means "the whole word": it is

@@ -10,14 +10,24 @@ public enum RoadReference {
     private static let pattern = try! NSRegularExpression(
         pattern: #"(?<![\p{L}\p{N}])(BAB|St|A|B|L|S|K|E)\s?(\d{1,4})([a-z])?(?![\p{L}\p{N}])"#, options: [])
 
-    /// The normalised form of a road reference the user typed, or `nil` if it is not one.
+    /// The normalised form of a road reference a person typed or a feed's road field gives, or
+    /// `nil` if it is not one: Germany's (A4 = a4 = A 4 = BAB 4) and the other schemes of
+    /// `WorldRoads` (I-25 = I 25 = Interstate 25, US-40, CO-7, M1, A1(M), N7, RN7 = N7, D906, SS1, E40).
     public static func normalize(_ text: String) -> String? {
         let trimmed = text.trimmed
         if let ref = first(in: trimmed), matchesWhole(trimmed) { return ref }
         // Typed by a person: "a1", "bab 4" are A1 and A4 (texts keep their case rule in `first(in:)`).
         let upper = trimmed.uppercased()
-        guard upper != trimmed, let ref = first(in: upper), matchesWhole(upper) else { return nil }
-        return ref
+        if upper != trimmed, let ref = first(in: upper), matchesWhole(upper) { return ref }
+        return WorldRoads.normalize(trimmed)
+    }
+
+    /// A feed's road field ("I-70", "I 70", "A1(M)", "A 4"): its normal form, else the first
+    /// German reference in it, else nil.
+    public static func field(_ text: String) -> String? {
+        // Most fields are already a German reference ("A4"): found without the regular expressions.
+        if let ref = first(in: text), ref.utf8.elementsEqual(text.utf8.lazy.filter { $0 != 0x20 }) { return ref }
+        return normalize(text) ?? first(in: text)
     }
 
     /// The first road reference in a title or text.

@@ -320,7 +320,7 @@ public enum TrafficMessageParser {
 
     private static let kmPostPattern = try! NSRegularExpression(pattern: #"km\s+(\d+(?:[.,]\d+)?)\s*-{1,2}>\s*km\s+(\d+(?:[.,]\d+)?)"#)
 
-    static func kilometrePosts(in text: String) -> [Double] {
+    public static func kilometrePosts(in text: String) -> [Double] {
         guard text.contains(">"), let m = kmPostPattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
               let a = Range(m.range(at: 1), in: text), let b = Range(m.range(at: 2), in: text) else { return [] }
         return [text[a], text[b]].compactMap { Double($0.replacingOccurrences(of: ",", with: ".")) }

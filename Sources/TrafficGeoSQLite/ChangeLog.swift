@@ -24,6 +24,18 @@ enum ChangeLog {
         return try append(db, kind: kind, runs: runs, at: at)
     }
 
+    /// Appends what happened to events (new, updated, ended, removed, in that order); the
+    /// sequence numbers given out.
+    @discardableResult
+    static func append(_ db: Database, _ changes: EventChanges, at: Double) throws -> ClosedRange<Int64>? {
+        var recorded: [ClosedRange<Int64>] = []
+        for (kind, ids) in [(ChangeKind.new, changes.new), (.updated, changes.updated), (.ended, changes.ended), (.removed, changes.removed)] {
+            if let r = try append(db, kind: kind, ids: ids, at: at) { recorded.append(r) }
+        }
+        guard let first = recorded.first, let last = recorded.last else { return nil }
+        return first.lowerBound...last.upperBound
+    }
+
     /// Appends one event per id of `range`.
     @discardableResult
     static func append(_ db: Database, kind: ChangeKind, range: Range<Int64>, at: Double) throws -> ClosedRange<Int64>? {

@@ -3,9 +3,11 @@ import TrafficGeoStore
 import TrafficGeoSupport
 
 extension IncidentFilter {
-    /// The SQL condition on the table aliased `i`, with its arguments; "1" when empty.
+    /// The SQL condition on the table aliased `i`, with its arguments: the rows that answer for
+    /// events (or with `reports`, for reports) and pass the filter.
     func sql() -> (String, StatementArguments) {
-        var clauses: [String] = []
+        // Events: reports of their own and events' rows; reports: reports of their own and merged ones.
+        var clauses: [String] = [reports ? "i.role <> 2" : "i.role <> 1"]
         var arguments = StatementArguments()
         if let activeAt {
             clauses.append("(i.updated IS NULL OR i.updated <= ?) AND (i.expires IS NULL OR ? < i.expires) AND (i.ended IS NULL OR ? < i.ended)")
@@ -37,8 +39,12 @@ extension IncidentFilter {
             for p in precisions { arguments += [p.rawValue] }
         }
         if let source {
-            clauses.append("i.source_id = (SELECT id FROM sources WHERE name = ?)")
-            arguments += [source]
+            // An event of several reports is from every source of its reports.
+            clauses.append("""
+                (i.source_id = (SELECT id FROM sources WHERE name = ?) OR (i.role = 2 AND EXISTS (SELECT 1 FROM incidents r \
+                WHERE r.event_id = i.id AND r.source_id = (SELECT id FROM sources WHERE name = ?))))
+                """)
+            arguments += [source, source]
         }
         for word in words {
             // Köln, Koeln and Koln: the word's fold in the text's, or both loosened (TextFolding.loosen).
@@ -46,6 +52,6 @@ extension IncidentFilter {
             clauses.append("(instr(\(TextFolding.sqlFunctionName)(\(text)), ?) > 0 OR instr(\(TextFolding.plainSQLFunctionName)(\(text)), ?) > 0)")
             arguments += [word, TextFolding.loosen(word)]
         }
-        return (clauses.isEmpty ? "1" : clauses.joined(separator: " AND "), arguments)
+        return (clauses.joined(separator: " AND "), arguments)
     }
 }

@@ -49,8 +49,10 @@ enum IncidentRowLayout {
 
     /// What a query selects before the fields (table aliased `i`): store id, source name, feed id.
     private static let leadingSelection = ["i.id", "(SELECT name FROM sources WHERE id = i.source_id)", "i.external_id"]
-    /// After the fields: first seen, last changed (NULL while unchanged: stored as first seen), ended.
-    private static let trailingSelection = ["i.first_seen", "coalesce(i.last_changed, i.first_seen)", "i.ended"]
+    /// After the fields: first seen, last changed (NULL while unchanged: stored as first seen),
+    /// ended, and its place among reports and events (`EventRole`, the event of a member, the
+    /// reports of an event).
+    private static let trailingSelection = ["i.first_seen", "coalesce(i.last_changed, i.first_seen)", "i.ended", "i.role", "i.event_id", "i.reports"]
 
     /// The columns `decode(_:startingAt:)` reads, in order, for a table aliased `i`.
     /// Decoding by position: GRDB's lookup by name lower-cases every name on every access, which
@@ -66,6 +68,9 @@ enum IncidentRowLayout {
         static let firstSeen = leadingSelection.count + Field.allCases.count
         static let lastChanged = firstSeen + 1
         static let ended = firstSeen + 2
+        static let role = firstSeen + 3
+        static let event = firstSeen + 4
+        static let reports = firstSeen + 5
     }
 
     /// The stored incident in `row`, whose `selection` columns start at column `c`.
@@ -107,10 +112,19 @@ enum IncidentRowLayout {
         // (A local, not `.map(Date.init)` in the call: that crashed the 6.3 optimiser, CopyPropagation.)
         var ended: Date?
         if let seconds = columns.real(Selected.ended) { ended = Date(timeIntervalSince1970: seconds) }
+        let role = columns.integer(Selected.role).flatMap { EventRole(rawValue: Int($0)) } ?? .report
+        var members: [ReportReference] = []
+        if role == .event {
+            // An event's row is filed under the events' own source; it shows its first report's.
+            members = columns.text(Selected.reports).map(ReportReference.parse) ?? []
+            incident.source = members.first?.source ?? ""
+            incident.id = members.first?.id ?? ""
+        }
         return StoredIncident(storeID: columns.integer(Selected.storeID) ?? 0, incident: incident,
                               firstSeen: Date(timeIntervalSince1970: columns.real(Selected.firstSeen) ?? 0),
                               lastChanged: Date(timeIntervalSince1970: columns.real(Selected.lastChanged) ?? 0),
-                              ended: ended)
+                              ended: ended, role: role, memberOf: role == .member ? columns.integer(Selected.event) : nil,
+                              memberReports: members)
     }
 
     /// The incidents with these ids (those that exist). Up to 64 ids (a page of nearest

@@ -31,7 +31,7 @@ extension SQLiteIncidentStore {
     public func pendingGeocodes(source: String?, retryNotFound: Bool, limit: Int) throws -> [StoredIncident] {
         try read { db in
             // Ended incidents are not worth a geocoder's time (a feed that lists one again reopens it).
-            var sql = "SELECT \(IncidentRowLayout.selection) FROM incidents i WHERE i.latitude IS NULL AND i.ended IS NULL"
+            var sql = "SELECT \(IncidentRowLayout.selection) FROM incidents i WHERE i.latitude IS NULL AND i.ended IS NULL AND i.role <> 2"
             var arguments = StatementArguments()
             sql += retryNotFound ? "" : " AND (i.geocode_status IS NULL OR i.geocode_status = 'failed')"
             if let source { sql += " AND i.source_id = (SELECT id FROM sources WHERE name = ?)"; arguments += [source] }
@@ -44,7 +44,8 @@ extension SQLiteIncidentStore {
     /// Records a geocoding outcome: a position (indexed in the R*Tree), or why there is none.
     public func recordGeocode(storeID: Int64, result: Result<LocatedPosition?, GeocodingError>, geocoder: String) throws {
         try write { db in
-            guard let stored = try IncidentRowLayout.fetch(db, id: storeID) else { return }
+            // An event's row is placed by its reports, never by a geocoder.
+            guard let stored = try IncidentRowLayout.fetch(db, id: storeID), stored.role != .event else { return }
             switch result {
             case let .success(found?):
                 var incident = stored.incident
@@ -55,10 +56,13 @@ extension SQLiteIncidentStore {
                                                          precision: found.precision, confidence: found.confidence)
                 let writer = try IncidentWriter(db: db, now: Date())
                 try writer.replacePosition(storeID: storeID, with: incident)
-                try ChangeLog.append(db, kind: .updated, ids: [storeID], at: Date().timeIntervalSince1970.rounded(.down))
                 try db.execute(sql: """
                     UPDATE incidents SET geocode_status = 'found', geocode_error = NULL, geocode_attempts = geocode_attempts + 1 WHERE id = ?
                     """, arguments: [storeID])
+                // Placed, it may be an event another feed reports too.
+                let now = Date()
+                let changes = try SQLiteEventRows.merge(db, now: now, inserted: [], updated: [storeID], ended: [], source: stored.incident.source)
+                try ChangeLog.append(db, changes, at: now.timeIntervalSince1970.rounded(.down))
             case .success(nil):
                 try db.execute(sql: """
                     UPDATE incidents SET geocode_status = 'not-found', geocode_error = NULL, geocode_attempts = geocode_attempts + 1 WHERE id = ?

@@ -23,7 +23,7 @@ extension SQLiteIncidentStore {
             // millions of incidents, which fetched at once would all be in memory.
             let rows = try Row.fetchCursor(db, sql: """
                 SELECT (SELECT name FROM sources WHERE id = i.source_id), i.external_id, i.title, i.summary, i.road, i.latitude, i.longitude, i.segment
-                FROM incidents i WHERE i.road IS NOT NULL AND i.latitude IS NOT NULL AND i.position_source IN (0, 1)
+                FROM incidents i WHERE i.road IS NOT NULL AND i.latitude IS NOT NULL AND i.position_source IN (0, 1) AND i.role <> 2
                 """)
             while let row = try rows.next() {
                 learner.add(JunctionLearningRun.Input(
@@ -114,11 +114,11 @@ extension SQLiteIncidentStore {
     /// of where the road runs. A sample of at most `limit`, spread over the table.
     public func roadPositions(road: String, limit: Int) throws -> [Coordinate] {
         try read { db in
-            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM incidents WHERE road = ? AND latitude IS NOT NULL AND position_source IN (0, 1)",
+            let count = try Int.fetchOne(db, sql: "SELECT count(*) FROM incidents WHERE road = ? AND latitude IS NOT NULL AND position_source IN (0, 1) AND role <> 2",
                                          arguments: [road]) ?? 0
             let step = max(1, count / max(1, limit))
             return try Row.fetchAll(db, sql: """
-                SELECT latitude, longitude FROM incidents WHERE road = ? AND latitude IS NOT NULL AND position_source IN (0, 1) AND id % ? = 0
+                SELECT latitude, longitude FROM incidents WHERE road = ? AND latitude IS NOT NULL AND position_source IN (0, 1) AND role <> 2 AND id % ? = 0
                 """, arguments: [road, step]).map { Coordinate(latitude: $0[0], longitude: $0[1]) }
         }
     }

@@ -60,7 +60,8 @@ extension SQLiteIncidentStore: TransferableStore {
                 throw StoreError.writeFailed(path, reason: "it already holds incidents or sources: copy into a new, empty store")
             }
             var sourceIDs: [String: Int64] = [:]
-            let columns = IncidentRowLayout.NewRow.columns + ["last_changed", "ended", "geocode_status", "geocode_error", "geocode_attempts"]
+            let columns = IncidentRowLayout.NewRow.columns + ["last_changed", "ended", "geocode_status", "geocode_error", "geocode_attempts",
+                                                              "role", "event_id", "reports"]
             let insert = try db.makeStatement(sql: "INSERT INTO incidents (\(columns.joined(separator: ", "))) VALUES (\(columns.map { _ in "?" }.joined(separator: ", ")))")
             let index = try BlockIndexWriter(db: db)
             // Consecutive ids with positions are indexed as blocks, as an ingest stores them.
@@ -82,15 +83,22 @@ extension SQLiteIncidentStore: TransferableStore {
                     sourceIDs[s.name] = db.lastInsertedRowID
                 case let .incident(r):
                     let i = r.stored.incident
-                    guard let source = sourceIDs[i.source] else {
-                        throw StoreError.writeFailed(path, reason: "incident \(r.stored.storeID) names the source \(i.source), which the copy did not list")
+                    // An event's row is filed under the events' source by its own id (`SQLiteEventRows`).
+                    let isEvent = r.stored.role == .event
+                    let sourceName = isEvent ? EventRole.eventSourceName : i.source
+                    guard let source = sourceIDs[sourceName] else {
+                        throw StoreError.writeFailed(path, reason: "incident \(r.stored.storeID) names the source \(sourceName), which the copy did not list")
                     }
                     let values = IncidentRowLayout.values(of: i)
+                    let reports = isEvent ? ReportReference.text(r.stored.memberReports) : nil
                     let first = r.stored.firstSeen.timeIntervalSince1970, last = r.stored.lastChanged.timeIntervalSince1970
-                    var arguments: [DatabaseValue] = [r.stored.storeID.databaseValue, source.databaseValue, i.id.databaseValue] + values
-                    arguments += [IncidentWriter.hash(values).databaseValue, first.databaseValue, (last == first ? nil : last).databaseValue,
+                    var arguments: [DatabaseValue] = [r.stored.storeID.databaseValue, source.databaseValue,
+                                                      (isEvent ? String(r.stored.storeID) : i.id).databaseValue] + values
+                    arguments += [IncidentWriter.hash(values + (reports.map { [$0.databaseValue] } ?? [])).databaseValue, first.databaseValue,
+                                  (last == first ? nil : last).databaseValue,
                                   r.stored.ended?.timeIntervalSince1970.databaseValue ?? .null, r.geocodeStatus.databaseValue,
-                                  r.geocodeError.databaseValue, r.geocodeAttempts.databaseValue]
+                                  r.geocodeError.databaseValue, r.geocodeAttempts.databaseValue,
+                                  r.stored.role.rawValue.databaseValue, r.stored.memberOf.databaseValue, reports.databaseValue]
                     try insert.execute(arguments: StatementArguments(arguments))
                     let id = r.stored.storeID
                     if let p = i.position {

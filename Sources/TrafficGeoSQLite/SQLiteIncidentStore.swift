@@ -275,16 +275,22 @@ public final class SQLiteIncidentStore: IncidentStore {
         try delete(where: "ended IS NOT NULL AND ended < ?", date)
     }
 
-    /// Deletes the incidents matching `condition` (our own SQL, one date argument), recording
-    /// `removed` events.
+    /// Deletes the reports matching `condition` (our own SQL, one date argument); the events
+    /// that lose reports are composed again (or go with their last one). Records what happened
+    /// to events; returns how many reports went.
     private func delete(where condition: String, _ date: Date) throws -> Int {
         try write { db in
-            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM incidents WHERE \(condition) ORDER BY id", arguments: [date.timeIntervalSince1970])
-            guard !ids.isEmpty else { return 0 }
-            try db.execute(sql: "DELETE FROM incidents WHERE \(condition)", arguments: [date.timeIntervalSince1970])
+            let rows = try Row.fetchAll(db, sql: "SELECT id, event_id FROM incidents WHERE \(condition) AND role <> 2 ORDER BY id",
+                                        arguments: [date.timeIntervalSince1970])
+            guard !rows.isEmpty else { return 0 }
+            try db.execute(sql: "DELETE FROM incidents WHERE \(condition) AND role <> 2", arguments: [date.timeIntervalSince1970])
+            let now = Date()
+            let events = Set(rows.compactMap { $0[1] as Int64? })
+            var changes = try EventMerger(rows: SQLiteEventRows(db: db, now: now), settings: SQLiteEventRows.settings(db)).recompose(events)
+            changes.removed = (rows.filter { ($0[1] as Int64?) == nil }.map { $0[0] as Int64 } + changes.removed).sorted()
             try BlockIndexWriter(db: db).dropEmptyBlocks()
-            try ChangeLog.append(db, kind: .removed, ids: ids, at: Date().timeIntervalSince1970.rounded(.down))
-            return ids.count
+            try ChangeLog.append(db, changes, at: now.timeIntervalSince1970.rounded(.down))
+            return rows.count
         }
     }
 
@@ -292,6 +298,26 @@ public final class SQLiteIncidentStore: IncidentStore {
     @discardableResult
     public func pruneChanges(before date: Date) throws -> Int {
         try write { db in try ChangeLog.prune(db, before: date) }
+    }
+
+    // MARK: - Reports and events
+
+    public func conflationSettings() throws -> ConflationSettings {
+        try read { db in try SQLiteEventRows.settings(db) }
+    }
+
+    public func setConflationSettings(_ settings: ConflationSettings) throws {
+        try write { db in try SQLiteEventRows.setSettings(settings, db) }
+    }
+
+    public func rebuildEvents() throws -> EventChanges {
+        try write { db in
+            let now = Date()
+            let changes = try SQLiteEventRows.rebuild(db, now: now)
+            try BlockIndexWriter(db: db).dropEmptyBlocks()
+            try ChangeLog.append(db, changes, at: now.timeIntervalSince1970.rounded(.down))
+            return changes
+        }
     }
 
     // MARK: - Change feed
@@ -309,7 +335,7 @@ public final class SQLiteIncidentStore: IncidentStore {
     }
 
     public func incidents(ids: [Int64]) throws -> [Int64: StoredIncident] {
-        try read { db in try IncidentRowLayout.fetch(db, ids: ids) }
+        try read { db in try IncidentRowLayout.fetch(db, ids: ids).filter { $0.value.role != .member } }
     }
 
     // MARK: - Feed health
@@ -353,7 +379,7 @@ public final class SQLiteIncidentStore: IncidentStore {
     /// Counts for `trafficgeo stats`.
     public func locatedExtent() throws -> LonLatBox? {
         try read { db in
-            let sql = "SELECT min(longitude), min(latitude), max(longitude), max(latitude) FROM incidents WHERE latitude IS NOT NULL"
+            let sql = "SELECT min(longitude), min(latitude), max(longitude), max(latitude) FROM incidents WHERE latitude IS NOT NULL AND role <> 1"
             guard let row = try Row.fetchOne(db, sql: sql), let west = row[0] as Double?, let south = row[1] as Double?,
                   let east = row[2] as Double?, let north = row[3] as Double? else { return nil }
             return LonLatBox(west: west, south: south, east: east, north: north)
@@ -364,7 +390,8 @@ public final class SQLiteIncidentStore: IncidentStore {
         try read { db in
             let t = now.timeIntervalSince1970
             let row = try Row.fetchOne(db, sql: """
-                SELECT count(*), sum((updated IS NULL OR updated <= ?) AND (expires IS NULL OR ? < expires) AND ended IS NULL) FROM incidents
+                SELECT count(*), sum((updated IS NULL OR updated <= ?) AND (expires IS NULL OR ? < expires) AND ended IS NULL)
+                FROM incidents WHERE role <> 1
                 """, arguments: [t, t])
             return IncidentCounts(all: row?[0] ?? 0, active: row?[1] ?? 0)
         }
@@ -374,25 +401,30 @@ public final class SQLiteIncidentStore: IncidentStore {
         try read { db in
             var stats = StoreStatistics(path: path, indexCRS: indexCRS)
             let t = now.timeIntervalSince1970
+            // Events, each in one state: ended, else expired, else active.
             if let row = try Row.fetchOne(db, sql: """
                 SELECT count(*) AS total, count(latitude) AS located,
-                       sum(expires IS NOT NULL AND expires < ?) AS expired,
                        count(ended) AS ended,
-                       sum((updated IS NULL OR updated <= ?) AND (expires IS NULL OR ? < expires) AND ended IS NULL) AS active,
+                       sum(ended IS NULL AND expires IS NOT NULL AND expires <= ?) AS expired,
+                       sum(ended IS NULL AND (expires IS NULL OR expires > ?)) AS active,
+                       sum(role = 2) AS merged,
                        min(updated) AS oldest, max(updated) AS newest
-                FROM incidents
-                """, arguments: [t, t, t]) {
+                FROM incidents WHERE role <> 1
+                """, arguments: [t, t]) {
                 stats.total = row["total"]
                 stats.located = row["located"]
                 stats.expired = row["expired"] ?? 0
                 stats.active = row["active"] ?? 0
                 stats.ended = row["ended"] ?? 0
+                stats.mergedEvents = row["merged"] ?? 0
                 stats.oldestUpdate = (row["oldest"] as Double?).map(Date.init(timeIntervalSince1970:))
                 stats.newestUpdate = (row["newest"] as Double?).map(Date.init(timeIntervalSince1970:))
             }
+            stats.reports = try Int.fetchOne(db, sql: "SELECT count(*) FROM incidents WHERE role <> 2") ?? 0
             stats.indexBlocks = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(BlockIndex.table) WHERE id > 0") ?? 0
             stats.indexSingles = try Int.fetchOne(db, sql: "SELECT count(*) FROM \(BlockIndex.table) WHERE id < 0") ?? 0
-            stats.bySource = try Self.counts(db, "(SELECT name FROM sources WHERE id = source_id)")
+            // Reports by source; events by kind, road and how they are placed.
+            stats.bySource = try Self.counts(db, "(SELECT name FROM sources WHERE id = source_id)", rows: "role <> 2")
             stats.byCategory = try Self.counts(db, "category")
             stats.byRoad = try Self.counts(db, "road", limit: 10)
             stats.byPositionSource = try Self.counts(db, PositionSource.Kind.nameSQL("position_source"))
@@ -406,10 +438,11 @@ public final class SQLiteIncidentStore: IncidentStore {
         }
     }
 
-    private static func counts(_ db: Database, _ column: String, limit: Int = -1) throws -> [(String, Int)] {
-        // `column` is one of our own names or expressions, never user input.
+    /// Counts of the events (or the `rows` asked for) by `column`.
+    private static func counts(_ db: Database, _ column: String, rows: String = "role <> 1", limit: Int = -1) throws -> [(String, Int)] {
+        // `column` and `rows` are our own names or expressions, never user input.
         try Row.fetchAll(db, sql: """
-            SELECT coalesce(\(column), '(none)') AS k, count(*) AS n FROM incidents GROUP BY k ORDER BY n DESC, k LIMIT ?
+            SELECT coalesce(\(column), '(none)') AS k, count(*) AS n FROM incidents WHERE \(rows) GROUP BY k ORDER BY n DESC, k LIMIT ?
             """, arguments: [limit]).map { ($0["k"], $0["n"]) }
     }
 

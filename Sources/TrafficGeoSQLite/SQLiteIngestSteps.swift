@@ -45,16 +45,13 @@ final class SQLiteIngestSteps: IngestSteps {
 
     func endAsTold(_ told: [(source: String, id: String, at: Date)]) throws -> [Int64] { try SnapshotEnding.endAsTold(db, told) }
 
-    func recordChanges(ended: [Int64], now: Date) throws -> ClosedRange<Int64>? {
-        let at = now.timeIntervalSince1970
-        var recorded: [ClosedRange<Int64>] = []
-        for range in writer.insertedRanges {
-            if let r = try ChangeLog.append(db, kind: .new, range: range, at: at) { recorded.append(r) }
-        }
-        if let r = try ChangeLog.append(db, kind: .updated, ids: writer.updatedIDs, at: at) { recorded.append(r) }
-        if let r = try ChangeLog.append(db, kind: .ended, ids: ended, at: at) { recorded.append(r) }
-        guard let first = recorded.first, let last = recorded.last else { return nil }
-        return first.lowerBound...last.upperBound
+    func mergeEvents(source: String, ended: [Int64], now: Date) throws -> EventChanges {
+        try SQLiteEventRows.merge(db, now: now, inserted: writer.insertedRanges.flatMap { Array($0) }, updated: writer.updatedIDs,
+                                  ended: ended, source: source)
+    }
+
+    func recordChanges(_ changes: EventChanges, now: Date) throws -> ClosedRange<Int64>? {
+        try ChangeLog.append(db, changes, at: now.timeIntervalSince1970)
     }
 
     func close() {}

@@ -223,6 +223,22 @@ enum StoreSchema {
                 ALTER TABLE sources ADD COLUMN last_entries INTEGER;
                 """)
         }
+        migrator.registerMigration("v8: reports and events") { db in
+            // Every incident a feed gives is a report; reports of one real-world event are one
+            // event (docs/conflation.md, EventRole): role 0 a report that is an event of its own,
+            // 1 a report merged into the event `event_id`, 2 that event's row (its fields merged
+            // from its reports, listed in `reports`; source `EventRows.sourceName`). Existing rows
+            // are reports of their own; `trafficgeo events --rebuild` merges them. The road index
+            // gains the latitude: a report looks for the events near it on its road (`EventMerger`).
+            try db.execute(sql: """
+                ALTER TABLE incidents ADD COLUMN role INTEGER NOT NULL DEFAULT 0;
+                ALTER TABLE incidents ADD COLUMN event_id INTEGER;
+                ALTER TABLE incidents ADD COLUMN reports TEXT;
+                CREATE INDEX incidents_event ON incidents(event_id) WHERE event_id IS NOT NULL;
+                DROP INDEX incidents_road;
+                CREATE INDEX incidents_road ON incidents(road, latitude) WHERE road IS NOT NULL;
+                """)
+        }
         return migrator
     }
 }

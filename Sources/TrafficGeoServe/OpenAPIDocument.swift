@@ -417,6 +417,15 @@ enum OpenAPIDocument {
       }
      },
      {
+      "name": "reports",
+      "in": "query",
+      "required": false,
+      "description": "true: every report the feeds gave, each naming its event (the property event), instead of the events they make (one per real-world incident, however many feeds report it; the property reports lists them).",
+      "schema": {
+       "type": "boolean"
+      }
+     },
+     {
       "name": "sortby",
       "in": "query",
       "required": false,
@@ -962,6 +971,36 @@ enum OpenAPIDocument {
      },
      "lanesRestricted": {
       "type": "string"
+     },
+     "event": {
+      "type": "integer",
+      "description": "The store id of the event it is (or, answered with reports=true, belongs to): the feature id of the event."
+     },
+     "reports": {
+      "type": "array",
+      "description": "The reports the event was built from, one per feed that reported it.",
+      "items": {
+       "type": "object",
+       "required": [
+        "source",
+        "id"
+       ],
+       "properties": {
+        "source": {
+         "type": "string"
+        },
+        "id": {
+         "type": "string"
+        },
+        "updated": {
+         "type": "string",
+         "format": "date-time"
+        },
+        "positionSource": {
+         "type": "string"
+        }
+       }
+      }
      }
     }
    },

@@ -28,7 +28,8 @@ extension IncidentFilter {
         if !categories.isEmpty {
             guard let category = i.category, categories.contains(category) else { return false }
         }
-        if let source, i.source != source { return false }
+        if let source, !stored.reports.contains(where: { $0.source == source }), i.source != source { return false }
+        if !stored.role.answers(reports: reports) { return false }
         if let geocoded = i.positionSource, geocoded.kind == .geocoder {
             if let minConfidence {
                 guard let confidence = geocoded.confidence, confidence >= minConfidence else { return false }

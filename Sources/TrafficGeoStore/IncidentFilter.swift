@@ -24,6 +24,9 @@ public struct IncidentFilter: Sendable, Equatable {
     public var minConfidence: Double?
     /// Geocoded incidents of these precisions (positions a feed gave always pass).
     public var precisions: [GeocodePrecision] = []
+    /// Answer with the reports the feeds gave (each naming its event) instead of the events they
+    /// make (docs/conflation.md): `--reports`, `reports=true`.
+    public var reports = false
 
     public init(activeAt: Date? = nil, since: Date? = nil, until: Date? = nil, road: String? = nil, roads: [String] = [],
                 categories: [IncidentCategory] = [], search: String? = nil, source: String? = nil) {

@@ -55,6 +55,14 @@ extension IncidentStore {
         try await perform { try $0.roadPositions(road: road, limit: limit) }
     }
 
+    // MARK: Reports and events
+
+    public func conflationSettings() async throws -> ConflationSettings { try await perform { try $0.conflationSettings() } }
+
+    public func setConflationSettings(_ settings: ConflationSettings) async throws { try await perform { try $0.setConflationSettings(settings) } }
+
+    public func rebuildEvents() async throws -> EventChanges { try await perform { try $0.rebuildEvents() } }
+
     // MARK: Reading and queries
 
     public func incident(id: Int64) async throws -> StoredIncident? { try await perform { try $0.incident(id: id) } }

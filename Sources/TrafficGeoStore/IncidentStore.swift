@@ -59,6 +59,21 @@ public protocol IncidentStore: AnyObject, GeocodeCaching {
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func roadPositions(road: String, limit: Int) throws -> [Coordinate]
 
+    // MARK: Reports and events (docs/conflation.md)
+
+    /// The thresholds by which this store merges reports into events.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func conflationSettings() throws -> ConflationSettings
+    /// Keeps new thresholds: every ingest and geocode from now on merges by them
+    /// (`rebuildEvents` applies them to the reports stored).
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func setConflationSettings(_ settings: ConflationSettings) throws
+    /// Merges every stored report into events anew, source by source in the order they were
+    /// first read: the events of several reports are made again (with new ids), which the
+    /// change feed records.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func rebuildEvents() throws -> EventChanges
+
     // MARK: Reading and queries
 
     /// The incident with this store id.
@@ -98,7 +113,8 @@ public protocol IncidentStore: AnyObject, GeocodeCaching {
     /// The first event recorded at or after `date`, if any.
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func firstChange(atOrAfter date: Date) throws -> Int64?
-    /// The incidents with these store ids (missing ones, deleted since, are left out).
+    /// The events with these store ids (missing ones, deleted since or merged into another
+    /// event, are left out).
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func incidents(ids: [Int64]) throws -> [Int64: StoredIncident]
 

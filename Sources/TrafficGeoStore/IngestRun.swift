@@ -11,7 +11,8 @@ import TrafficGeoModel
 /// (one refused before any entry was read is an error, and nothing is stored); positioned,
 /// learnable messages that are new or changed teach where their junctions are; a snapshot ends
 /// what the source no longer lists only when the feed was read to its end; what the feed itself
-/// says is over ends once; every new, changed and ended incident goes into the change feed.
+/// says is over ends once; new, changed and ended reports are placed into events; every new,
+/// changed, ended and merged-away event goes into the change feed.
 package protocol IngestSteps: AnyObject {
     /// Makes the sources an older version filed this feed under part of `source`
     /// (`SourceMergePlan`), then gets ready to write. The first step.
@@ -30,9 +31,11 @@ package protocol IngestSteps: AnyObject {
     func endMissing(source: String, scope: SnapshotScope, skippedIDs: Set<String>, now: Date) throws -> [Int64]
     /// Ends the incidents the feed itself said are over (`Incident.endedAt`), where not ended yet.
     func endAsTold(_ told: [(source: String, id: String, at: Date)]) throws -> [Int64]
-    /// Records the ingest's new, updated and `ended` incidents in the change feed; the sequence
-    /// numbers used.
-    func recordChanges(ended: [Int64], now: Date) throws -> ClosedRange<Int64>?
+    /// Places the ingest's new and updated reports, and the `ended` ones, into events
+    /// (`EventMerger`, by the store's settings); what happened to events.
+    func mergeEvents(source: String, ended: [Int64], now: Date) throws -> EventChanges
+    /// Records what happened to events in the change feed; the sequence numbers used.
+    func recordChanges(_ changes: EventChanges, now: Date) throws -> ClosedRange<Int64>?
     /// Lets the store's helpers go idle, whether the ingest succeeded or not (the last step).
     func close()
 }
@@ -42,6 +45,9 @@ package enum IngestRun {
     package static func run(_ steps: some IngestSteps, source: String, format: FeedFormat?, adopting formerNames: FormerSourceNames,
                             snapshot: SnapshotScope?, now: Date, read: ((FeedEvent) throws -> Void) throws -> Void) throws -> IngestSummary {
         defer { steps.close() }
+        guard source != EventRole.eventSourceName else {
+            throw StoreError.writeFailed("", reason: StoreFailure(.other, "\(source) is the name events are filed under: read the feed under another source name"))
+        }
         var summary = IngestSummary(source: source, format: format)
         try steps.begin(adopting: formerNames, into: source)
         var learner: JunctionLearningRun?
@@ -86,8 +92,11 @@ package enum IngestRun {
         }
         ended += try steps.endAsTold(endedByFeed)
         summary.ended = ended.count
-        // The change feed, in the same transaction as the changes.
-        summary.changes = try steps.recordChanges(ended: ended, now: now)
+        // Reports into events, and the events' changes into the change feed, in the same
+        // transaction as the changes.
+        let events = try steps.mergeEvents(source: source, ended: ended, now: now)
+        summary.merged = events.joined
+        summary.changes = try steps.recordChanges(events, now: now)
         return summary
     }
 }

@@ -12,6 +12,8 @@ public struct IngestSummary: Sendable, Equatable {
     public var unchanged = 0
     /// Incidents of the source that a snapshot no longer listed (`SnapshotScope`).
     public var ended = 0
+    /// Reports that joined an event another feed reported too (docs/conflation.md).
+    public var merged = 0
     /// The change-feed events this ingest recorded (none when nothing changed).
     public var changes: ClosedRange<Int64>?
     public var skipped: [SkippedEntry] = []

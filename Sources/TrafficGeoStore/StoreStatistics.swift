@@ -4,12 +4,18 @@ import Foundation
 public struct StoreStatistics: Sendable {
     public var path: String
     public var indexCRS: String
+    /// Events (docs/conflation.md): each is active, expired or ended.
     public var total = 0
     public var located = 0
     public var active = 0
+    /// Not ended, and past their expiry time.
     public var expired = 0
-    /// Incidents a snapshot of their source no longer listed.
+    /// Events whose reports a snapshot of their source no longer listed, or their feed said are over.
     public var ended = 0
+    /// The reports the feeds gave, which make the events.
+    public var reports = 0
+    /// Events that more than one report describes.
+    public var mergedEvents = 0
     /// The change feed's events still kept.
     public var changeFeed = ChangeFeedBounds(first: 1, latest: 0)
     /// How each source's fetches went (`IncidentStore.feedHealth`).

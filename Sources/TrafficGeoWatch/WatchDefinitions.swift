@@ -38,6 +38,10 @@ public enum WatchDefinitions {
         }
     }
 
+    /// Fields a watch does not take: its events come as they happen, not in an order, and a
+    /// watch follows events (the change feed's), not single reports.
+    static let notWatched: Set<QueryField> = [.sort, .reports]
+
     /// One watch: its name, its area (exactly one of lat/lon, bbox, route) and its filter.
     public static func standingQuery(_ object: [String: Any], defaultName: String, folder: String, now: Date = Date()) throws -> StandingQuery {
         let name = (object["name"] as? String) ?? defaultName
@@ -45,8 +49,8 @@ public enum WatchDefinitions {
         var text = QueryText()
         var inlineRoute: Any?
         for (key, value) in object.sorted(by: { $0.key < $1.key }) where key != "name" {
-            guard let field = QueryField(name: key, on: .watchesFile), field != .sort else {
-                let known = (["name"] + QueryField.allCases.filter { $0 != .sort }.map { $0.name(on: .watchesFile) }).joined(separator: ", ")
+            guard let field = QueryField(name: key, on: .watchesFile), !Self.notWatched.contains(field) else {
+                let known = (["name"] + QueryField.allCases.filter { !Self.notWatched.contains($0) }.map { $0.name(on: .watchesFile) }).joined(separator: ", ")
                 throw fail("'\(key)' is not a key of a watch; it takes: \(known)")
             }
             switch value {

@@ -251,6 +251,7 @@ struct IngestCommand: AsyncParsableCommand {
         var text = "\(location) (\(s.format?.rawValue ?? "?")\(filedAs)): \(s.read) read, \(s.new) new, \(s.updated) updated, "
             + "\(s.unchanged) unchanged, \(s.skipped.count) skipped, \(s.withoutPosition) without position"
         if s.ended > 0 { text += ", \(s.ended) ended" }
+        if s.merged > 0 { text += ", \(s.merged) merged into events other feeds report" }
         if s.positionsIgnored > 0 { text += " (\(s.positionsIgnored) whose feed position could not be used)" }
         if s.junctionObservations > 0 { text += ", \(s.junctionObservations) junction positions learned" }
         if !s.positionConflicts.isEmpty {

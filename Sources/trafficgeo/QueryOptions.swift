@@ -174,6 +174,9 @@ struct ContentFilterOptions: ParsableArguments, QueryTextOptions {
     @Option(help: ArgumentHelp("Only geocoded incidents of these precisions (comma-separated: \(GeocodePrecision.allCases.map(\.rawValue).joined(separator: ", "))); positions a feed gave always pass.", valueName: "list"))
     var precision: String?
 
+    @Flag(help: "Answer with every report the feeds gave, each naming its event, instead of the events they make (one per real-world incident, however many feeds report it).")
+    var reports = false
+
     func validate() throws { _ = try filter() }
 
     func add(to text: inout QueryText) {
@@ -183,6 +186,7 @@ struct ContentFilterOptions: ParsableArguments, QueryTextOptions {
         text.add(.search, search)
         text.add(.minConfidence, minConfidence)
         text.add(.precision, precision)
+        if reports { text.add(.reports, "true") }
     }
 
 }

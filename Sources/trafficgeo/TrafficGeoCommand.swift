@@ -28,7 +28,7 @@ struct TrafficGeoCommand: AsyncParsableCommand {
         subcommands: [
             IngestCommand.self, NearCommand.self, WithinCommand.self, BoundingBoxCommand.self, ExportCommand.self,
             ChangesCommand.self, WatchCommand.self, ServeCommand.self, GeocodeCommand.self, ReverseCommand.self, JunctionsCommand.self, StatsCommand.self,
-            PruneCommand.self, CopyCommand.self, ParseCommand.self,
+            EventsCommand.self, PruneCommand.self, CopyCommand.self, ParseCommand.self,
         ]
     )
 }

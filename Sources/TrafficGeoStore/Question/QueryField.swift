@@ -12,11 +12,15 @@ public enum QueryField: String, Sendable, CaseIterable, Hashable {
     case lat, lon, radius, bbox, route, buffer
     // What: the filter.
     case activeAt, since, until, road, category, search, source, minConfidence, precision
+    /// Answer with the reports the feeds gave, each naming its event, instead of the events
+    /// (docs/conflation.md): `--reports`, `reports=true`.
+    case reports
     // How the answer is ordered.
     case sort
 
     /// The fields that make up an `IncidentFilter`.
-    public static let filterFields: [QueryField] = [.activeAt, .since, .until, .road, .category, .search, .source, .minConfidence, .precision]
+    public static let filterFields: [QueryField] = [.activeAt, .since, .until, .road, .category, .search, .source, .minConfidence, .precision,
+                                                    .reports]
 
     /// Fields that take a list (repeated, or a comma list): any of the values matches.
     public var isList: Bool { self == .road || self == .category || self == .precision }

@@ -81,6 +81,13 @@ public struct QueryText: Sendable, Equatable {
             filter.words = words
         }
         if let source = try single(.source), !source.isEmpty { filter.source = source }
+        if let text = try single(.reports), !text.isEmpty {
+            switch text.lowercased() {
+            case "true", "yes", "1", "on": filter.reports = true
+            case "false", "no", "0", "off": filter.reports = false
+            default: throw QueryTextError(.reports, text, "is not true or false (true: every report, each naming its event; false: the events)")
+            }
+        }
         if let text = try single(.minConfidence) {
             guard let c = PlainNumber.parse(text), (0...1).contains(c) else {
                 throw QueryTextError(.minConfidence, text, "is not a number from 0 to 1 (0.5 keeps incidents placed at least half surely)")

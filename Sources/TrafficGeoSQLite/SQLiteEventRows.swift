@@ -1,0 +1,186 @@
+import Foundation
+import GRDB
+import TrafficGeoModel
+import TrafficGeoStore
+
+/// The SQLite store's rows of reports and events (`EventRows`, for `EventMerger`), inside an
+/// open write transaction: `role` 0 a report of its own, 1 a report merged into the event
+/// `event_id`, 2 an event's row, filed under `EventRole.eventSourceName` by its own id, its reports
+/// listed in `reports` (schema v8).
+final class SQLiteEventRows: EventRows {
+    private let db: Database
+    private let now: Double
+    private let index: BlockIndexWriter
+    private var sourceNames: [Int64: String] = [:]
+
+    init(db: Database, now: Date) throws {
+        self.db = db
+        self.now = now.timeIntervalSince1970.rounded(.down)
+        index = try BlockIndexWriter(db: db)
+    }
+
+    /// The settings the store keeps (`store_info`), or the defaults.
+    static func settings(_ db: Database) throws -> ConflationSettings {
+        ConflationSettings(storedText: try String.fetchOne(db, sql: "SELECT value FROM store_info WHERE key = 'conflation'"))
+    }
+
+    static func setSettings(_ settings: ConflationSettings, _ db: Database) throws {
+        try db.execute(sql: "INSERT OR REPLACE INTO store_info (key, value) VALUES ('conflation', ?)", arguments: [settings.storedText])
+    }
+
+    /// Merges the reports an ingest (or a geocode) wrote, by the store's settings.
+    static func merge(_ db: Database, now: Date, inserted: [Int64], updated: [Int64], ended: [Int64], source: String?) throws -> EventChanges {
+        let merger = EventMerger(rows: try SQLiteEventRows(db: db, now: now), settings: try settings(db))
+        return try merger.merge(inserted: inserted, updated: updated, ended: ended, source: source)
+    }
+
+    /// Merges every report anew (`IncidentStore.rebuildEvents`): the events of several go, and
+    /// each source's reports, in the order the sources were first read, look for their events.
+    static func rebuild(_ db: Database, now: Date) throws -> EventChanges {
+        var changes = EventChanges()
+        changes.removed = try Int64.fetchAll(db, sql: "SELECT id FROM incidents WHERE role = 2 ORDER BY id")
+        try db.execute(sql: "DELETE FROM incidents WHERE role = 2")
+        try db.execute(sql: "UPDATE incidents SET role = 0, event_id = NULL WHERE role = 1")
+        let sources = try Row.fetchAll(db, sql: """
+            SELECT s.id, s.name FROM sources s JOIN incidents i ON i.source_id = s.id GROUP BY s.id ORDER BY min(i.first_seen), s.id
+            """)
+        let merger = EventMerger(rows: try SQLiteEventRows(db: db, now: now), settings: try settings(db))
+        for source in sources {
+            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM incidents WHERE source_id = ? AND role = 0 ORDER BY id", arguments: [source[0] as Int64])
+            let merged = try merger.merge(inserted: [], updated: ids, ended: [], source: source[1])
+            // A report that stays an event of its own did not change.
+            changes.updated += merged.updated.filter { !Set(ids).contains($0) }
+            changes.ended += merged.ended
+            changes.removed += merged.removed
+            changes.joined += merged.joined
+        }
+        changes.updated.sort()
+        return changes
+    }
+
+    func rows(ids: [Int64]) throws -> [StoredIncident] {
+        Array(try IncidentRowLayout.fetch(db, ids: ids).values)
+    }
+
+    func places(ids: [Int64]) throws -> [ReportPlace] {
+        var found: [ReportPlace] = []
+        var start = 0
+        while start < ids.count {
+            let chunk = ids[start ..< min(ids.count, start + 500)]
+            found += try places(where: "i.id IN (\(String(repeating: "?,", count: chunk.count - 1))?)", arguments: StatementArguments(Array(chunk)))
+            start += chunk.count
+        }
+        return found
+    }
+
+    func eventPlaces(road: String, latitudes: ClosedRange<Double>, excluding excluded: String?) throws -> [ReportPlace] {
+        let excludedID = try excluded.flatMap { try Int64.fetchOne(db, sql: "SELECT id FROM sources WHERE name = ?", arguments: [$0]) } ?? 0
+        // Through the index of (road, latitude).
+        return try places(where: "i.road = ? AND i.latitude BETWEEN ? AND ? AND i.role <> 1 AND NOT (i.role = 0 AND i.source_id = ?)",
+                          arguments: [road, latitudes.lowerBound, latitudes.upperBound, excludedID])
+    }
+
+    func hasEvents(besides source: String?) throws -> Bool {
+        // Source by source (few), each through the identity index: no scan of the source's own rows.
+        try Bool.fetchOne(db, sql: """
+            SELECT EXISTS (SELECT 1 FROM sources s WHERE s.name IS NOT ? AND EXISTS (
+                SELECT 1 FROM incidents i WHERE i.source_id = s.id AND i.latitude IS NOT NULL AND i.role <> 1))
+            """, arguments: [source]) ?? false
+    }
+
+    private func places(where condition: String, arguments: StatementArguments) throws -> [ReportPlace] {
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT i.id, i.source_id, i.role, i.event_id, i.road, i.latitude, i.longitude, i.segment FROM incidents i WHERE \(condition)
+            """, arguments: arguments)
+        var found: [ReportPlace] = []
+        while let row = try rows.next() {
+            var shape: [Coordinate] = []
+            if let segment = (row[7] as String?).flatMap(ColumnJSON.parseCoordinates), segment.count >= 2 {
+                shape = segment
+            } else if let lat = row[5] as Double?, let lon = row[6] as Double? {
+                shape = [Coordinate(latitude: lat, longitude: lon)]
+            }
+            found.append(ReportPlace(storeID: row[0], source: try sourceName(row[1]), role: EventRole(rawValue: row[2]) ?? .report,
+                                     memberOf: row[3], road: row[4], shape: shape))
+        }
+        return found
+    }
+
+    private func sourceName(_ id: Int64) throws -> String {
+        if let name = sourceNames[id] { return name }
+        let name = try String.fetchOne(db, sql: "SELECT name FROM sources WHERE id = ?", arguments: [id]) ?? ""
+        sourceNames[id] = name
+        return name
+    }
+
+    func members(ofEvents ids: [Int64]) throws -> [Int64: [StoredIncident]] {
+        var members: [Int64: [StoredIncident]] = [:]
+        let statement = try db.cachedStatement(sql: "SELECT \(IncidentRowLayout.selection) FROM incidents i WHERE i.event_id = ?")
+        let listed = try db.cachedStatement(sql: "SELECT reports FROM incidents WHERE id = ? AND role = 2")
+        for id in ids {
+            let rows = try Row.fetchAll(statement, arguments: [id]).map { IncidentRowLayout.decode($0) }
+            guard !rows.isEmpty else { continue }
+            members[id] = EventComposition.joiningOrder(rows, listed: (try String.fetchOne(listed, arguments: [id])).map(ReportReference.parse) ?? [])
+        }
+        return members
+    }
+
+    func promote(_ id: Int64) throws -> Int64 {
+        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM incidents WHERE id = ?", arguments: [id]) else {
+            throw StoreError.writeFailed("", reason: "report \(id) to merge is missing")
+        }
+        let newID = try index.nextFreeID()
+        let events = try eventSourceID()
+        // The row becomes the event's (under the events' source, by its id), then the report
+        // moves, as it was, to a row of its own: the identity (source, feed id) is unique.
+        try db.execute(sql: "UPDATE incidents SET source_id = ?, external_id = CAST(id AS TEXT), role = 2, event_id = NULL WHERE id = ?",
+                       arguments: [events, id])
+        var columns: [String] = [], values: [DatabaseValue] = []
+        for (column, value) in row {
+            columns.append(column)
+            switch column {
+            case "id": values.append(newID.databaseValue)
+            case "role": values.append(EventRole.member.rawValue.databaseValue)
+            case "event_id": values.append(id.databaseValue)
+            case "reports": values.append(.null)
+            default: values.append(value)
+            }
+        }
+        try db.execute(sql: "INSERT INTO incidents (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))",
+                       arguments: StatementArguments(values))
+        if let lat = row["latitude"] as Double?, let lon = row["longitude"] as Double? {
+            try index.positionChanged(id: newID, to: Coordinate(latitude: lat, longitude: lon))
+        }
+        return newID
+    }
+
+    private func eventSourceID() throws -> Int64 {
+        try db.execute(sql: "INSERT OR IGNORE INTO sources (name) VALUES (?)", arguments: [EventRole.eventSourceName])
+        return try Int64.fetchOne(db, sql: "SELECT id FROM sources WHERE name = ?", arguments: [EventRole.eventSourceName])!
+    }
+
+    func setEvent(ofReport id: Int64, to event: Int64?) throws {
+        try db.execute(sql: "UPDATE incidents SET role = ?, event_id = ? WHERE id = ?",
+                       arguments: [(event == nil ? EventRole.report : .member).rawValue, event, id])
+    }
+
+    func writeEvent(_ id: Int64, _ composed: EventComposition.Composed) throws -> Bool {
+        let list = IncidentRowLayout.values(of: composed.incident)
+        let assignments = IncidentRowLayout.fieldColumns.map { "\($0) = ?" }.joined(separator: ", ")
+        let hash = IncidentWriter.hash(list + [ReportReference.text(composed.reports).databaseValue])
+        let changed = try Bool.fetchOne(db, sql: "SELECT content_hash IS NOT ? OR ended IS NOT ? FROM incidents WHERE id = ?",
+                                        arguments: [hash, composed.ended?.timeIntervalSince1970, id]) ?? true
+        guard changed else { return false }
+        try db.execute(sql: """
+            UPDATE incidents SET \(assignments), content_hash = ?, last_changed = ?, ended = ?, reports = ?,
+                geocode_status = NULL, geocode_error = NULL WHERE id = ?
+            """, arguments: StatementArguments(list + [hash.databaseValue, now.databaseValue, composed.ended?.timeIntervalSince1970.databaseValue ?? .null,
+                                                       ReportReference.text(composed.reports).databaseValue, id.databaseValue]))
+        try index.positionChanged(id: id, to: composed.incident.position)
+        return true
+    }
+
+    func deleteEvent(_ id: Int64) throws {
+        try db.execute(sql: "DELETE FROM incidents WHERE id = ? AND role = 2", arguments: [id])
+    }
+}

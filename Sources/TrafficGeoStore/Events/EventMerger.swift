@@ -1,0 +1,345 @@
+import Foundation
+import TrafficGeoModel
+
+/// What a store does for `EventMerger`, with its own statements, inside the write transaction of
+/// the ingest (or geocode, or prune) whose reports are being merged.
+package protocol EventRows: AnyObject {
+    /// The rows with these store ids (any role), as stored now.
+    func rows(ids: [Int64]) throws -> [StoredIncident]
+    /// Where the rows with these ids are, lean.
+    func places(ids: [Int64]) throws -> [ReportPlace]
+    /// The located rows that answer for events (`EventRole.report` and `.event`) on `road` (as
+    /// stored) with their point between these latitudes, but for `excluded`'s reports of their own, lean.
+    func eventPlaces(road: String, latitudes: ClosedRange<Double>, excluding excluded: String?) throws -> [ReportPlace]
+    /// Whether any located row answers for an event that is not a report of `source`'s.
+    func hasEvents(besides source: String?) throws -> Bool
+    /// The reports of each event, in the order they joined it.
+    func members(ofEvents ids: [Int64]) throws -> [Int64: [StoredIncident]]
+    /// Makes the report `id` (an event of its own) the first report of an event that keeps its
+    /// id: the report moves to a new row, whose id is returned, and `id` becomes the event's row.
+    func promote(_ id: Int64) throws -> Int64
+    /// Makes a report a member of `event`, or (nil) an event of its own again.
+    func setEvent(ofReport id: Int64, to event: Int64?) throws
+    /// Writes an event row's fields; false when they were so already.
+    func writeEvent(_ id: Int64, _ composed: EventComposition.Composed) throws -> Bool
+    /// Deletes an event row that has no reports left.
+    func deleteEvent(_ id: Int64) throws
+}
+
+/// Where a row is and what it is, as much as finding its neighbours needs.
+package struct ReportPlace: Sendable {
+    package var storeID: Int64
+    package var source: String
+    package var role: EventRole
+    package var memberOf: Int64?
+    package var road: String?
+    /// Its line where it has one, else its point; empty without a position.
+    package var shape: [Coordinate]
+
+    package init(storeID: Int64, source: String, role: EventRole, memberOf: Int64?, road: String?, shape: [Coordinate]) {
+        self.storeID = storeID
+        self.source = source
+        self.role = role
+        self.memberOf = memberOf
+        self.road = road
+        self.shape = shape
+    }
+}
+
+/// The events' side of what changed, for the change feed (which speaks of events): a report of
+/// its own stands for its event.
+public struct EventChanges: Sendable, Equatable {
+    public var new: [Int64] = []
+    public var updated: [Int64] = []
+    public var ended: [Int64] = []
+    /// Events that are no more: merged into another, or left without reports.
+    public var removed: [Int64] = []
+    /// Reports that joined an event in this run.
+    public var joined = 0
+
+    public init() {}
+}
+
+/// Places reports into events as they arrive, change, end or vanish (docs/conflation.md), the
+/// same for every store (which supplies `EventRows`):
+///   - a report of its own that is new, changed or newly placed joins the event it matches best
+///     (`SameEventRule`: the same as one of its reports, contradicted by none), or stays an event
+///     of its own;
+///   - a member that changed so that it no longer fits its event leaves it (the event splits;
+///     both keep their ids) and may join another;
+///   - an event is composed again from its reports (`EventComposition`) whenever one of them
+///     changes, joins or leaves; it ends when the last of them ends, and goes when none is left.
+package struct EventMerger {
+    let rows: EventRows
+    let rule: SameEventRule
+
+    package init(rows: EventRows, settings: ConflationSettings) {
+        self.rows = rows
+        rule = SameEventRule(settings: settings)
+    }
+
+    /// Merges after a write that inserted, updated and ended these reports of `source` (nil:
+    /// of any source); a report may be in more than one list. Returns what happened to events.
+    package func merge(inserted: [Int64], updated: [Int64], ended: [Int64], source: String?) throws -> EventChanges {
+        var changes = EventChanges()
+        guard rule.settings.enabled else {
+            // Every report is an event of its own: the change feed says what happened to it.
+            (changes.new, changes.updated, changes.ended) = (inserted, updated, ended)
+            return changes
+        }
+        let insertedSet = Set(inserted), updatedSet = Set(updated), endedSet = Set(ended)
+        // New rows are reports of their own; the others may be members of an event.
+        let changed = try rows.places(ids: Array(updatedSet.union(endedSet).subtracting(insertedSet)).sorted())
+            .filter { $0.role != .event }
+        var affected: Set<Int64> = []
+        var seeking = Set(inserted)
+        var ownBefore: Set<Int64> = []   // events of their own before this run
+        let memberEvents = Set(changed.compactMap(\.memberOf))
+        let eventsBefore = Dictionary(try rows.rows(ids: Array(memberEvents).sorted()).map { ($0.storeID, $0) }, uniquingKeysWith: { a, _ in a })
+        let membersBefore = try rows.members(ofEvents: Array(memberEvents).sorted())
+        for place in changed {
+            guard let event = place.memberOf else {
+                ownBefore.insert(place.storeID)
+                if updatedSet.contains(place.storeID) { seeking.insert(place.storeID) }
+                continue
+            }
+            affected.insert(event)
+            // A member whose words or place changed must still be the same event as its others.
+            guard updatedSet.contains(place.storeID), let members = membersBefore[event],
+                  let report = members.first(where: { $0.storeID == place.storeID }) else { continue }
+            let others = members.filter { $0.storeID != place.storeID }
+            if !others.isEmpty, !fits(report, with: others) {
+                try rows.setEvent(ofReport: place.storeID, to: nil)
+                changes.new.append(place.storeID)
+                seeking.insert(place.storeID)
+            }
+        }
+
+        // Reports of their own look for an event to join.
+        var joins: [Join] = []
+        if !seeking.isEmpty, try rows.hasEvents(besides: source) { joins = try bestJoins(for: seeking.sorted(), excluding: source) }
+        for join in joins {
+            if join.targetIsReport { _ = try rows.promote(join.target) }
+            try rows.setEvent(ofReport: join.report, to: join.target)
+            affected.insert(join.target)
+            changes.joined += 1
+            if let at = changes.new.firstIndex(of: join.report) { changes.new.remove(at: at) }
+            // A report that was an event of its own before this run is merged away.
+            if ownBefore.contains(join.report) { changes.removed.append(join.report) }
+        }
+        let joined = Set(joins.map(\.report))
+
+        // The events of several, composed again.
+        let targets = Set(joins.map(\.target)).subtracting(eventsBefore.keys)
+        let before = eventsBefore.merging(try rows.rows(ids: targets.sorted()).map { ($0.storeID, $0) }, uniquingKeysWith: { a, _ in a })
+        try recompose(affected, before: before, into: &changes)
+
+        // Reports that are still events of their own: their own change.
+        let split = Set(changes.new)
+        for id in insertedSet.union(ownBefore).sorted() where !joined.contains(id) && !split.contains(id) {
+            if insertedSet.contains(id) { changes.new.append(id) } else if updatedSet.contains(id) { changes.updated.append(id) }
+            if endedSet.contains(id) { changes.ended.append(id) }
+        }
+        changes.new.sort()
+        return changes
+    }
+
+    /// Composes these events again from their reports (after some of them were deleted: `prune`);
+    /// an event without reports goes. What happened to them.
+    package func recompose(_ events: Set<Int64>) throws -> EventChanges {
+        var changes = EventChanges()
+        let before = Dictionary(try rows.rows(ids: events.sorted()).map { ($0.storeID, $0) }, uniquingKeysWith: { a, _ in a })
+        try recompose(events, before: before, into: &changes)
+        return changes
+    }
+
+    private func recompose(_ events: Set<Int64>, before: [Int64: StoredIncident], into changes: inout EventChanges) throws {
+        let members = try rows.members(ofEvents: events.sorted())
+        for event in events.sorted() {
+            guard let reports = members[event], !reports.isEmpty else {
+                try rows.deleteEvent(event)
+                changes.removed.append(event)
+                continue
+            }
+            let composed = EventComposition.compose(reports)
+            guard try rows.writeEvent(event, composed) else { continue }
+            let wasEnded = before[event].map { $0.ended != nil } ?? false
+            if composed.ended != nil, !wasEnded { changes.ended.append(event) } else { changes.updated.append(event) }
+        }
+    }
+
+    /// Whether `report` is still one event with `others`: the same as one of them, and
+    /// contradicted by none (a report without a position contradicts nothing).
+    private func fits(_ report: StoredIncident, with others: [StoredIncident]) -> Bool {
+        let traits = ReportTraits(report, settings: rule.settings)
+        var matched = false
+        for other in others {
+            switch rule.verdict(traits, ReportTraits(other, settings: rule.settings)) {
+            case .same: matched = true
+            case .distinct(.noPosition): continue
+            case .distinct: return false
+            }
+        }
+        return matched || traits.shape.isEmpty
+    }
+
+    private struct Join {
+        var report: Int64
+        /// The event joined: an event of several, or a report of its own that becomes one.
+        var target: Int64
+        var targetIsReport: Bool
+    }
+
+    /// For each report that finds one, the event it joins: the best match first, one report per
+    /// source in an event, a report never both joining and joined.
+    private func bestJoins(for seekingIDs: [Int64], excluding source: String?) throws -> [Join] {
+        let settings = rule.settings
+        let seeking = try rows.places(ids: seekingIDs).filter { $0.role == .report && $0.road != nil }
+        guard !seeking.isEmpty else { return [] }
+        let placed = seeking.filter { !$0.shape.isEmpty }
+        // The farthest two reports of one event can be apart.
+        let reach = max(2 * max(settings.feedReach, settings.junctionReach, settings.townReach), settings.namedStretchReach)
+        let seekingSet = Set(seekingIDs)
+        // On each road, the rows in the band of latitudes the reports there reach.
+        var places: [ReportPlace] = []
+        let margin = reach / 111_000 + 0.01
+        for (road, reports) in Dictionary(grouping: placed, by: { $0.road! }).sorted(by: { $0.key < $1.key }) {
+            let latitudes = reports.flatMap { $0.shape.map(\.latitude) }
+            places += try rows.eventPlaces(road: road, latitudes: (latitudes.min()! - margin)...(latitudes.max()! + margin), excluding: source)
+        }
+        let grid = PlaceGrid(places.filter { !seekingSet.contains($0.storeID) }, reach: reach)
+
+        // The places near each report; then the whole rows, and the members of events, of those only.
+        var near: [Int64: [ReportPlace]] = [:]
+        for report in placed {
+            let found = grid.near(report.shape, road: report.road!, within: reach).filter { $0.source != report.source || $0.role == .event }
+            if !found.isEmpty { near[report.storeID] = found }
+        }
+        // A report without a position may still name its place by kilometre posts: it looks at
+        // every event of its road (few have no position: a geocoder placed the rest).
+        let unplaced = seeking.filter { $0.shape.isEmpty }
+        if !unplaced.isEmpty {
+            let withPosts = Set(try rows.rows(ids: unplaced.map(\.storeID)).filter(ReportTraits.namesKilometrePosts).map(\.storeID))
+            for (road, reports) in Dictionary(grouping: unplaced.filter { withPosts.contains($0.storeID) }, by: { $0.road! }) {
+                let onRoad = try rows.eventPlaces(road: road, latitudes: -90...90, excluding: source).filter { !seekingSet.contains($0.storeID) }
+                for report in reports {
+                    let found = onRoad.filter { $0.source != report.source || $0.role == .event }
+                    if !found.isEmpty { near[report.storeID] = found }
+                }
+            }
+        }
+        guard !near.isEmpty else { return [] }
+        let wanted = Set(near.keys).union(near.values.flatMap { $0.map(\.storeID) })
+        let full = Dictionary(try rows.rows(ids: wanted.sorted()).map { ($0.storeID, $0) }, uniquingKeysWith: { a, _ in a })
+        let eventMembers = try rows.members(ofEvents: full.values.filter { $0.role == .event }.map(\.storeID).sorted())
+        var traits: [Int64: ReportTraits] = [:]
+        func traitsOf(_ stored: StoredIncident) -> ReportTraits {
+            if let t = traits[stored.storeID] { return t }
+            let t = ReportTraits(stored, settings: settings)
+            traits[stored.storeID] = t
+            return t
+        }
+        func reportsOf(_ target: StoredIncident) -> [StoredIncident] {
+            target.role == .event ? eventMembers[target.storeID] ?? [] : [target]
+        }
+
+        var options: [(score: Double, report: Int64, target: Int64)] = []
+        for (reportID, places) in near.sorted(by: { $0.key < $1.key }) {
+            guard let report = full[reportID] else { continue }
+            let mine = traitsOf(report)
+            for place in places {
+                guard let target = full[place.storeID] else { continue }
+                let theirs = reportsOf(target)
+                guard !theirs.isEmpty, !theirs.contains(where: { $0.incident.source == report.incident.source }) else { continue }
+                var best: Double?
+                var contradicted = false
+                for other in theirs {
+                    switch rule.verdict(mine, traitsOf(other)) {
+                    case let .same(score): best = min(best ?? score, score)
+                    case .distinct(.noPosition): continue
+                    case .distinct: contradicted = true
+                    }
+                    if contradicted { break }
+                }
+                if let best, !contradicted { options.append((best, reportID, target.storeID)) }
+            }
+        }
+        options.sort { ($0.score, $0.report, $0.target) < ($1.score, $1.report, $1.target) }
+        var joins: [Join] = []
+        var joined: Set<Int64> = [], targets: Set<Int64> = []
+        var sourcesOf: [Int64: Set<String>] = [:]
+        for option in options where !joined.contains(option.report) && !joined.contains(option.target) && !targets.contains(option.report) {
+            guard let report = full[option.report], let target = full[option.target] else { continue }
+            var sources = sourcesOf[option.target] ?? Set(reportsOf(target).map(\.incident.source))
+            guard sources.insert(report.incident.source).inserted else { continue }
+            sourcesOf[option.target] = sources
+            joins.append(Join(report: option.report, target: option.target, targetIsReport: target.role == .report && !targets.contains(option.target)))
+            joined.insert(option.report)
+            targets.insert(option.target)
+        }
+        return joins
+    }
+}
+
+/// Places by road and by cells of about `reach` metres, so that a report looks only at the rows
+/// around it on its own road. Lines are walked in steps shorter than a cell.
+private struct PlaceGrid {
+    private var cells: [CellKey: [Int]] = [:]
+    private let places: [ReportPlace]
+    private let cellDegrees: Double
+
+    private struct CellKey: Hashable { var road: String, lat: Int, lon: Int }
+
+    init(_ places: [ReportPlace], reach: Double) {
+        self.places = places
+        cellDegrees = max(0.01, reach / 111_000)
+        for (k, place) in places.enumerated() {
+            guard let road = place.road.map(ReportTraits.roadKey) else { continue }
+            for key in Set(densified(place.shape).map { cell(road, $0) }) { cells[key, default: []].append(k) }
+        }
+    }
+
+    /// Cells of longitude around the whole globe, so that the antimeridian is no edge.
+    private var longitudeCells: Int { Int((360 / cellDegrees).rounded(.up)) }
+
+    private func cell(_ road: String, _ p: Coordinate) -> CellKey {
+        CellKey(road: road, lat: Int((p.latitude / cellDegrees).rounded(.down)),
+                lon: Int(((p.longitude + 180) / cellDegrees).rounded(.down)) % longitudeCells)
+    }
+
+    /// The shape's points, with points added along lines every half cell.
+    private func densified(_ shape: [Coordinate]) -> [Coordinate] {
+        guard shape.count >= 2 else { return shape }
+        var out = [shape[0]]
+        for (a, b) in zip(shape, shape.dropFirst()) {
+            let steps = Int((max(abs(b.latitude - a.latitude), abs(b.longitude - a.longitude)) / (cellDegrees / 2)).rounded(.up))
+            if steps > 1, steps < 10_000 {
+                for k in 1..<steps {
+                    let t = Double(k) / Double(steps)
+                    out.append(Coordinate(latitude: a.latitude + t * (b.latitude - a.latitude), longitude: a.longitude + t * (b.longitude - a.longitude)))
+                }
+            }
+            out.append(b)
+        }
+        return out
+    }
+
+    /// The places on `road` with a point within about `reach` of `shape` (every place closer
+    /// than `reach` is among them; some farther ones too).
+    func near(_ shape: [Coordinate], road: String, within reach: Double) -> [ReportPlace] {
+        let road = ReportTraits.roadKey(road)
+        var found: Set<Int> = []
+        for p in densified(shape) {
+            let c = cell(road, p)
+            // Longitude cells shrink towards the poles: look further across them there.
+            let span = Int((1 / max(cos(p.latitude * .pi / 180), 0.05)).rounded(.up))
+            for dLat in -1...1 {
+                for dLon in -span...span {
+                    let lon = ((c.lon + dLon) % longitudeCells + longitudeCells) % longitudeCells
+                    for k in cells[CellKey(road: road, lat: c.lat + dLat, lon: lon)] ?? [] { found.insert(k) }
+                }
+            }
+        }
+        return found.sorted().map { places[$0] }
+    }
+}

@@ -1,0 +1,40 @@
+import Testing
+@testable import TrafficGeoRoadTitles
+
+/// The road references of other schemes, as a person types them and feeds' road fields give
+/// them, each in its normal form (`RoadReference.normalize`, `WorldRoads`).
+@Suite("Road references of the world")
+struct RoadReferenceWorldTests {
+    @Test(arguments: [
+        // US: Interstates, US routes, state routes, a state's own code, county roads.
+        ("I-25", "I-25"), ("I 25", "I-25"), ("I25", "I-25"), ("Interstate 25", "I-25"), ("IH 35", "I-35"), ("i-70", "I-70"),
+        ("I-70 WB", "I-70"), ("US-40", "US-40"), ("US 40", "US-40"), ("US Highway 40", "US-40"), ("U.S. 40", "US-40"),
+        ("SR 7", "SR-7"), ("State Route 99", "SR-99"), ("SH 7", "SH-7"), ("State Highway 7", "SH-7"),
+        ("CO-7", "CO-7"), ("CO 67", "CO-67"), ("CA Highway 1", "CA-1"), ("County Road 12", "CR-12"), ("CR 12", "CR-12"),
+        // UK and Ireland.
+        ("M1", "M1"), ("M25", "M25"), ("A1(M)", "A1(M)"), ("A1 (M)", "A1(M)"), ("A404", "A404"), ("B1234", "B1234"), ("M1 northbound", "M1"),
+        ("M50", "M50"), ("N7", "N7"), ("R132", "R132"),
+        // France.
+        ("A7", "A7"), ("RN7", "N7"), ("RN 7", "N7"), ("N 7", "N7"), ("D906", "D906"), ("RD906", "D906"),
+        // Netherlands and Belgium; Italy; Europe.
+        ("A2", "A2"), ("N201", "N201"), ("R0", "R0"), ("SS1", "SS1"), ("E40", "E40"), ("E 40", "E40"),
+        // Germany as before, Austria, Switzerland.
+        ("A 4", "A4"), ("BAB 4", "A4"), ("a4", "A4"), ("B54", "B54"), ("L 123", "L123"), ("K12", "K12"), ("S 1", "S1"),
+    ])
+    func normalForm(text: String, normal: String) {
+        #expect(RoadReference.normalize(text) == normal, "\(text)")
+    }
+
+    @Test(arguments: ["J29A", "Köln", "A4 paper", "Interstate", "route", "M", "12", "I-0", "US", "Kreuz Köln-Ost", "between J29 and J30", ""])
+    func notARoad(text: String) {
+        #expect(RoadReference.normalize(text) == nil, "\(text)")
+    }
+
+    @Test func feedFieldsKeepTheirForm() {
+        #expect(RoadReference.field("A4") == "A4")
+        #expect(RoadReference.field("I 70") == "I-70")
+        #expect(RoadReference.field("A1(M)") == "A1(M)")
+        // A field that is a sentence: its first German reference, as before.
+        #expect(RoadReference.field("A4 Köln Richtung Olpe") == "A4")
+    }
+}
