@@ -34,9 +34,19 @@ final class PostGISEventRows: EventRows {
 
     /// Merges the reports an ingest (or a geocode) wrote, by the store's settings.
     static func merge(_ connection: PostgresConnection, logger: Logger, now: Date, inserted: [Int64], updated: [Int64], ended: [Int64],
-                      source: String?) throws -> EventChanges {
+                      source: String?, released: ReleasedReports = ReleasedReports()) throws -> EventChanges {
         let merger = EventMerger(rows: PostGISEventRows(connection: connection, logger: logger, now: now), settings: try settings(connection, logger: logger))
-        return try merger.merge(inserted: inserted, updated: updated, ended: ended, source: source)
+        return try merger.merge(inserted: inserted, updated: updated, ended: ended, source: source, released: released)
+    }
+
+    /// Takes the reports of these sources out of their events (before the sources merge: an
+    /// event holds one report of a source).
+    static func release(_ connection: PostgresConnection, logger: Logger, sources: [Int64]) throws -> ReleasedReports {
+        let rows = try connection.rows("""
+            WITH taken AS (SELECT id, event_id FROM incidents WHERE source_id = ANY(\(sources)) AND role = 1)
+            UPDATE incidents i SET role = 0, event_id = NULL FROM taken WHERE i.id = taken.id RETURNING taken.id, taken.event_id
+            """, logger: logger).map { try $0.decode((Int64, Int64).self) }
+        return ReleasedReports(reports: rows.map(\.0), events: Set(rows.map(\.1)))
     }
 
     /// Merges every report anew (`IncidentStore.rebuildEvents`), as the SQLite store does.

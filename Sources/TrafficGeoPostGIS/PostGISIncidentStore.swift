@@ -145,13 +145,18 @@ public final class PostGISIncidentStore: IncidentStore {
 
     /// Makes the sources an older version filed this feed under part of `source`: renamed, or
     /// merged into it by `SourceMergePlan` (the rule the SQLite store follows too).
-    func adopt(_ connection: PostgresConnection, _ former: FormerSourceNames, into source: String) throws {
+    func adopt(_ connection: PostgresConnection, _ former: FormerSourceNames, into source: String) throws -> ReleasedReports {
         let candidates = former.given.map { ($0, false) } + former.migrated.map { ($0, true) }
+        var released = ReleasedReports()
         for (name, onlyIfMigrated) in candidates where name != source {
             guard let row = try connection.rows("SELECT id, renamed_from FROM sources WHERE name = \(name)", logger: logger).first else { continue }
             let (id, renamedFrom) = try row.decode((Int64, String?).self)
             if onlyIfMigrated, renamedFrom == nil { continue }
             let existing = try connection.rows("SELECT id FROM sources WHERE name = \(source)", logger: logger).first?.decode(Int64.self)
+            // The two sources become one, and an event holds one report of a source.
+            let taken = try PostGISEventRows.release(connection, logger: logger, sources: [id] + (existing.map { [$0] } ?? []))
+            released.reports += taken.reports
+            released.events.formUnion(taken.events)
             let moving = try connection.rows("SELECT id, external_id, last_changed FROM incidents WHERE source_id = \(id)", logger: logger).map { row in
                 let (storeID, externalID, changed) = try row.decode((Int64, String, Double).self)
                 return SourceMergePlan.Copy(storeID: storeID, externalID: externalID, changed: changed)
@@ -176,6 +181,12 @@ public final class PostGISIncidentStore: IncidentStore {
                 try connection.run("UPDATE sources SET name = \(source), renamed_from = NULL WHERE id = \(id)", logger: logger)
             }
         }
+        // Losers of the merge are gone.
+        if !released.reports.isEmpty {
+            let left = Set(try connection.rows("SELECT id FROM incidents WHERE id = ANY(\(released.reports))", logger: logger).map { try $0.decode(Int64.self) })
+            released.reports = released.reports.filter { left.contains($0) }
+        }
+        return released
     }
 
     // MARK: - Reading
@@ -344,11 +355,10 @@ public final class PostGISIncidentStore: IncidentStore {
             stats.indexKind = PostGISSchema.indexDescription
             stats.hasBlockIndex = false
             let t = now.timeIntervalSince1970
-            // Events, each in one state: ended, else expired, else active.
+            // Events.
             if let row = try connection.rows("""
-                SELECT count(*), count(latitude), count(ended),
-                       count(*) FILTER (WHERE ended IS NULL AND expires IS NOT NULL AND expires <= \(t)),
-                       count(*) FILTER (WHERE ended IS NULL AND (expires IS NULL OR expires > \(t))),
+                SELECT count(*), count(latitude), count(ended), count(*) FILTER (WHERE expires IS NOT NULL AND expires < \(t)),
+                       count(*) FILTER (WHERE (updated IS NULL OR updated <= \(t)) AND (expires IS NULL OR \(t) < expires) AND ended IS NULL),
                        count(*) FILTER (WHERE role = 2), min(updated), max(updated)
                 FROM incidents WHERE role <> 1
                 """, logger: logger).first {

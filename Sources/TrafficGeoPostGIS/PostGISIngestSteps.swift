@@ -21,9 +21,10 @@ final class PostGISIngestSteps: IngestSteps {
         self.now = now
     }
 
-    func begin(adopting formerNames: FormerSourceNames, into source: String) throws {
-        try store.adopt(connection, formerNames, into: source)
+    func begin(adopting formerNames: FormerSourceNames, into source: String) throws -> ReleasedReports {
+        let released = try store.adopt(connection, formerNames, into: source)
         writer = try PostGISIncidentWriter(connection: connection, logger: logger, now: now)
+        return released
     }
 
     /// Unknown until its batch is written: a batch is compared with the stored rows at once.
@@ -83,9 +84,9 @@ final class PostGISIngestSteps: IngestSteps {
         return ended
     }
 
-    func mergeEvents(source: String, ended: [Int64], now: Date) throws -> EventChanges {
+    func mergeEvents(source: String, ended: [Int64], released: ReleasedReports, now: Date) throws -> EventChanges {
         try PostGISEventRows.merge(connection, logger: logger, now: now, inserted: writer.insertedIDs, updated: writer.updatedIDs,
-                                   ended: ended, source: source)
+                                   ended: ended, source: source, released: released)
     }
 
     func recordChanges(_ changes: EventChanges, now: Date) throws -> ClosedRange<Int64>? {

@@ -29,9 +29,22 @@ final class SQLiteEventRows: EventRows {
     }
 
     /// Merges the reports an ingest (or a geocode) wrote, by the store's settings.
-    static func merge(_ db: Database, now: Date, inserted: [Int64], updated: [Int64], ended: [Int64], source: String?) throws -> EventChanges {
+    static func merge(_ db: Database, now: Date, inserted: [Int64], updated: [Int64], ended: [Int64], source: String?,
+                      released: ReleasedReports = ReleasedReports()) throws -> EventChanges {
         let merger = EventMerger(rows: try SQLiteEventRows(db: db, now: now), settings: try settings(db))
-        return try merger.merge(inserted: inserted, updated: updated, ended: ended, source: source)
+        return try merger.merge(inserted: inserted, updated: updated, ended: ended, source: source, released: released)
+    }
+
+    /// Takes the reports of these sources out of their events (before the sources merge: an
+    /// event holds one report of a source).
+    static func release(_ db: Database, sources: [Int64]) throws -> ReleasedReports {
+        let marks = sources.map { _ in "?" }.joined(separator: ",")
+        let rows = try Row.fetchAll(db, sql: "SELECT id, event_id FROM incidents WHERE source_id IN (\(marks)) AND role = 1",
+                                    arguments: StatementArguments(sources))
+        guard !rows.isEmpty else { return ReleasedReports() }
+        try db.execute(sql: "UPDATE incidents SET role = 0, event_id = NULL WHERE source_id IN (\(marks)) AND role = 1",
+                       arguments: StatementArguments(sources))
+        return ReleasedReports(reports: rows.map { $0[0] }, events: Set(rows.map { $0[1] }))
     }
 
     /// Merges every report anew (`IncidentStore.rebuildEvents`): the events of several go, and

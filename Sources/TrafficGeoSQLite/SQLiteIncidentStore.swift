@@ -401,16 +401,16 @@ public final class SQLiteIncidentStore: IncidentStore {
         try read { db in
             var stats = StoreStatistics(path: path, indexCRS: indexCRS)
             let t = now.timeIntervalSince1970
-            // Events, each in one state: ended, else expired, else active.
+            // Events.
             if let row = try Row.fetchOne(db, sql: """
                 SELECT count(*) AS total, count(latitude) AS located,
+                       sum(expires IS NOT NULL AND expires < ?) AS expired,
                        count(ended) AS ended,
-                       sum(ended IS NULL AND expires IS NOT NULL AND expires <= ?) AS expired,
-                       sum(ended IS NULL AND (expires IS NULL OR expires > ?)) AS active,
+                       sum((updated IS NULL OR updated <= ?) AND (expires IS NULL OR ? < expires) AND ended IS NULL) AS active,
                        sum(role = 2) AS merged,
                        min(updated) AS oldest, max(updated) AS newest
                 FROM incidents WHERE role <> 1
-                """, arguments: [t, t]) {
+                """, arguments: [t, t, t]) {
                 stats.total = row["total"]
                 stats.located = row["located"]
                 stats.expired = row["expired"] ?? 0

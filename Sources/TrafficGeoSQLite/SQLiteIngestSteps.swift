@@ -19,9 +19,10 @@ final class SQLiteIngestSteps: IngestSteps {
         self.tracksSeen = tracksSeen
     }
 
-    func begin(adopting formerNames: FormerSourceNames, into source: String) throws {
-        try SourceNames.adopt(db, formerNames, into: source)
+    func begin(adopting formerNames: FormerSourceNames, into source: String) throws -> ReleasedReports {
+        let released = try SourceNames.adopt(db, formerNames, into: source)
         writer = try IncidentWriter(db: db, now: now, tracksSeen: tracksSeen)
+        return released
     }
 
     func upsert(_ incident: Incident) throws -> Bool? {
@@ -45,9 +46,9 @@ final class SQLiteIngestSteps: IngestSteps {
 
     func endAsTold(_ told: [(source: String, id: String, at: Date)]) throws -> [Int64] { try SnapshotEnding.endAsTold(db, told) }
 
-    func mergeEvents(source: String, ended: [Int64], now: Date) throws -> EventChanges {
+    func mergeEvents(source: String, ended: [Int64], released: ReleasedReports, now: Date) throws -> EventChanges {
         try SQLiteEventRows.merge(db, now: now, inserted: writer.insertedRanges.flatMap { Array($0) }, updated: writer.updatedIDs,
-                                  ended: ended, source: source)
+                                  ended: ended, source: source, released: released)
     }
 
     func recordChanges(_ changes: EventChanges, now: Date) throws -> ClosedRange<Int64>? {

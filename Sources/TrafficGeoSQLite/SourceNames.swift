@@ -12,13 +12,27 @@ import TrafficGeoStore
 /// rule both stores follow).
 enum SourceNames {
     /// Makes the sources an older version filed this feed under part of `source`.
-    static func adopt(_ db: Database, _ former: FormerSourceNames, into source: String) throws {
+    /// Returns the reports it took out of their events (to be placed again).
+    @discardableResult
+    static func adopt(_ db: Database, _ former: FormerSourceNames, into source: String) throws -> ReleasedReports {
         let candidates = former.given.map { ($0, false) } + former.migrated.map { ($0, true) }
+        var released = ReleasedReports()
         for (name, onlyIfMigrated) in candidates where name != source {
             guard let row = try Row.fetchOne(db, sql: "SELECT id, renamed_from FROM sources WHERE name = ?", arguments: [name]) else { continue }
             if onlyIfMigrated, (row["renamed_from"] as String?) == nil { continue }
+            // The two sources become one, and an event holds one report of a source.
+            let into = try Int64.fetchOne(db, sql: "SELECT id FROM sources WHERE name = ?", arguments: [source])
+            let taken = try SQLiteEventRows.release(db, sources: [row["id"]] + (into.map { [$0] } ?? []))
+            released.reports += taken.reports
+            released.events.formUnion(taken.events)
             try rename(db, id: row["id"], to: source)
         }
+        // Losers of the merge are gone.
+        if !released.reports.isEmpty {
+            let left = Set(try Int64.fetchAll(db, sql: "SELECT id FROM incidents WHERE id IN (\(released.reports.map(String.init).joined(separator: ",")))"))
+            released.reports = released.reports.filter { left.contains($0) }
+        }
+        return released
     }
 
     /// Gives the source `id` the name `name`, merging it into the source of that name if there

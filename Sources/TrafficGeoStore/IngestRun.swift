@@ -15,8 +15,9 @@ import TrafficGeoModel
 /// changed, ended and merged-away event goes into the change feed.
 package protocol IngestSteps: AnyObject {
     /// Makes the sources an older version filed this feed under part of `source`
-    /// (`SourceMergePlan`), then gets ready to write. The first step.
-    func begin(adopting formerNames: FormerSourceNames, into source: String) throws
+    /// (`SourceMergePlan`), then gets ready to write. The first step. Returns the reports the
+    /// adoption took out of their events, to be placed again with this ingest's (`mergeEvents`).
+    func begin(adopting formerNames: FormerSourceNames, into source: String) throws -> ReleasedReports
     /// Stores one incident (insert, or update by source and feed id): true when it was stored
     /// unchanged, false when new or changed, nil when the store cannot tell yet (it compares
     /// in batches, as PostGIS does).
@@ -33,7 +34,7 @@ package protocol IngestSteps: AnyObject {
     func endAsTold(_ told: [(source: String, id: String, at: Date)]) throws -> [Int64]
     /// Places the ingest's new and updated reports, and the `ended` ones, into events
     /// (`EventMerger`, by the store's settings); what happened to events.
-    func mergeEvents(source: String, ended: [Int64], now: Date) throws -> EventChanges
+    func mergeEvents(source: String, ended: [Int64], released: ReleasedReports, now: Date) throws -> EventChanges
     /// Records what happened to events in the change feed; the sequence numbers used.
     func recordChanges(_ changes: EventChanges, now: Date) throws -> ClosedRange<Int64>?
     /// Lets the store's helpers go idle, whether the ingest succeeded or not (the last step).
@@ -49,7 +50,7 @@ package enum IngestRun {
             throw StoreError.writeFailed("", reason: StoreFailure(.other, "\(source) is the name events are filed under: read the feed under another source name"))
         }
         var summary = IngestSummary(source: source, format: format)
-        try steps.begin(adopting: formerNames, into: source)
+        let released = try steps.begin(adopting: formerNames, into: source)
         var learner: JunctionLearningRun?
         var endedByFeed: [(source: String, id: String, at: Date)] = []
         do {
@@ -94,7 +95,7 @@ package enum IngestRun {
         summary.ended = ended.count
         // Reports into events, and the events' changes into the change feed, in the same
         // transaction as the changes.
-        let events = try steps.mergeEvents(source: source, ended: ended, now: now)
+        let events = try steps.mergeEvents(source: source, ended: ended, released: released, now: now)
         summary.merged = events.joined
         summary.changes = try steps.recordChanges(events, now: now)
         return summary

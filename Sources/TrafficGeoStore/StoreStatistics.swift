@@ -4,11 +4,10 @@ import Foundation
 public struct StoreStatistics: Sendable {
     public var path: String
     public var indexCRS: String
-    /// Events (docs/conflation.md): each is active, expired or ended.
+    /// Events (docs/conflation.md).
     public var total = 0
     public var located = 0
     public var active = 0
-    /// Not ended, and past their expiry time.
     public var expired = 0
     /// Events whose reports a snapshot of their source no longer listed, or their feed said are over.
     public var ended = 0

@@ -26,6 +26,19 @@ package protocol EventRows: AnyObject {
     func deleteEvent(_ id: Int64) throws
 }
 
+/// Reports an adoption of a former source name (`SourceMergePlan`) took out of their events, so
+/// that no event holds two reports of the merged source: they look for their events again, and
+/// the events they left are composed again.
+package struct ReleasedReports: Sendable {
+    package var reports: [Int64] = []
+    package var events: Set<Int64> = []
+
+    package init(reports: [Int64] = [], events: Set<Int64> = []) {
+        self.reports = reports
+        self.events = events
+    }
+}
+
 /// Where a row is and what it is, as much as finding its neighbours needs.
 package struct ReportPlace: Sendable {
     package var storeID: Int64
@@ -79,19 +92,23 @@ package struct EventMerger {
     }
 
     /// Merges after a write that inserted, updated and ended these reports of `source` (nil:
-    /// of any source); a report may be in more than one list. Returns what happened to events.
-    package func merge(inserted: [Int64], updated: [Int64], ended: [Int64], source: String?) throws -> EventChanges {
+    /// of any source); a report may be in more than one list. `released`: what an adoption of a
+    /// former source name took out of its events (`ReleasedReports`). Returns what happened to events.
+    package func merge(inserted: [Int64], updated: [Int64], ended: [Int64], source: String?,
+                       released: ReleasedReports = ReleasedReports()) throws -> EventChanges {
         var changes = EventChanges()
         guard rule.settings.enabled else {
             // Every report is an event of its own: the change feed says what happened to it.
             (changes.new, changes.updated, changes.ended) = (inserted, updated, ended)
+            changes.removed = released.events.sorted()
             return changes
         }
+        let updated = Array(Set(updated).union(released.reports)).sorted()
         let insertedSet = Set(inserted), updatedSet = Set(updated), endedSet = Set(ended)
         // New rows are reports of their own; the others may be members of an event.
         let changed = try rows.places(ids: Array(updatedSet.union(endedSet).subtracting(insertedSet)).sorted())
             .filter { $0.role != .event }
-        var affected: Set<Int64> = []
+        var affected = released.events
         var seeking = Set(inserted)
         var ownBefore: Set<Int64> = []   // events of their own before this run
         let memberEvents = Set(changed.compactMap(\.memberOf))

@@ -20,13 +20,21 @@ struct StandardsFeedTests {
     }
 
     /// What the store answers for every incident: `export` of all, as annotations.
+    /// Every report the store holds (as each feed gave it), by feed id; of one source if given.
     static func exported(db: String, folder: URL, source: String? = nil) async throws -> [String: [String: Any]] {
-        let out = try await cli(["export", "--db", db, "--include-unlocated", "--format", "json"], folder: folder)
+        let out = try await cli(["export", "--db", db, "--include-unlocated", "--reports", "--format", "json"], folder: folder)
         #expect(out.status == 0, Comment(rawValue: out.stderr))
         let list = try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [[String: Any]] ?? []
         var byID: [String: [String: Any]] = [:]
         for item in list where source == nil || item["source"] as? String == source { byID[item["id"] as! String] = item }
         return byID
+    }
+
+    /// The source an ingest's summary says it filed the feed under ("(datex2, source gb/NTIS)"),
+    /// else the file's name.
+    static func filedSource(_ summary: String, else name: String) -> String {
+        guard let r = summary.range(of: ", source ") else { return name }
+        return String(summary[r.upperBound...].prefix { $0 != ")" })
     }
 
     static func date(_ value: Any?) -> Double? {
@@ -47,8 +55,10 @@ struct StandardsFeedTests {
 
     /// Every incident the store holds agrees with the independent reading: position (to the
     /// 6 decimals outputs write), category, validity start and end, ended.
-    static func compare(_ stored: [String: [String: Any]], with expected: [[String: Any]], file: String) {
-        #expect(stored.count == expected.count, "\(file): \(stored.count) stored, \(expected.count) in the file")
+    /// `others`: the source may hold other documents' reports too (one publisher's two feeds in
+    /// one database), so only the file's own are compared.
+    static func compare(_ stored: [String: [String: Any]], with expected: [[String: Any]], file: String, others: Bool = false) {
+        #expect(others ? stored.count >= expected.count : stored.count == expected.count, "\(file): \(stored.count) stored, \(expected.count) in the file")
         for want in expected {
             let id = want["id"] as! String
             guard let got = stored[id] else {
@@ -103,9 +113,9 @@ struct StandardsFeedTests {
             let out = try await Self.cli(["ingest", "--db", db, "--no-geocode", file.path], folder: folder)
             #expect(out.status == 0, "\(file.lastPathComponent): \(out.stderr)")
             let format = expectedFormat[file.deletingLastPathComponent().lastPathComponent]!
-            #expect(out.stderr.contains("(\(format))"), "\(file.lastPathComponent) detected as \(format): \(out.stderr)")
-            let stored = try await Self.exported(db: db, folder: folder, source: file.lastPathComponent)
-            Self.compare(stored, with: try Self.oracle(file), file: file.lastPathComponent)
+            #expect(out.stderr.contains("(\(format)"), "\(file.lastPathComponent) detected as \(format): \(out.stderr)")
+            let stored = try await Self.exported(db: db, folder: folder, source: Self.filedSource(out.stderr, else: file.lastPathComponent))
+            Self.compare(stored, with: try Self.oracle(file), file: file.lastPathComponent, others: database != nil)
         }
     }
 
@@ -179,7 +189,7 @@ struct StandardsFeedTests {
             let db = folder.appendingPathComponent("\(name).sqlite").path
             let out = try await Self.cli(["ingest", "--db", db, "--no-geocode", file.path], folder: folder)
             #expect(out.status == 0, "\(name): \(out.stderr)")
-            #expect(out.stderr.contains("(datex2)"), "\(name): \(out.stderr)")
+            #expect(out.stderr.contains("(datex2"), "\(name): \(out.stderr)")
             let stored = try await Self.exported(db: db, folder: folder)
             if name == "v3.json" {
                 let s = try #require(stored["S-json"])
@@ -226,7 +236,7 @@ struct StandardsFeedTests {
         // The details in every format: CSV columns, GeoJSON properties, the cards.
         let csv = try await Self.cli(["export", "--db", db, "--format", "csv", "--search", "Resurfacing"], folder: folder)
         let rows = csv.stdout.split(separator: "\r\n").map(String.init)
-        #expect(rows.count == 2 && rows[1].hasSuffix(",high,certain,2026-11-26T07:00:00Z,MaintenanceWorks,,,,"), Comment(rawValue: csv.stdout))
+        #expect(rows.count == 2 && rows[1].contains(",high,certain,2026-11-26T07:00:00Z,MaintenanceWorks,,,,"), Comment(rawValue: csv.stdout))
         let geojson = try await Self.cli(["export", "--db", db, "--format", "geojson", "--search", "Resurfacing"], folder: folder)
         #expect(geojson.stdout.contains(#""severity":"high","probability":"certain","validFrom":"2026-11-26T07:00:00Z","recordTypes":"MaintenanceWorks""#), Comment(rawValue: geojson.stdout))
         let cards = try await Self.cli(["export", "--db", db, "--format", "annotations", "--search", "Resurfacing"], folder: folder)
@@ -276,9 +286,10 @@ struct StandardsFeedTests {
         let gzip = try TestSupport.run("/usr/bin/env", ["gzip", "-k", "-9", plain.path])
         #expect(gzip.status == 0, Comment(rawValue: gzip.stderr))
         let compressed = try Data(contentsOf: URL(fileURLWithPath: plain.path + ".gz"))
-        let db = folder.appendingPathComponent("g.sqlite").path
+        // A database each: the publication names itself, so each read would update the same situation.
+        var db = folder.appendingPathComponent("g.sqlite").path
         var out = try await Self.cli(["ingest", "--db", db, "--no-geocode", plain.path + ".gz"], folder: folder)
-        #expect(out.status == 0 && out.stderr.contains("(datex2): 1 read, 1 new"), Comment(rawValue: out.stderr))
+        #expect(out.status == 0 && out.stderr.contains("(datex2") && out.stderr.contains(": 1 read, 1 new"), Comment(rawValue: out.stderr))
 
         let bytes = [UInt8](compressed)
         let server = try LoopbackHTTPServer { request, _ in
@@ -291,8 +302,9 @@ struct StandardsFeedTests {
         defer { server.shutdown() }
         for path in ["/feed.xml.gz", "/feed.xml"] {
             let url = server.baseURL.absoluteString + path
+            db = folder.appendingPathComponent("g\(path.count).sqlite").path
             out = try await Self.cli(["ingest", "--db", db, "--no-geocode", url], folder: folder)
-            #expect(out.status == 0 && out.stderr.contains("(datex2): 1 read, 1 new"), "\(path): \(out.stderr)")
+            #expect(out.status == 0 && out.stderr.contains("(datex2") && out.stderr.contains(": 1 read, 1 new"), "\(path): \(out.stderr)")
         }
         // Truncated compressed data: bad data (65), nothing stored.
         out = try await Self.cli(["ingest", "--db", db, "--no-geocode", server.baseURL.absoluteString + "/cut.gz"], folder: folder)

@@ -78,7 +78,7 @@ struct ServeClientsTests {
             #expect(legend.contains("red: wrong-way driver, accident, closure, obstacle, danger") && legend.contains("purple: roadworks")
                     && legend.contains("green: queue, slow traffic") && legend.contains("hollow: expired or ended"))
 
-            let feed = try TestSupport.write(#"{"type":"FeatureCollection","features":[{"type":"Feature","id":"live-in-view","geometry":{"type":"Point","coordinates":[6.95,50.93]},"properties":{"title":"A3 : Koeln - Frankfurt","road":"A3"}}]}"#,
+            let feed = try TestSupport.write(#"{"type":"FeatureCollection","features":[{"type":"Feature","id":"live-in-view","geometry":{"type":"Point","coordinates":[6.95,50.93]},"properties":{"title":"B55 : Köln - Olpe","road":"B55","category":"accident"}}]}"#,
                                              name: "live.geojson", in: f.folder)
             let ingest = "'\(TestSupport.cliExecutable!.path)' ingest --db '\(f.location)' --source-name live '\(feed.path)'"
             let script = TestSupport.repositoryRoot.appendingPathComponent("scripts/browser-check.py").path

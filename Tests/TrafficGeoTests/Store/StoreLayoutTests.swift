@@ -85,8 +85,10 @@ struct StoreLayoutTests {
         let written = IncidentRowLayout.NewRow.columns
         #expect(Set(written).count == written.count)
         #expect(Set(written).isSubset(of: columns), "\(Set(written).subtracting(columns))")
-        // What a new row leaves to the table's defaults: the change and end times and the geocoding bookkeeping.
-        #expect(columns.subtracting(written) == ["last_changed", "ended", "geocode_status", "geocode_error", "geocode_attempts"])
+        // What a new row leaves to the table's defaults: the change and end times, the geocoding
+        // bookkeeping, and its place among events (a new report is an event of its own).
+        #expect(columns.subtracting(written) == ["last_changed", "ended", "geocode_status", "geocode_error", "geocode_attempts",
+                                                 "role", "event_id", "reports"])
         let selected = try store.read { db in
             try Row.fetchOne(db, sql: "SELECT \(IncidentRowLayout.selection) FROM incidents i LIMIT 1") ?? Row()
         }

@@ -1,0 +1,195 @@
+import Foundation
+@testable import TrafficGeoGeocoding
+import Testing
+@testable import TrafficGeoModel
+@testable import TrafficGeoProjection
+@testable import TrafficGeoSQLite
+@testable import TrafficGeoStore
+
+/// Reports and events (docs/conflation.md) on every store: what several feeds report of one
+/// incident is one event, kept with every report, incrementally as reports arrive, change, end,
+/// move away and are pruned.
+enum EventContract {
+    static let now = Date(timeIntervalSince1970: 1_750_000_000)
+
+    /// A report on the A4 near Wenden, towards Köln unless said otherwise.
+    static func report(_ id: String, source: String, lat: Double = 50.9800, lon: Double = 7.8900, category: IncidentCategory = .queue,
+                       words: String = "A4: Olpe -> Köln, zwischen AS Wenden und AS Krombach", updated: Date = now,
+                       expires: Date? = nil) -> Incident {
+        Incident(source: source, id: id, title: "A4 | Wenden - Krombach", summary: words, updated: updated, expires: expires, road: "A4",
+                 category: category, position: Coordinate(latitude: lat, longitude: lon), positionSource: .feed)
+    }
+
+    static func ingest(_ store: any IncidentStore, _ reports: [Incident], source: String, snapshot: Bool = false,
+                       at: Date = now) throws -> IngestSummary {
+        try store.ingest(source: source, snapshot: snapshot ? .wholeSource : nil, now: at) { emit in
+            for r in reports { try emit(.incident(r)) }
+        }
+    }
+
+    static func events(_ store: any IncidentStore) throws -> [StoredIncident] {
+        var all: [StoredIncident] = []
+        try store.all(filter: IncidentFilter(), locatedOnly: false) { all.append($0.stored) }
+        return all
+    }
+
+    static func reports(_ store: any IncidentStore) throws -> [StoredIncident] {
+        var filter = IncidentFilter()
+        filter.reports = true
+        var all: [StoredIncident] = []
+        try store.all(filter: filter, locatedOnly: false) { all.append($0.stored) }
+        return all
+    }
+
+    /// Three feeds report one queue (the points a few hundred metres apart, minutes apart): one
+    /// event of three reports, whose id is the first report's, answered once by nearest; each
+    /// report answers `--reports` with its event; the change feed says "new" once, then "updated".
+    static func threeFeedsMakeOneEvent(_ backend: StoreBackend) throws {
+        let (store, _, cleanup) = try backend.makeStore()
+        defer { cleanup() }
+        try ingest(store, [report("a1", source: "autobahn")], source: "autobahn")
+        let first = try #require(events(store).first)
+        let second = try ingest(store, [report("d1", source: "datex", lat: 50.9820, lon: 7.8930, category: .slowTraffic,
+                                               updated: now.addingTimeInterval(300))], source: "datex", at: now.addingTimeInterval(300))
+        #expect(second.merged == 1 && second.new == 1)
+        try ingest(store, [report("p1", source: "police", lat: 50.9790, lon: 7.8880, updated: now.addingTimeInterval(600))],
+                   source: "police", at: now.addingTimeInterval(600))
+        let all = try events(store)
+        #expect(all.count == 1)
+        let event = try #require(all.first)
+        #expect(event.storeID == first.storeID, "the event keeps the first report's id")
+        #expect(event.role == .event && event.reports.map(\.source) == ["autobahn", "datex", "police"])
+        #expect(event.incident.source == "autobahn" && event.incident.id == "a1")
+        #expect(event.incident.category == .queue, "the most specific kind of queue and slow traffic")
+        #expect(event.incident.updated == now.addingTimeInterval(600), "the latest word")
+        let listed = try reports(store)
+        #expect(listed.count == 3 && Set(listed.map(\.event)) == [event.storeID] && listed.allSatisfy { $0.role == .member })
+        let nearest = try store.nearest(to: Coordinate(latitude: 50.98, longitude: 7.89), limit: 10, maxDistance: nil, filter: IncidentFilter())
+        #expect(nearest.map(\.stored.storeID) == [event.storeID])
+        var reportFilter = IncidentFilter()
+        reportFilter.reports = true
+        #expect(try store.nearest(to: Coordinate(latitude: 50.98, longitude: 7.89), limit: 10, maxDistance: nil, filter: reportFilter).count == 3)
+        let changes = try store.changes(after: 0, limit: 100)
+        #expect(changes.map(\.kind) == [.new, .updated, .updated] && Set(changes.map(\.storeID)) == [event.storeID])
+        #expect(try store.incidents(ids: listed.map(\.storeID)).isEmpty, "the change feed's lookups answer events only")
+        // A filter on a source finds the event of several through its reports.
+        var bySource = IncidentFilter()
+        bySource.source = "police"
+        #expect(try store.count(filter: bySource, locatedOnly: true) == 1)
+        let stats = try store.statistics(now: now)
+        #expect(stats.total == 1 && stats.reports == 3 && stats.mergedEvents == 1)
+    }
+
+    /// What must stay apart: the other carriageway at the same spot, the same kind further on,
+    /// the same place on another day, and two reports of one feed.
+    static func distinctIncidentsStayApart(_ backend: StoreBackend) throws {
+        let (store, _, cleanup) = try backend.makeStore()
+        defer { cleanup() }
+        try ingest(store, [report("a1", source: "autobahn"), report("a2", source: "autobahn", lat: 50.9805)], source: "autobahn")
+        try ingest(store, [
+            report("x-other-way", source: "other", lat: 50.9801, words: "A4: Köln -> Olpe, zwischen AS Krombach und AS Wenden"),
+            report("x-further", source: "further", lat: 51.0300, lon: 7.9500, words: "A4: Olpe -> Köln, zwischen AS Olpe und AS Wenden"),
+            report("x-next-day", source: "nextday", updated: now.addingTimeInterval(30 * 3600)),
+        ].map { var r = $0; r.source = "other"; return r }, source: "other")
+        let all = try events(store)
+        #expect(all.count == 5 && all.allSatisfy { $0.role == .report }, "\(all.map { ($0.incident.id, $0.role) })")
+    }
+
+    /// An event ends when its last report ends; a report that moves away splits off (the event
+    /// keeps its id, the report becomes an event of its own); pruning composes the events again
+    /// and drops those left without reports.
+    static func eventsEndSplitAndArePruned(_ backend: StoreBackend) throws {
+        let (store, _, cleanup) = try backend.makeStore()
+        defer { cleanup() }
+        try ingest(store, [report("a1", source: "autobahn")], source: "autobahn", snapshot: true)
+        try ingest(store, [report("d1", source: "datex", lat: 50.9815)], source: "datex", snapshot: true)
+        let event = try #require(events(store).first { $0.role == .event })
+        let seen = try store.changeFeedBounds().latest
+        try ingest(store, [], source: "autobahn", snapshot: true, at: now.addingTimeInterval(60))
+        #expect(try store.incident(id: event.storeID)?.ended == nil, "one report still goes on")
+        try ingest(store, [], source: "datex", snapshot: true, at: now.addingTimeInterval(120))
+        #expect(try store.incident(id: event.storeID)?.ended != nil, "its last report ended")
+        let endings = try store.changes(after: seen, limit: 10)
+        // One report ending leaves the event as it was; the last one ends it.
+        #expect(endings.map(\.kind) == [.ended] && endings.map(\.storeID) == [event.storeID], "\(endings)")
+
+        // Both listed again; then the second moves 30 km away: it splits off.
+        try ingest(store, [report("a1", source: "autobahn")], source: "autobahn", snapshot: true, at: now.addingTimeInterval(180))
+        try ingest(store, [report("d1", source: "datex", lat: 50.9815)], source: "datex", snapshot: true, at: now.addingTimeInterval(180))
+        #expect(try events(store).count == 1)
+        let moved = try ingest(store, [report("d1", source: "datex", lat: 51.25, lon: 7.89)], source: "datex", at: now.addingTimeInterval(240))
+        #expect(moved.updated == 1)
+        let apart = try events(store)
+        #expect(apart.count == 2 && apart.contains { $0.storeID == event.storeID })
+        let split = try #require(apart.first { $0.storeID != event.storeID })
+        #expect(split.role == .report && split.incident.id == "d1")
+
+        // Pruned: the event without reports goes; the change feed says so.
+        #expect(try store.pruneEnded(before: now.addingTimeInterval(10_000)) == 0)
+        try ingest(store, [], source: "autobahn", snapshot: true, at: now.addingTimeInterval(300))
+        let before = try store.changeFeedBounds().latest
+        #expect(try store.pruneEnded(before: now.addingTimeInterval(10_000)) == 1)
+        #expect(try store.incident(id: event.storeID) == nil)
+        #expect(try store.changes(after: before, limit: 10).map(\.kind) == [.removed])
+        #expect(try events(store).map(\.incident.id) == ["d1"])
+    }
+
+    /// A report without a position joins its event once a geocoder places it; an older store's
+    /// reports are merged by `rebuildEvents`; merging off keeps every report an event of its own.
+    static func geocodedReportsJoinAndRebuildMerges(_ backend: StoreBackend) throws {
+        let (store, _, cleanup) = try backend.makeStore()
+        defer { cleanup() }
+        try ingest(store, [report("a1", source: "autobahn")], source: "autobahn")
+        var unplaced = report("p1", source: "police")
+        unplaced.position = nil
+        unplaced.positionSource = nil
+        try ingest(store, [unplaced], source: "police")
+        #expect(try events(store).count == 2)
+        let pending = try #require(try store.pendingGeocodes().first)
+        let placed = LocatedPosition(position: Coordinate(latitude: 50.9830, longitude: 7.8950), segment: nil, precision: .junction,
+                                     confidence: 0.9, provider: "test", queries: ["Wenden"])
+        try store.recordGeocode(storeID: pending.storeID, result: .success(placed), geocoder: "test")
+        #expect(try events(store).count == 1)
+
+        var settings = try store.conflationSettings()
+        settings.enabled = false
+        try store.setConflationSettings(settings)
+        #expect(try store.conflationSettings().enabled == false)
+        try ingest(store, [report("d1", source: "datex", lat: 50.9815)], source: "datex")
+        #expect(try events(store).count == 2, "merging off")
+        settings.enabled = true
+        try store.setConflationSettings(settings)
+        let rebuilt = try store.rebuildEvents()
+        #expect(rebuilt.joined == 2)
+        let all = try events(store)
+        #expect(all.count == 1 && all[0].reports.count == 3)
+        #expect(try reports(store).count == 3)
+    }
+}
+
+@Suite("Events: SQLite")
+struct EventContractSQLiteTests {
+    @Test func threeFeedsMakeOneEvent() throws { try EventContract.threeFeedsMakeOneEvent(.sqlite) }
+    @Test func distinctIncidentsStayApart() throws { try EventContract.distinctIncidentsStayApart(.sqlite) }
+    @Test func eventsEndSplitAndArePruned() throws { try EventContract.eventsEndSplitAndArePruned(.sqlite) }
+    @Test func geocodedReportsJoinAndRebuildMerges() throws { try EventContract.geocodedReportsJoinAndRebuildMerges(.sqlite) }
+
+    @Test func theIndexStaysSound() throws {
+        let (store, _, cleanup) = try StoreBackend.sqlite.makeStore()
+        defer { cleanup() }
+        try EventContract.ingest(store, (0..<50).map { EventContract.report("a\($0)", source: "autobahn", lat: 50 + Double($0) * 0.05) },
+                                 source: "autobahn")
+        try EventContract.ingest(store, (0..<50).map { EventContract.report("d\($0)", source: "datex", lat: 50.001 + Double($0) * 0.05) },
+                                 source: "datex")
+        #expect(try EventContract.events(store).count == 50)
+        #expect(try store.checkIntegrity() == [])
+    }
+}
+
+@Suite("Events: PostGIS", .enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipReason))
+struct EventContractPostGISTests {
+    @Test func threeFeedsMakeOneEvent() throws { try EventContract.threeFeedsMakeOneEvent(.postgis) }
+    @Test func distinctIncidentsStayApart() throws { try EventContract.distinctIncidentsStayApart(.postgis) }
+    @Test func eventsEndSplitAndArePruned() throws { try EventContract.eventsEndSplitAndArePruned(.postgis) }
+    @Test func geocodedReportsJoinAndRebuildMerges() throws { try EventContract.geocodedReportsJoinAndRebuildMerges(.postgis) }
+}
