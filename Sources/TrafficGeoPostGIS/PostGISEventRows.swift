@@ -172,6 +172,11 @@ final class PostGISEventRows: EventRows {
                 b.append(id)
                 return b
             }()), logger: logger)
+        // The first report is the event's first: listed before those that join it.
+        if let founder = try rows(ids: [newID]).first {
+            try connection.run("UPDATE incidents SET reports = \(PostgresText.storable(ReportReference.text([ReportReference(founder)]))) WHERE id = \(id)",
+                               logger: logger)
+        }
         return newID
     }
 

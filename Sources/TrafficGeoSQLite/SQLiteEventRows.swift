@@ -164,6 +164,10 @@ final class SQLiteEventRows: EventRows {
         if let lat = row["latitude"] as Double?, let lon = row["longitude"] as Double? {
             try index.positionChanged(id: newID, to: Coordinate(latitude: lat, longitude: lon))
         }
+        // The first report is the event's first: listed before those that join it.
+        if let founder = try IncidentRowLayout.fetch(db, id: newID) {
+            try db.execute(sql: "UPDATE incidents SET reports = ? WHERE id = ?", arguments: [ReportReference.text([ReportReference(founder)]), id])
+        }
         return newID
     }
 

@@ -30,14 +30,28 @@ struct EventsCommand: AsyncParsableCommand {
     @Flag(help: "Merge every stored report into events anew by the settings (after changing them, or for a database written before events).")
     var rebuild = false
 
-    @Option(parsing: .upToNextOption, help: ArgumentHelp("Say whether two reports (their store ids: `event` in --reports answers) are one event by the rule, and why.", valueName: "id id"))
-    var explain: [Int64] = []
+    @Option(parsing: .upToNextOption, help: ArgumentHelp("Say whether two reports are one event by the rule, and why: each as SOURCE#ID (a --reports answer's source and id) or a store id.", valueName: "report report"))
+    var explain: [String] = []
 
     func validate() throws {
-        if !explain.isEmpty, explain.count != 2 { throw ValidationError("--explain takes two store ids.") }
+        if !explain.isEmpty, explain.count != 2 { throw ValidationError("--explain takes two reports (SOURCE#ID or a store id).") }
         var settings = ConflationSettings()
         for assignment in assignments {
             do { try settings.set(assignment) } catch { throw ValidationError("--set \(error)") }
+        }
+    }
+
+    /// A report by its store id, or by "SOURCE#ID" (the last # splits: a source may hold one).
+    static func report(named name: String, in store: any IncidentStore) async throws -> StoredIncident? {
+        if let id = Int64(name) { return try await store.incident(id: id) }
+        guard let hash = name.lastIndex(of: "#") else { return nil }
+        var filter = IncidentFilter(source: String(name[..<hash]))
+        filter.reports = true
+        let id = String(name[name.index(after: hash)...])
+        return try await StoreThreads.run {
+            var match: StoredIncident?
+            try store.all(filter: filter, locatedOnly: false) { if $0.incident.id == id { match = $0.stored } }
+            return match
         }
     }
 
@@ -48,11 +62,15 @@ struct EventsCommand: AsyncParsableCommand {
             let store = try await global.openStore(readOnly: !changing)
             var settings = reset ? ConflationSettings() : try await store.conflationSettings()
             if explain.count == 2 {
-                guard let a = try await store.incident(id: explain[0]), let b = try await store.incident(id: explain[1]) else {
-                    Terminal.printError("trafficgeo: no report with store id \(explain[0]) or \(explain[1])")
-                    throw TrafficGeoExit.notFound
+                var found: [StoredIncident] = []
+                for name in explain {
+                    guard let report = try await Self.report(named: name, in: store) else {
+                        Terminal.printError("trafficgeo: no report \(name) (give SOURCE#ID, as a --reports answer names it, or a store id)")
+                        throw TrafficGeoExit.notFound
+                    }
+                    found.append(report)
                 }
-                print(SameEventRule(settings: settings).explain(a, b))
+                print(SameEventRule(settings: settings).explain(found[0], found[1]))
                 return
             }
             if reset || !assignments.isEmpty {
