@@ -412,6 +412,9 @@ def german_case(args, rnd, truth):
                 rid, published = f"pol-{serial:06d}", v["start"] + timedelta(minutes=rnd.randint(0, 12))
             else:
                 rid, published = f"DE-VIZ-{serial:06d}", v["start"] + timedelta(minutes=rnd.randint(0, 15))
+            if feed != "autobahn" and rnd.random() < args.late:
+                # Told late: the time of this feed's word on it, an hour or two into the event.
+                published = v["start"] + timedelta(minutes=rnd.randint(30, 150))
             feeds[feed].append({"id": rid, "version": v, "published": published})
             truth.append((feed, rid, event, kind))
     os.makedirs(args.out, exist_ok=True)
@@ -475,6 +478,7 @@ def main():
     ap.add_argument("--events", type=int, default=4000, help="distinct warnings taken at most (default 4000)")
     ap.add_argument("--opposite", type=float, default=0.1, help="share of warnings given a mirror on the other carriageway")
     ap.add_argument("--move", type=float, default=400.0, help="metres a DATEX II / Open511 point moves at most (default 400)")
+    ap.add_argument("--late", type=float, default=0.15, help="share of Atom and DATEX II reports published 30 to 150 minutes into the event")
     ap.add_argument("--every-feed", action="store_true", help="every warning in every German feed (the ingest benchmark)")
     ap.add_argument("--atom-positions", action="store_true", help="positions in the Atom feed's weblinks (no geocoding)")
     ap.add_argument("--no-us", action="store_true", help="leave out the US case")

@@ -102,7 +102,8 @@ package struct ReportTraits: Sendable {
             shape = i.position.map { [$0] } ?? []
         }
         switch i.positionSource?.kind {
-        case nil: reach = nil
+        // A position nobody said the source of is the feed's (a library user's own incidents).
+        case nil: reach = i.position == nil ? nil : settings.feedReach
         case .feed?, .weblink?: reach = settings.feedReach
         case .geocoder?:
             switch i.positionSource?.precision {
