@@ -43,6 +43,8 @@ package struct SameEventRule: Sendable {
         // Of several matches the best: the closer in place (the names alike first), on the
         // carriageway known to be the same rather than one not known, overlapping in time.
         var penalty = max(0, gap) / max(settings.timeSlack, 1) * 0.1
+        // Of two otherwise alike, the one that began nearer in time (a twentieth an hour).
+        penalty += min(abs(a.start - b.start) / 3600, 10) * 0.05
         if direction == .unknown { penalty += a.places.towards != nil && b.places.towards != nil ? 0.5 : 0.25 }
         let stretch = Self.stretch(a, b)
         if stretch == .reversed { return .distinct(.oppositeCarriageway) }
@@ -56,10 +58,17 @@ package struct SameEventRule: Sendable {
             guard distance.isInfinite || distance <= settings.namedStretchReach else { return .distinct(.place) }
             return .same(score: (distance.isFinite ? distance / max(settings.namedStretchReach, 1) / 2 : 0.25) + penalty)
         }
+        // Two lines a feed gave run along each other where they are one stretch: a name they
+        // share may be the point where one stretch ends and the next begins.
+        var share: Double?
+        if let ra = a.reach, let rb = b.reach, ra <= settings.feedReach, rb <= settings.feedReach {
+            share = ReportTraits.overlap(a.shape, b.shape, tolerance: (ra + rb) / 2)
+        }
         switch stretch {
         case .same, .contained:
             // Named alike: the names place them, up to the reach a geocoder's namesake may be off.
             guard distance <= settings.namedStretchReach else { return .distinct(.place) }
+            if let share, share < settings.lineOverlap { return .distinct(.place) }
             return .same(score: distance / max(settings.namedStretchReach, 1) / 2 + penalty)
         case .adjacent, .disjoint:
             return .distinct(.otherStretch)
@@ -69,9 +78,7 @@ package struct SameEventRule: Sendable {
             guard distance <= limit else { return .distinct(.place) }
             // Two stretches of road as lines are one event where they run along each other, not
             // where they only touch end to end (a corridor's work zones, a queue and the next).
-            if let share = ReportTraits.overlap(a.shape, b.shape, tolerance: limit / 2), share < settings.lineOverlap {
-                return .distinct(.place)
-            }
+            if let share, share < settings.lineOverlap { return .distinct(.place) }
             return .same(score: distance / max(limit, 1) + penalty)
         }
     }
@@ -131,17 +138,29 @@ package struct SameEventRule: Sendable {
     }
 
     static func stretch(_ a: ReportTraits, _ b: ReportTraits) -> Stretch {
-        let na = Set([a.from, a.to].compactMap { $0 }), nb = Set([b.from, b.to].compactMap { $0 })
+        let na = Array(Set([a.from, a.to].compactMap { $0 })), nb = Array(Set([b.from, b.to].compactMap { $0 }))
         guard !na.isEmpty, !nb.isEmpty else { return .unnamed }
+        func same(_ x: String?, _ y: String?) -> Bool { x.flatMap { x in y.map { sameJunction(x, $0) } } ?? false }
         if let af = a.from, let at = a.to, let bf = b.from, let bt = b.to, af != at, bf != bt {
-            if af == bf, at == bt { return .same }
-            if af == bt, at == bf { return .reversed }
-            if af == bf || at == bt { return .overlapping }
-            if af == bt || at == bf { return .adjacent }
+            if same(af, bf), same(at, bt) { return .same }
+            if same(af, bt), same(at, bf) { return .reversed }
+            if same(af, bf) || same(at, bt) { return .overlapping }
+            if same(af, bt) || same(at, bf) { return .adjacent }
             return .disjoint
         }
-        if na == nb { return .same }
-        if na.isSubset(of: nb) || nb.isSubset(of: na) { return .contained }
-        return na.isDisjoint(with: nb) ? .disjoint : .overlapping
+        let aInB = na.allSatisfy { x in nb.contains { sameJunction(x, $0) } }, bInA = nb.allSatisfy { y in na.contains { sameJunction(y, $0) } }
+        if aInB, bInA { return .same }
+        if aInB || bInA { return .contained }
+        return na.contains { x in nb.contains { sameJunction(x, $0) } } ? .overlapping : .disjoint
+    }
+
+    /// Two folded junction names that name one junction: equal, or one of two words or more the
+    /// whole words of the other ("tower road" and "exit 286 tower road", "lowell boulevard" and
+    /// "exit 271b lowell boulevard"; not "koblenz" and "koblenz nord": a town is not its junction).
+    static func sameJunction(_ a: String, _ b: String) -> Bool {
+        if a == b { return true }
+        let (short, long) = a.count <= b.count ? (a, b) : (b, a)
+        guard short.contains(" ") else { return false }
+        return (" " + long + " ").contains(" " + short + " ")
     }
 }
