@@ -55,7 +55,7 @@ def main():
         scenario = os.path.join(work, "feeds")
         subprocess.run([sys.executable, os.path.join(ROOT, "scripts/make-conflation-scenario.py"), "--out", scenario, "--fold", "all",
                         "--first-day", "2025-05-01", "--day-count", "60", "--events", str(a.events), "--every-feed", "--atom-positions",
-                        "--no-us", "--opposite", "0"], check=True)
+                        "--no-us", "--opposite", "0", "--keep-ambiguous"], check=True)
         feeds = [os.path.join(scenario, f) for f in FEEDS]
         runs = {"merging": [], "no merging": []}
         if a.baseline:

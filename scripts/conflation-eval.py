@@ -97,6 +97,7 @@ def main():
     ap.add_argument("--near-points", type=int, default=200, help="sample points for the nearest check")
     ap.add_argument("--examples", type=int, default=0, help="print this many wrong and missed merges")
     ap.add_argument("--no-ingest", action="store_true", help="measure the store --db as it is (the scenario ingested before)")
+    ap.add_argument("--set", action="append", default=[], metavar="NAME=VALUE", help="a merging setting to try (trafficgeo events --set)")
     a = ap.parse_args()
 
     truth, us = truth_events(a.scenario)
@@ -105,6 +106,8 @@ def main():
     if db.startswith("postgres") and not a.no_ingest:
         subprocess.run(["psql", db, "-q", "-c", "DROP TABLE IF EXISTS incidents, sources, changes, geocode_cache, junction_observations, "
                         "junctions, store_info, trafficgeo_migrations CASCADE"], check=True, capture_output=True)
+    for setting in a.set:
+        run([a.bin, "events", "--db", db, "--set", setting])
     started = time.monotonic()
     for feed in [] if a.no_ingest else FEEDS:
         path = os.path.join(a.scenario, feed)

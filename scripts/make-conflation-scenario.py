@@ -375,7 +375,7 @@ def german_case(args, rnd, truth):
     groups = distinct_events(rows)
     keys = sorted(groups)
     rnd.shuffle(keys)
-    keys = unambiguous(keys, groups, args.events)
+    keys = keys[: args.events] if args.keep_ambiguous else unambiguous(keys, groups, args.events)
     events = {k: groups[k] for k in keys}
     mirrors = {}
     by_road = {}
@@ -482,6 +482,8 @@ def main():
     ap.add_argument("--every-feed", action="store_true", help="every warning in every German feed (the ingest benchmark)")
     ap.add_argument("--atom-positions", action="store_true", help="positions in the Atom feed's weblinks (no geocoding)")
     ap.add_argument("--no-us", action="store_true", help="leave out the US case")
+    ap.add_argument("--keep-ambiguous", action="store_true",
+                    help="take warnings at one place and time too (benchmarks: as many as --events; their truth is unclear)")
     args = ap.parse_args()
     rnd = random.Random(f"{args.seed}-{args.fold}")
     truth = []

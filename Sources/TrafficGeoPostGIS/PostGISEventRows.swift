@@ -4,6 +4,7 @@ import NIOCore
 import PostgresNIO
 import TrafficGeoModel
 import TrafficGeoStore
+import TrafficGeoSupport
 
 /// The PostGIS store's rows of reports and events (`EventRows`, for `EventMerger`), inside an
 /// open write transaction: the same roles and columns as the SQLite store's (`role`, `event_id`,
@@ -81,16 +82,14 @@ final class PostGISEventRows: EventRows {
     func places(ids: [Int64]) throws -> [ReportPlace] {
         guard !ids.isEmpty else { return [] }
         return try places(connection.rows("""
-            SELECT i.id, i.source_id, i.role, i.event_id, i.road, i.latitude, i.longitude, ST_AsBinary(i.segment)
-            FROM incidents i WHERE i.id = ANY(\(ids))
+            SELECT \(unescaped: Self.placeColumns) FROM incidents i WHERE i.id = ANY(\(ids))
             """, logger: logger))
     }
 
     func eventPlaces(road: String, latitudes: ClosedRange<Double>, excluding excluded: String?) throws -> [ReportPlace] {
         // Through the index of (road, latitude).
         try places(connection.rows("""
-            SELECT i.id, i.source_id, i.role, i.event_id, i.road, i.latitude, i.longitude, ST_AsBinary(i.segment)
-            FROM incidents i WHERE i.road = \(PostgresText.storable(road)) AND i.latitude BETWEEN \(latitudes.lowerBound) AND \(latitudes.upperBound)
+            SELECT \(unescaped: Self.placeColumns) FROM incidents i WHERE i.road = \(PostgresText.storable(road)) AND i.latitude BETWEEN \(latitudes.lowerBound) AND \(latitudes.upperBound)
               AND i.role <> 1 AND NOT (i.role = 0 AND i.source_id IS NOT DISTINCT FROM (SELECT id FROM sources WHERE name = \(PostgresText.storable(excluded))))
             """, logger: logger))
     }
@@ -103,9 +102,20 @@ final class PostGISEventRows: EventRows {
             """, logger: logger).first?.decode(Bool.self) ?? false
     }
 
+    /// What `places` reads of a row.
+    private static let placeColumns = """
+        i.id, i.source_id, i.role, i.event_id, i.road, i.latitude, i.longitude, ST_AsBinary(i.segment), \
+        i.properties ->> 'valid_from', i.updated, i.expires, i.ended, i.first_seen, i.category
+        """
+
     private func places(_ rows: [PostgresRow]) throws -> [ReportPlace] {
         try rows.map { row in
             let (id, sourceID, role, event, road, lat, lon, segment) = try row.decode((Int64, Int64, Int16, Int64?, String?, Double?, Double?, ByteBuffer?).self)
+            let access = PostgresRandomAccessRow(row)
+            let times = ReportPlace.Times(validFrom: try access[8].decode(String?.self).flatMap(TimestampParser.parse)?.timeIntervalSince1970,
+                                          updated: try access[9].decode(Double?.self), expires: try access[10].decode(Double?.self),
+                                          ended: try access[11].decode(Double?.self), firstSeen: try access[12].decode(Double.self),
+                                          category: try access[13].decode(String?.self).flatMap(IncidentCategory.init(rawValue:)))
             var shape: [Coordinate] = []
             if let line = segment.flatMap(SegmentWKB.decode), line.count >= 2 {
                 shape = line
@@ -113,7 +123,7 @@ final class PostGISEventRows: EventRows {
                 shape = [Coordinate(latitude: lat, longitude: lon)]
             }
             return ReportPlace(storeID: id, source: try sourceName(sourceID), role: EventRole(rawValue: Int(role)) ?? .report, memberOf: event,
-                               road: road, shape: shape)
+                               road: road, shape: shape, times: times)
         }
     }
 

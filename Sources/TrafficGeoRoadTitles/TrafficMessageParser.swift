@@ -51,7 +51,7 @@ public enum TrafficMessageParser {
         if !complete, message.from != nil, message.to != nil { return message }
         let titleNames = titlePlaces(title)
         // The Autobahn API writes "A4 | Krombach - Wenden": with "|" the two names are the junctions.
-        if message.from == nil, message.to == nil, titleNames.count == 2, title.contains("|") {
+        if message.from == nil, message.to == nil, titleNames.count == 2, title.utf8.contains(UInt8(ascii: "|")) {
             message.from = JunctionMention(name: titleNames[0], kind: .unspecified, relation: .after)
             message.to = JunctionMention(name: titleNames[1], kind: .unspecified, relation: .before)
         }
@@ -74,7 +74,7 @@ public enum TrafficMessageParser {
         }
         guard complete else { return message }
         let lower = text.lowercased()
-        message.bothDirections = lower.contains("beiden richtungen") || lower.contains("beide richtungen")
+        message.bothDirections = lower.utf8Contains("beiden richtungen") || lower.utf8Contains("beide richtungen")
         message.kilometrePosts = kilometrePosts(in: text)
         return message
     }
@@ -90,7 +90,7 @@ public enum TrafficMessageParser {
     static func directedRoute(in text: String) -> [String]? {
         // The regex backtracks over the whole text; most texts have no arrow at all, and where
         // one is, the route lies within a sentence of it (learning parses every feed message).
-        guard let arrow = text.range(of: "->") else { return nil }
+        guard let arrow = text.utf8Range(of: "->") else { return nil }
         let windowStart = text.index(arrow.lowerBound, offsetBy: -120, limitedBy: text.startIndex) ?? text.startIndex
         let windowEnd = text.index(arrow.upperBound, offsetBy: 160, limitedBy: text.endIndex) ?? text.endIndex
         var start = windowStart
@@ -226,18 +226,18 @@ public enum TrafficMessageParser {
         }
         // A single junction with an offset: "1.8 km vor AS Oberhausen-Königshardt, aus Richtung Oberhausen".
         let range = NSRange(text.startIndex..., in: text)
-        if text.contains(" km "), let m = singleOffset.firstMatch(in: text, range: range), let r = Range(m.range, in: text),
+        if text.utf8Contains(" km "), let m = singleOffset.firstMatch(in: text, range: range), let r = Range(m.range, in: text),
            let (j, _) = mention(at: text[r.lowerBound...]) {
             message.from = j
         } else {
             for marker in ["Höhe ", "Hoehe ", "bei ", "an der ", "in Höhe ", "auf Höhe "] {
-                if let r = text.range(of: marker), let (j, _) = mention(at: text[r.upperBound...]), j.kind != .unspecified {
+                if let r = text.utf8Range(of: marker), let (j, _) = mention(at: text[r.upperBound...]), j.kind != .unspecified {
                     message.from = j
                     break
                 }
             }
         }
-        if let r = text.range(of: "aus Richtung ") {
+        if let r = text.utf8Range(of: "aus Richtung ") {
             message.comingFrom = cleanPlace(String(text[r.upperBound...].prefix(while: { $0 != "," }).prefix(80)))
             message.comingFrom = message.comingFrom.map { terminateName(Substring($0)) }
         }
@@ -321,7 +321,7 @@ public enum TrafficMessageParser {
     private static let kmPostPattern = try! NSRegularExpression(pattern: #"km\s+(\d+(?:[.,]\d+)?)\s*-{1,2}>\s*km\s+(\d+(?:[.,]\d+)?)"#)
 
     public static func kilometrePosts(in text: String) -> [Double] {
-        guard text.contains(">"), let m = kmPostPattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
+        guard text.utf8.contains(UInt8(ascii: ">")), let m = kmPostPattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)),
               let a = Range(m.range(at: 1), in: text), let b = Range(m.range(at: 2), in: text) else { return [] }
         return [text[a], text[b]].compactMap { Double($0.replacingOccurrences(of: ",", with: ".")) }
     }

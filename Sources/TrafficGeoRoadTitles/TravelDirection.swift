@@ -58,19 +58,20 @@ public struct TravelDirection: Sendable, Equatable {
     /// The direction a report's words give, in English or German: "A4: Olpe -> Köln", "direction
     /// Köln", "towards Leeds", "Richtung Köln", "northbound", "in both directions", "in beiden
     /// Richtungen". Nothing for "aus Richtung X" alone (where a queue begins, not where it goes).
-    public static func of(words text: String) -> TravelDirection {
+    /// `route`: the words' "X -> Y" when the caller has read it already (`TrafficMessageParser.directedRoute`).
+    public static func of(words text: String, route given: [String]?? = nil) -> TravelDirection {
         var found = TravelDirection()
         guard !text.isEmpty else { return found }
+        // One lower-case copy, searched by bytes (Foundation's case-insensitive search per word
+        // was most of the time of comparing reports).
         let lower = text.lowercased()
-        if lower.contains("both directions") || lower.contains("beiden richtungen") || lower.contains("beide richtungen")
-            || lower.contains("both ways") || lower.contains("deux sens") {
-            found.bothWays = true
-        }
-        if let route = TrafficMessageParser.directedRoute(in: text) {
+        if bothWaysWords.occurs(in: lower[...]) { found.bothWays = true }
+        let route = given ?? (text.utf8.contains(UInt8(ascii: ">")) ? TrafficMessageParser.directedRoute(in: text) : nil)
+        if let route {
             found.from = TextFolding.foldPlain(route[0])
             found.towards = TextFolding.foldPlain(route[1])
         }
-        if found.towards == nil, let place = placeAfter(text) { found.towards = place }
+        if found.towards == nil, let place = placeAfter(lower) { found.towards = place }
         if let compassWord = firstCompassWord(lower), let bearing = compass[compassWord] {
             let named = TravelDirection(compass: bearing)
             found.bearing = bearing
@@ -78,6 +79,8 @@ public struct TravelDirection: Sendable, Equatable {
         }
         return found
     }
+
+    private static let bothWaysWords = ByteNeedles(["both directions", "beiden richtungen", "beide richtungen", "both ways", "deux sens"])
 
     /// A compass direction, also by its name: "southbound" is the carriageway opposite
     /// "northbound" whatever way the road turns there (a route's direction is its sign, not the
@@ -140,11 +143,12 @@ public struct TravelDirection: Sendable, Equatable {
 
     private static let compassWords = ["northbound", "southbound", "eastbound", "westbound"]
 
-    /// The first of "northbound" … "westbound" in the text, as a whole word.
+    /// The first of "northbound" … "westbound" in the (lower-case) text, as a whole word.
     private static func firstCompassWord(_ lower: String) -> String? {
+        guard lower.utf8.count >= 9, compassNeedles.occurs(in: lower[...]) else { return nil }
         var best: (String, String.Index)?
         for word in compassWords {
-            guard let r = lower.range(of: word) else { continue }
+            guard let r = lower.utf8Range(of: word) else { continue }
             let before = r.lowerBound == lower.startIndex ? nil : lower[lower.index(before: r.lowerBound)]
             guard before.map({ !$0.isLetter }) ?? true else { continue }
             if best.map({ r.lowerBound < $0.1 }) ?? true { best = (word, r.lowerBound) }
@@ -152,23 +156,27 @@ public struct TravelDirection: Sendable, Equatable {
         return best?.0
     }
 
+    private static let compassNeedles = ByteNeedles(compassWords)
+
     /// Words that put the place traffic goes to after them; "aus Richtung" (where from) is not one.
     private static let towardsWords = ["in direction of ", "direction ", "towards ", "toward ", "in richtung ", "fahrtrichtung ", "richtung "]
 
-    /// The place after a towards-word: up to punctuation, a conjunction or a few words.
-    private static func placeAfter(_ text: String) -> String? {
+    /// The place after a towards-word in the (lower-case) text: up to punctuation, a
+    /// conjunction or a few words.
+    private static func placeAfter(_ lower: String) -> String? {
+        guard towardsNeedles.occurs(in: lower[...]) else { return nil }
         for word in towardsWords {
-            var searchStart = text.startIndex
-            while let r = text.range(of: word, options: .caseInsensitive, range: searchStart..<text.endIndex) {
+            var searchStart = lower.startIndex
+            while let r = lower.utf8Range(of: word, from: searchStart) {
                 searchStart = r.upperBound
-                let prefix = text[..<r.lowerBound].lowercased()
+                let prefix = lower[..<r.lowerBound]
                 if prefix.hasSuffix("aus ") || prefix.hasSuffix("from ") { continue }
                 if let before = prefix.last, before.isLetter { continue }
                 var words: [Substring] = []
-                for w in text[r.upperBound...].split(separator: " ", omittingEmptySubsequences: true) {
+                for w in lower[r.upperBound...].split(separator: " ", omittingEmptySubsequences: true) {
                     let stop = w.last.map { ",.;:!?)".contains($0) } ?? false
                     let word = stop ? w.dropLast() : w
-                    if stopWords.contains(word.lowercased()) { break }
+                    if stopWords.contains(String(word)) { break }
                     if !word.isEmpty { words.append(word) }
                     if stop || words.count == 3 { break }
                 }
@@ -178,6 +186,8 @@ public struct TravelDirection: Sendable, Equatable {
         }
         return nil
     }
+
+    private static let towardsNeedles = ByteNeedles(["direction", "toward", "richtung"])
 
     /// Words that end a place name after a towards-word.
     private static let stopWords: Set<String> = ["und", "and", "between", "zwischen", "at", "bei", "near", "from", "in", "auf", "on", "-"]

@@ -248,8 +248,45 @@ enum ColumnJSON {
     }
 
     static func parseCoordinates(_ text: String) -> [Coordinate]? {
+        // What `coordinates` writes, "[[lon,lat],…]", read by hand (JSONSerialization was a
+        // tenth of merging reports into events); anything else through JSONSerialization.
+        if let read = plainPairs(text) { return read }
         guard let array = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [[Double]] else { return nil }
         return array.compactMap { $0.count >= 2 ? Coordinate(latitude: $0[1], longitude: $0[0]) : nil }
+    }
+
+    /// "[[x,y],[x,y]]" with plain numbers, else nil.
+    private static func plainPairs(_ text: String) -> [Coordinate]? {
+        var numbers: [Double] = []
+        var token: [UInt8] = []
+        var depth = 0, pairStart = 0
+        for b in text.utf8 {
+            switch b {
+            case UInt8(ascii: "["):
+                depth += 1
+                guard depth <= 2 else { return nil }
+                pairStart = numbers.count
+            case UInt8(ascii: "]"), UInt8(ascii: ","):
+                if !token.isEmpty {
+                    guard depth == 2, let value = Double(String(decoding: token, as: UTF8.self)), value.isFinite else { return nil }
+                    numbers.append(value)
+                    token.removeAll(keepingCapacity: true)
+                }
+                if b == UInt8(ascii: "]") {
+                    // Each inner array a pair.
+                    if depth == 2, numbers.count - pairStart != 2 { return nil }
+                    depth -= 1
+                }
+            case UInt8(ascii: "0")...UInt8(ascii: "9"), UInt8(ascii: "-"), UInt8(ascii: "+"), UInt8(ascii: "."), UInt8(ascii: "e"), UInt8(ascii: "E"):
+                token.append(b)
+            case UInt8(ascii: " "):
+                continue
+            default:
+                return nil
+            }
+        }
+        guard depth == 0, numbers.count.isMultiple(of: 2) else { return nil }
+        return stride(from: 0, to: numbers.count, by: 2).map { Coordinate(latitude: numbers[$0 + 1], longitude: numbers[$0]) }
     }
 
     /// Shortest round-tripping decimal text of a coordinate value.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import TrafficGeoModel
 import TrafficGeoStore
+import TrafficGeoSupport
 
 /// The SQLite store's rows of reports and events (`EventRows`, for `EventMerger`), inside an
 /// open write transaction: `role` 0 a report of its own, 1 a report merged into the event
@@ -103,7 +104,9 @@ final class SQLiteEventRows: EventRows {
 
     private func places(where condition: String, arguments: StatementArguments) throws -> [ReportPlace] {
         let rows = try Row.fetchCursor(db, sql: """
-            SELECT i.id, i.source_id, i.role, i.event_id, i.road, i.latitude, i.longitude, i.segment FROM incidents i WHERE \(condition)
+            SELECT i.id, i.source_id, i.role, i.event_id, i.road, i.latitude, i.longitude, i.segment,
+                   json_extract(i.properties, '$.valid_from'), i.updated, i.expires, i.ended, i.first_seen, i.category
+            FROM incidents i WHERE \(condition)
             """, arguments: arguments)
         var found: [ReportPlace] = []
         while let row = try rows.next() {
@@ -113,8 +116,11 @@ final class SQLiteEventRows: EventRows {
             } else if let lat = row[5] as Double?, let lon = row[6] as Double? {
                 shape = [Coordinate(latitude: lat, longitude: lon)]
             }
+            let times = ReportPlace.Times(validFrom: (row[8] as String?).flatMap(TimestampParser.parse)?.timeIntervalSince1970,
+                                          updated: row[9], expires: row[10], ended: row[11], firstSeen: row[12],
+                                          category: (row[13] as String?).flatMap(IncidentCategory.init(rawValue:)))
             found.append(ReportPlace(storeID: row[0], source: try sourceName(row[1]), role: EventRole(rawValue: row[2]) ?? .report,
-                                     memberOf: row[3], road: row[4], shape: shape))
+                                     memberOf: row[3], road: row[4], shape: shape, times: times))
         }
         return found
     }
@@ -139,15 +145,15 @@ final class SQLiteEventRows: EventRows {
     }
 
     func promote(_ id: Int64) throws -> Int64 {
-        guard let row = try Row.fetchOne(db, sql: "SELECT * FROM incidents WHERE id = ?", arguments: [id]) else {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM incidents WHERE id = ?"), arguments: [id]) else {
             throw StoreError.writeFailed("", reason: "report \(id) to merge is missing")
         }
-        let newID = try index.nextFreeID()
+        let newID = try nextID()
         let events = try eventSourceID()
         // The row becomes the event's (under the events' source, by its id), then the report
         // moves, as it was, to a row of its own: the identity (source, feed id) is unique.
-        try db.execute(sql: "UPDATE incidents SET source_id = ?, external_id = CAST(id AS TEXT), role = 2, event_id = NULL WHERE id = ?",
-                       arguments: [events, id])
+        try db.cachedStatement(sql: "UPDATE incidents SET source_id = ?, external_id = CAST(id AS TEXT), role = 2, event_id = NULL WHERE id = ?")
+            .execute(arguments: [events, id])
         var columns: [String] = [], values: [DatabaseValue] = []
         for (column, value) in row {
             columns.append(column)
@@ -159,45 +165,59 @@ final class SQLiteEventRows: EventRows {
             default: values.append(value)
             }
         }
-        try db.execute(sql: "INSERT INTO incidents (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))",
-                       arguments: StatementArguments(values))
+        try db.cachedStatement(sql: "INSERT INTO incidents (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))")
+            .execute(arguments: StatementArguments(values))
         if let lat = row["latitude"] as Double?, let lon = row["longitude"] as Double? {
             try index.positionChanged(id: newID, to: Coordinate(latitude: lat, longitude: lon))
         }
         // The first report is the event's first: listed before those that join it.
         if let founder = try IncidentRowLayout.fetch(db, id: newID) {
-            try db.execute(sql: "UPDATE incidents SET reports = ? WHERE id = ?", arguments: [ReportReference.text([ReportReference(founder)]), id])
+            try db.cachedStatement(sql: "UPDATE incidents SET reports = ? WHERE id = ?")
+                .execute(arguments: [ReportReference.text([ReportReference(founder)]), id])
         }
         return newID
     }
 
+    /// The next free store id: counted on from the first asked (this run holds the write lock).
+    private var next: Int64?
+    private func nextID() throws -> Int64 {
+        let id = try next ?? index.nextFreeID()
+        next = id + 1
+        return id
+    }
+
+    private var events: Int64?
     private func eventSourceID() throws -> Int64 {
+        if let events { return events }
         try db.execute(sql: "INSERT OR IGNORE INTO sources (name) VALUES (?)", arguments: [EventRole.eventSourceName])
-        return try Int64.fetchOne(db, sql: "SELECT id FROM sources WHERE name = ?", arguments: [EventRole.eventSourceName])!
+        let id = try Int64.fetchOne(db, sql: "SELECT id FROM sources WHERE name = ?", arguments: [EventRole.eventSourceName])!
+        events = id
+        return id
     }
 
     func setEvent(ofReport id: Int64, to event: Int64?) throws {
-        try db.execute(sql: "UPDATE incidents SET role = ?, event_id = ? WHERE id = ?",
-                       arguments: [(event == nil ? EventRole.report : .member).rawValue, event, id])
+        try db.cachedStatement(sql: "UPDATE incidents SET role = ?, event_id = ? WHERE id = ?")
+            .execute(arguments: [(event == nil ? EventRole.report : .member).rawValue, event, id])
     }
 
     func writeEvent(_ id: Int64, _ composed: EventComposition.Composed) throws -> Bool {
         let list = IncidentRowLayout.values(of: composed.incident)
         let assignments = IncidentRowLayout.fieldColumns.map { "\($0) = ?" }.joined(separator: ", ")
         let hash = IncidentWriter.hash(list + [ReportReference.text(composed.reports).databaseValue])
-        let changed = try Bool.fetchOne(db, sql: "SELECT content_hash IS NOT ? OR ended IS NOT ? FROM incidents WHERE id = ?",
+        let changed = try Bool.fetchOne(db.cachedStatement(sql: "SELECT content_hash IS NOT ? OR ended IS NOT ? FROM incidents WHERE id = ?"),
                                         arguments: [hash, composed.ended?.timeIntervalSince1970, id]) ?? true
         guard changed else { return false }
-        try db.execute(sql: """
+        try db.cachedStatement(sql: """
             UPDATE incidents SET \(assignments), content_hash = ?, last_changed = ?, ended = ?, reports = ?,
                 geocode_status = NULL, geocode_error = NULL WHERE id = ?
-            """, arguments: StatementArguments(list + [hash.databaseValue, now.databaseValue, composed.ended?.timeIntervalSince1970.databaseValue ?? .null,
-                                                       ReportReference.text(composed.reports).databaseValue, id.databaseValue]))
+            """).execute(arguments: StatementArguments(list + [hash.databaseValue, now.databaseValue,
+                                                                composed.ended?.timeIntervalSince1970.databaseValue ?? .null,
+                                                                ReportReference.text(composed.reports).databaseValue, id.databaseValue]))
         try index.positionChanged(id: id, to: composed.incident.position)
         return true
     }
 
     func deleteEvent(_ id: Int64) throws {
-        try db.execute(sql: "DELETE FROM incidents WHERE id = ? AND role = 2", arguments: [id])
+        try db.cachedStatement(sql: "DELETE FROM incidents WHERE id = ? AND role = 2").execute(arguments: [id])
     }
 }

@@ -35,3 +35,30 @@ package struct ByteNeedles: Sendable {
 
     package func occurs(in s: Substring) -> Bool { firstMatch(in: s) != nil }
 }
+
+extension StringProtocol {
+    /// Where `needle` first occurs, from `start` on, compared byte for byte in UTF-8: the same
+    /// answer as Foundation's `range(of:)` for an exact search, without bridging to NSString
+    /// (which was most of the time of reading a message's words).
+    package func utf8Range(of needle: String, from start: Index? = nil) -> Range<Index>? {
+        let n = Array(needle.utf8)
+        guard let first = n.first else { return nil }
+        let bytes = utf8
+        var i = start ?? bytes.startIndex
+        while i != bytes.endIndex {
+            if bytes[i] == first {
+                var j = i, k = 0
+                while k < n.count, j != bytes.endIndex, bytes[j] == n[k] {
+                    j = bytes.index(after: j)
+                    k += 1
+                }
+                if k == n.count { return i..<j }
+            }
+            i = bytes.index(after: i)
+        }
+        return nil
+    }
+
+    /// Whether `needle` occurs, by UTF-8 bytes.
+    package func utf8Contains(_ needle: String) -> Bool { utf8Range(of: needle) != nil }
+}

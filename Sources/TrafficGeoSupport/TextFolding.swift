@@ -24,9 +24,22 @@ public enum TextFolding {
     /// two must agree). A search word matches a text when its fold is in the text's fold, or its
     /// loosened fold in the text's loosened fold: "koln" finds "Koeln" and "Köln", "koeln" finds "Koln".
     public static func loosen(_ folded: String) -> String {
-        guard folded.contains("e") else { return folded }
-        return folded.replacingOccurrences(of: "ae", with: "a").replacingOccurrences(of: "oe", with: "o")
-            .replacingOccurrences(of: "ue", with: "u")
+        guard folded.utf8.contains(UInt8(ascii: "e")) else { return folded }
+        // By bytes, one vowel after the other, left to right (Foundation's replacingOccurrences
+        // did the same, bridged through NSString at a cost): "ae", "oe", "ue" are ASCII and never
+        // part of a longer UTF-8 sequence.
+        var bytes = Array(folded.utf8)
+        for vowel in [UInt8(ascii: "a"), UInt8(ascii: "o"), UInt8(ascii: "u")] {
+            var out: [UInt8] = []
+            out.reserveCapacity(bytes.count)
+            var i = 0
+            while i < bytes.count {
+                out.append(bytes[i])
+                i += bytes[i] == vowel && i + 1 < bytes.count && bytes[i + 1] == UInt8(ascii: "e") ? 2 : 1
+            }
+            bytes = out
+        }
+        return String(decoding: bytes, as: UTF8.self)
     }
 
     /// `loosen` in SQL over a folded column or expression (SQLite and PostgreSQL alike).

@@ -48,14 +48,36 @@ package struct ReportPlace: Sendable {
     package var road: String?
     /// Its line where it has one, else its point; empty without a position.
     package var shape: [Coordinate]
+    /// What its validity is read from (`ReportTraits`), in seconds since 1970.
+    package var times: Times
 
-    package init(storeID: Int64, source: String, role: EventRole, memberOf: Int64?, road: String?, shape: [Coordinate]) {
+    package struct Times: Sendable {
+        package var validFrom, updated, expires, ended: Double?
+        package var firstSeen: Double
+        package var category: IncidentCategory?
+
+        package init(validFrom: Double?, updated: Double?, expires: Double?, ended: Double?, firstSeen: Double, category: IncidentCategory?) {
+            (self.validFrom, self.updated, self.expires, self.ended, self.firstSeen, self.category) = (validFrom, updated, expires, ended, firstSeen, category)
+        }
+    }
+
+    package init(storeID: Int64, source: String, role: EventRole, memberOf: Int64?, road: String?, shape: [Coordinate], times: Times) {
         self.storeID = storeID
         self.source = source
         self.role = role
         self.memberOf = memberOf
         self.road = road
         self.shape = shape
+        self.times = times
+    }
+
+    /// Its validity as `ReportTraits` reads it, or wider: the start exactly, the end no earlier
+    /// (the kind its words name may end it sooner; an event's reports end by its latest).
+    package func validity(_ settings: ConflationSettings) -> (start: Double, end: Double) {
+        let start = times.validFrom ?? times.updated ?? times.firstSeen
+        let shortLived = role != .event && KindFamily(times.category).isShortLived
+        return (start, ReportTraits.end(start: start, updated: times.updated, over: [times.ended, times.expires].compactMap { $0 }.min(),
+                                        shortLived: shortLived, settings: settings))
     }
 }
 
@@ -217,6 +239,9 @@ package struct EventMerger {
         // The farthest two reports of one event can be apart.
         let reach = max(2 * max(settings.feedReach, settings.junctionReach, settings.townReach), settings.namedStretchReach)
         let seekingSet = Set(seekingIDs)
+        var traits: [Int64: ReportTraits] = [:]
+        for stored in try rows.rows(ids: seeking.map(\.storeID)) { traits[stored.storeID] = ReportTraits(stored, settings: settings) }
+
         // On each road, the rows in the band of latitudes the reports there reach.
         var places: [ReportPlace] = []
         let margin = reach / 111_000 + 0.01
@@ -226,59 +251,64 @@ package struct EventMerger {
         }
         let grid = PlaceGrid(places.filter { !seekingSet.contains($0.storeID) }, reach: reach)
 
-        // The places near each report; then the whole rows, and the members of events, of those only.
+        // The places near each report and in its time (known from the rows alone); then the
+        // whole rows, and the members of events, of those only.
+        func plausible(_ place: ReportPlace, for report: ReportPlace, _ mine: ReportTraits) -> Bool {
+            guard place.source != report.source || place.role == .event else { return false }
+            let (start, end) = place.validity(settings)
+            guard start - settings.timeSlack <= mine.end, mine.start - settings.timeSlack <= end else { return false }
+            return place.shape.isEmpty || report.shape.isEmpty || ReportTraits.distance(report.shape, place.shape) <= reach
+        }
         var near: [Int64: [ReportPlace]] = [:]
         for report in placed {
-            let found = grid.near(report.shape, road: report.road!, within: reach).filter { $0.source != report.source || $0.role == .event }
+            guard let mine = traits[report.storeID] else { continue }
+            let found = grid.near(report.shape, road: report.road!, within: reach).filter { plausible($0, for: report, mine) }
             if !found.isEmpty { near[report.storeID] = found }
         }
         // A report without a position may still name its place by kilometre posts: it looks at
         // every event of its road (few have no position: a geocoder placed the rest).
-        let unplaced = seeking.filter { $0.shape.isEmpty }
-        if !unplaced.isEmpty {
-            let withPosts = Set(try rows.rows(ids: unplaced.map(\.storeID)).filter(ReportTraits.namesKilometrePosts).map(\.storeID))
-            for (road, reports) in Dictionary(grouping: unplaced.filter { withPosts.contains($0.storeID) }, by: { $0.road! }) {
-                let onRoad = try rows.eventPlaces(road: road, latitudes: -90...90, excluding: source).filter { !seekingSet.contains($0.storeID) }
-                for report in reports {
-                    let found = onRoad.filter { $0.source != report.source || $0.role == .event }
-                    if !found.isEmpty { near[report.storeID] = found }
-                }
+        let unplaced = seeking.filter { $0.shape.isEmpty && traits[$0.storeID]?.kilometres != nil }
+        for (road, reports) in Dictionary(grouping: unplaced, by: { $0.road! }) {
+            let onRoad = try rows.eventPlaces(road: road, latitudes: -90...90, excluding: source).filter { !seekingSet.contains($0.storeID) }
+            for report in reports {
+                guard let mine = traits[report.storeID] else { continue }
+                let found = onRoad.filter { plausible($0, for: report, mine) }
+                if !found.isEmpty { near[report.storeID] = found }
             }
         }
         guard !near.isEmpty else { return [] }
-        let wanted = Set(near.keys).union(near.values.flatMap { $0.map(\.storeID) })
-        let full = Dictionary(try rows.rows(ids: wanted.sorted()).map { ($0.storeID, $0) }, uniquingKeysWith: { a, _ in a })
-        let eventMembers = try rows.members(ofEvents: full.values.filter { $0.role == .event }.map(\.storeID).sorted())
-        var traits: [Int64: ReportTraits] = [:]
-        func traitsOf(_ stored: StoredIncident) -> ReportTraits {
-            if let t = traits[stored.storeID] { return t }
-            let t = ReportTraits(stored, settings: settings)
-            traits[stored.storeID] = t
-            return t
-        }
-        func reportsOf(_ target: StoredIncident) -> [StoredIncident] {
-            target.role == .event ? eventMembers[target.storeID] ?? [] : [target]
+
+        // Each target as the reports it holds (one for a report of its own), by their traits.
+        let targetIDs = Set(near.values.flatMap { $0.map(\.storeID) })
+        let targetRows = try rows.rows(ids: targetIDs.sorted())
+        let eventMembers = try rows.members(ofEvents: targetRows.filter { $0.role == .event }.map(\.storeID).sorted())
+        var reportsOf: [Int64: [ReportTraits]] = [:]
+        var isReport: Set<Int64> = []
+        for row in targetRows {
+            if row.role == .event {
+                reportsOf[row.storeID] = (eventMembers[row.storeID] ?? []).map { ReportTraits($0, settings: settings) }
+            } else {
+                reportsOf[row.storeID] = [ReportTraits(row, settings: settings)]
+                isReport.insert(row.storeID)
+            }
         }
 
         var options: [(score: Double, report: Int64, target: Int64)] = []
         for (reportID, places) in near.sorted(by: { $0.key < $1.key }) {
-            guard let report = full[reportID] else { continue }
-            let mine = traitsOf(report)
+            guard let mine = traits[reportID] else { continue }
             for place in places {
-                guard let target = full[place.storeID] else { continue }
-                let theirs = reportsOf(target)
-                guard !theirs.isEmpty, !theirs.contains(where: { $0.incident.source == report.incident.source }) else { continue }
+                guard let theirs = reportsOf[place.storeID], !theirs.isEmpty, !theirs.contains(where: { $0.source == mine.source }) else { continue }
                 var best: Double?
                 var contradicted = false
                 for other in theirs {
-                    switch rule.verdict(mine, traitsOf(other)) {
+                    switch rule.verdict(mine, other) {
                     case let .same(score): best = min(best ?? score, score)
                     case .distinct(.noPosition): continue
                     case .distinct: contradicted = true
                     }
                     if contradicted { break }
                 }
-                if let best, !contradicted { options.append((best, reportID, target.storeID)) }
+                if let best, !contradicted { options.append((best, reportID, place.storeID)) }
             }
         }
         options.sort { ($0.score, $0.report, $0.target) < ($1.score, $1.report, $1.target) }
@@ -286,11 +316,11 @@ package struct EventMerger {
         var joined: Set<Int64> = [], targets: Set<Int64> = []
         var sourcesOf: [Int64: Set<String>] = [:]
         for option in options where !joined.contains(option.report) && !joined.contains(option.target) && !targets.contains(option.report) {
-            guard let report = full[option.report], let target = full[option.target] else { continue }
-            var sources = sourcesOf[option.target] ?? Set(reportsOf(target).map(\.incident.source))
-            guard sources.insert(report.incident.source).inserted else { continue }
+            guard let report = traits[option.report] else { continue }
+            var sources = sourcesOf[option.target] ?? Set((reportsOf[option.target] ?? []).map(\.source))
+            guard sources.insert(report.source).inserted else { continue }
             sourcesOf[option.target] = sources
-            joins.append(Join(report: option.report, target: option.target, targetIsReport: target.role == .report && !targets.contains(option.target)))
+            joins.append(Join(report: option.report, target: option.target, targetIsReport: isReport.contains(option.target) && !targets.contains(option.target)))
             joined.insert(option.report)
             targets.insert(option.target)
         }

@@ -51,14 +51,14 @@ package struct ReportTraits: Sendable {
         // else when it was last said, else when the store first saw it.
         let started = i.properties["valid_from"].flatMap(TimestampParser.parse) ?? i.updated ?? stored.firstSeen
         start = started.timeIntervalSince1970
-        let over = [stored.ended, i.expires].compactMap { $0?.timeIntervalSince1970 }.min()
-        let lastSaid = max(start, i.updated?.timeIntervalSince1970 ?? start)
         // Traffic that changes by the hour among its kinds (a queue at roadworks) ends soon.
-        let shortLived = kinds.contains(where: \.isShortLived)
-        end = max(start, over ?? lastSaid + (shortLived ? settings.openEndShort : settings.openEndLong))
+        end = Self.end(start: start, updated: i.updated?.timeIntervalSince1970,
+                       over: [stored.ended, i.expires].compactMap { $0?.timeIntervalSince1970 }.min(),
+                       shortLived: kinds.contains(where: \.isShortLived), settings: settings)
 
         // The stretch by its junctions: German words, else English ones ("between J29A and J30").
-        let message = TrafficMessageParser.parse(title: i.title, text: i.summary)
+        // The junctions only (what junction learning reads of every message), not the kind.
+        let message = TrafficMessageParser.parseJunctions(title: i.title, text: i.summary)
         var names: (from: String?, to: String?)
         switch (message.from, message.to) {
         // A title's one name twice ("A1 : Köln-Niehl - Köln-Niehl") is that junction, as one mention.
@@ -70,7 +70,8 @@ package struct ReportTraits: Sendable {
         case let (only?, nil): names = (only.name, only.name)
         default: names = StretchWords.parse([i.summary, i.title].compactMap { $0 }.joined(separator: ". "))
         }
-        let posts = message.kilometrePosts
+        let posts = TrafficMessageParser.kilometrePosts(in: i.summary ?? "").count >= 2 ? TrafficMessageParser.kilometrePosts(in: i.summary ?? "")
+            : TrafficMessageParser.kilometrePosts(in: i.title)
         kilometres = posts.count >= 2 ? min(posts[0], posts[1])...max(posts[0], posts[1]) : nil
         kilometreDirection = posts.count >= 2 && posts[0] != posts[1] ? (posts[1] > posts[0] ? 1 : -1) : nil
         func key(_ name: String?) -> String? { name.map { TextFolding.loosen(JunctionName.key($0)) }.flatMap { $0.isEmpty ? nil : $0 } }
@@ -79,7 +80,9 @@ package struct ReportTraits: Sendable {
         to = key(names.to) ?? (names.from != nil && message.from == nil ? from : nil)
 
         let field = TravelDirection.of(field: i.properties["direction"])
-        let words = TravelDirection.of(words: i.title + " – " + (i.summary ?? ""))
+        // The route the parser read ("Olpe -> Köln"), not read again.
+        let route: [String]?? = message.isDirected && message.routeEnds.count == 2 ? .some(message.routeEnds) : nil
+        let words = TravelDirection.of(words: i.title + " – " + (i.summary ?? ""), route: route)
         // Compass names from the words ("northbound") when the words name no place.
         let wordPlaces = words.bearing != nil && TravelDirection(compass: words.bearing!).towards == words.towards
             ? TravelDirection() : TravelDirection(towards: words.towards, from: words.from)
@@ -112,6 +115,13 @@ package struct ReportTraits: Sendable {
             case .road?, .none?, nil: reach = nil
             }
         }
+    }
+
+    /// When a report is over: when it ended or expires (whichever is first), else an open end
+    /// after the last it was said of (`openEndShort` or `openEndLong`); never before its start.
+    package static func end(start: Double, updated: Double?, over: Double?, shortLived: Bool, settings: ConflationSettings) -> Double {
+        let lastSaid = max(start, updated ?? start)
+        return max(start, over ?? lastSaid + (shortLived ? settings.openEndShort : settings.openEndLong))
     }
 
     /// Whether a report's words name its stretch by two kilometre posts ("km 434.27 --> km 431.83").
