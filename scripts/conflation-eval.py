@@ -159,18 +159,20 @@ def main():
         reports_of_event[event].add(truth[rid][1])
     rnd = random.Random(1)
     located = [e for e in events if e.get("coordinate")]
-    duplicate_answers = 0
+    # An answer that is a second or third copy of a real event already answered: a missed merge
+    # (bounded by recall), or (never) one stored event answered twice.
+    copies = answers = same_event_twice = 0
     for e in rnd.sample(located, min(a.near_points, len(located))):
         c = e["coordinate"]
         near = json.loads(run([a.bin, "near", "--db", db, "--lat", str(c["latitude"]), "--lon", str(c["longitude"]),
                                "--limit", "20", "--format", "json"]).stdout)
+        answers += len(near)
         real = collections.Counter()
         for n in near:
             for t in reports_of_event.get(n["event"], set()):
                 real[t] += 1
-        duplicate_answers += sum(1 for n in real.values() if n > 1)
-        if len({n["event"] for n in near}) != len(near):
-            duplicate_answers += 1
+        copies += sum(n - 1 for n in real.values() if n > 1)
+        same_event_twice += len(near) - len({n["event"] for n in near})
 
     # How far apart the reports of merged and missed pairs are (where both are placed): what the
     # reaches of the rule are measured against.
@@ -196,7 +198,8 @@ def main():
         "wrong_merges": dict(wrong), "missed_merges": dict(missed), "true_pairs_by_feeds": dict(pairs_by_feeds),
         "distances_m (percentiles 10, 50, 90, 99)": distances,
         "lost": len(lost), "doubled": len(doubled), "listed_in_two_events": len(listed_twice),
-        "nearest_points": min(a.near_points, len(located)), "nearest_answers_one_event": duplicate_answers,
+        "nearest_points": min(a.near_points, len(located)), "nearest_answers": answers,
+        "nearest_answers_copying_a_real_event": copies, "nearest_answers_of_one_stored_event_twice": same_event_twice,
         "ingest_seconds": round(ingest_seconds, 1),
     }
     print(json.dumps(result, indent=1, ensure_ascii=False))
@@ -213,7 +216,7 @@ def main():
     if a.json:
         with open(a.json, "w") as f:
             json.dump(result, f, indent=1, ensure_ascii=False)
-    failed = precision < 0.98 or recall < 0.95 or lost or doubled or listed_twice or duplicate_answers or wrong.get("opposite carriageway", 0) \
+    failed = precision < 0.98 or recall < 0.95 or lost or doubled or listed_twice or same_event_twice or wrong.get("opposite carriageway", 0) \
         or wrong.get("US: the other direction of one project", 0)
     sys.exit(1 if failed else 0)
 

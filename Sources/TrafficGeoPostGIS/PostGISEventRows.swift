@@ -134,18 +134,16 @@ final class PostGISEventRows: EventRows {
         return name
     }
 
-    func members(ofEvents ids: [Int64]) throws -> [Int64: [StoredIncident]] {
+    func members(ofEvents ids: [Int64]) throws -> [Int64: EventMembers] {
         guard !ids.isEmpty else { return [:] }
-        let rows = try connection.rows("SELECT \(unescaped: PostGISRows.selection) FROM incidents i WHERE i.event_id = ANY(\(ids))", logger: logger)
-            .map { try PostGISRows.decode($0) }
-        var listed: [Int64: [ReportReference]] = [:]
+        var members: [Int64: EventMembers] = [:]
+        for row in try connection.rows("SELECT event_id, id FROM incidents WHERE event_id = ANY(\(ids)) ORDER BY id", logger: logger) {
+            let (event, id) = try row.decode((Int64, Int64).self)
+            members[event, default: EventMembers(ids: [], listed: [])].ids.append(id)
+        }
         for row in try connection.rows("SELECT id, reports FROM incidents WHERE id = ANY(\(ids)) AND role = 2", logger: logger) {
             let (id, reports) = try row.decode((Int64, String?).self)
-            listed[id] = reports.map(ReportReference.parse) ?? []
-        }
-        var members: [Int64: [StoredIncident]] = [:]
-        for (event, reports) in Dictionary(grouping: rows, by: { $0.memberOf ?? 0 }) {
-            members[event] = EventComposition.joiningOrder(reports, listed: listed[event] ?? [])
+            members[id]?.listed = reports.map(ReportReference.parse) ?? []
         }
         return members
     }
@@ -182,11 +180,6 @@ final class PostGISEventRows: EventRows {
                 b.append(id)
                 return b
             }()), logger: logger)
-        // The first report is the event's first: listed before those that join it.
-        if let founder = try rows(ids: [newID]).first {
-            try connection.run("UPDATE incidents SET reports = \(PostgresText.storable(ReportReference.text([ReportReference(founder)]))) WHERE id = \(id)",
-                               logger: logger)
-        }
         return newID
     }
 

@@ -132,20 +132,21 @@ final class SQLiteEventRows: EventRows {
         return name
     }
 
-    func members(ofEvents ids: [Int64]) throws -> [Int64: [StoredIncident]] {
-        var members: [Int64: [StoredIncident]] = [:]
-        let statement = try db.cachedStatement(sql: "SELECT \(IncidentRowLayout.selection) FROM incidents i WHERE i.event_id = ?")
+    func members(ofEvents ids: [Int64]) throws -> [Int64: EventMembers] {
+        var members: [Int64: EventMembers] = [:]
+        let statement = try db.cachedStatement(sql: "SELECT id FROM incidents WHERE event_id = ?")
         let listed = try db.cachedStatement(sql: "SELECT reports FROM incidents WHERE id = ? AND role = 2")
         for id in ids {
-            let rows = try Row.fetchAll(statement, arguments: [id]).map { IncidentRowLayout.decode($0) }
-            guard !rows.isEmpty else { continue }
-            members[id] = EventComposition.joiningOrder(rows, listed: (try String.fetchOne(listed, arguments: [id])).map(ReportReference.parse) ?? [])
+            let reports = try Int64.fetchAll(statement, arguments: [id])
+            guard !reports.isEmpty else { continue }
+            members[id] = EventMembers(ids: reports, listed: (try String.fetchOne(listed, arguments: [id])).map(ReportReference.parse) ?? [])
         }
         return members
     }
 
     func promote(_ id: Int64) throws -> Int64 {
-        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT * FROM incidents WHERE id = ?"), arguments: [id]) else {
+        guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT source_id, external_id, latitude, longitude FROM incidents WHERE id = ?"),
+                                         arguments: [id]) else {
             throw StoreError.writeFailed("", reason: "report \(id) to merge is missing")
         }
         let newID = try nextID()
@@ -154,28 +155,25 @@ final class SQLiteEventRows: EventRows {
         // moves, as it was, to a row of its own: the identity (source, feed id) is unique.
         try db.cachedStatement(sql: "UPDATE incidents SET source_id = ?, external_id = CAST(id AS TEXT), role = 2, event_id = NULL WHERE id = ?")
             .execute(arguments: [events, id])
-        var columns: [String] = [], values: [DatabaseValue] = []
-        for (column, value) in row {
-            columns.append(column)
-            switch column {
-            case "id": values.append(newID.databaseValue)
-            case "role": values.append(EventRole.member.rawValue.databaseValue)
-            case "event_id": values.append(id.databaseValue)
-            case "reports": values.append(.null)
-            default: values.append(value)
-            }
-        }
-        try db.cachedStatement(sql: "INSERT INTO incidents (\(columns.joined(separator: ", "))) VALUES (\(Array(repeating: "?", count: columns.count).joined(separator: ", ")))")
-            .execute(arguments: StatementArguments(values))
-        if let lat = row["latitude"] as Double?, let lon = row["longitude"] as Double? {
+        let copied = try copiedColumns().joined(separator: ", ")
+        try db.cachedStatement(sql: """
+            INSERT INTO incidents (id, source_id, external_id, role, event_id, reports, \(copied))
+            SELECT ?, ?, ?, \(EventRole.member.rawValue), ?, NULL, \(copied) FROM incidents WHERE id = ?
+            """).execute(arguments: [newID, row[0], row[1], id, id])
+        if let lat = row[2] as Double?, let lon = row[3] as Double? {
             try index.positionChanged(id: newID, to: Coordinate(latitude: lat, longitude: lon))
         }
-        // The first report is the event's first: listed before those that join it.
-        if let founder = try IncidentRowLayout.fetch(db, id: newID) {
-            try db.cachedStatement(sql: "UPDATE incidents SET reports = ? WHERE id = ?")
-                .execute(arguments: [ReportReference.text([ReportReference(founder)]), id])
-        }
         return newID
+    }
+
+    /// The columns a promoted report takes over as they are (all but its id, identity and role).
+    private var copied: [String]?
+    private func copiedColumns() throws -> [String] {
+        if let copied { return copied }
+        let columns = try String.fetchAll(db, sql: "SELECT name FROM pragma_table_info('incidents') ORDER BY cid")
+            .filter { !["id", "source_id", "external_id", "role", "event_id", "reports"].contains($0) }
+        copied = columns
+        return columns
     }
 
     /// The next free store id: counted on from the first asked (this run holds the write lock).

@@ -13,10 +13,12 @@ package protocol EventRows: AnyObject {
     func eventPlaces(road: String, latitudes: ClosedRange<Double>, excluding excluded: String?) throws -> [ReportPlace]
     /// Whether any located row answers for an event that is not a report of `source`'s.
     func hasEvents(besides source: String?) throws -> Bool
-    /// The reports of each event, in the order they joined it.
-    func members(ofEvents ids: [Int64]) throws -> [Int64: [StoredIncident]]
+    /// The store ids of each event's reports, and the reports its row lists (in the order they
+    /// joined; not those that joined in this run yet).
+    func members(ofEvents ids: [Int64]) throws -> [Int64: EventMembers]
     /// Makes the report `id` (an event of its own) the first report of an event that keeps its
-    /// id: the report moves to a new row, whose id is returned, and `id` becomes the event's row.
+    /// id: the report moves, as it was, to a new row, whose id is returned, and `id` becomes the
+    /// event's row (its fields and list of reports are written by `writeEvent`).
     func promote(_ id: Int64) throws -> Int64
     /// Makes a report a member of `event`, or (nil) an event of its own again.
     func setEvent(ofReport id: Int64, to event: Int64?) throws
@@ -24,6 +26,17 @@ package protocol EventRows: AnyObject {
     func writeEvent(_ id: Int64, _ composed: EventComposition.Composed) throws -> Bool
     /// Deletes an event row that has no reports left.
     func deleteEvent(_ id: Int64) throws
+}
+
+/// An event's reports as its store holds them (`EventRows.members`).
+package struct EventMembers: Sendable {
+    package var ids: [Int64]
+    package var listed: [ReportReference]
+
+    package init(ids: [Int64], listed: [ReportReference]) {
+        self.ids = ids
+        self.listed = listed
+    }
 }
 
 /// Reports an adoption of a former source name (`SourceMergePlan`) took out of their events, so
@@ -125,17 +138,20 @@ package struct EventMerger {
             changes.removed = released.events.sorted()
             return changes
         }
+        let run = RunRows(rows, settings: rule.settings)
         let updated = Array(Set(updated).union(released.reports)).sorted()
         let insertedSet = Set(inserted), updatedSet = Set(updated), endedSet = Set(ended)
         // New rows are reports of their own; the others may be members of an event.
         let changed = try rows.places(ids: Array(updatedSet.union(endedSet).subtracting(insertedSet)).sorted())
             .filter { $0.role != .event }
         var affected = released.events
-        var seeking = Set(inserted)
+        var seeking = insertedSet
         var ownBefore: Set<Int64> = []   // events of their own before this run
         let memberEvents = Set(changed.compactMap(\.memberOf))
-        let eventsBefore = Dictionary(try rows.rows(ids: Array(memberEvents).sorted()).map { ($0.storeID, $0) }, uniquingKeysWith: { a, _ in a })
-        let membersBefore = try rows.members(ofEvents: Array(memberEvents).sorted())
+        try run.load(Array(memberEvents))
+        var wasEnded: [Int64: Bool] = [:]
+        for event in memberEvents { wasEnded[event] = run.row(event).map { $0.ended != nil } ?? false }
+        let membersBefore = try run.members(ofEvents: Array(memberEvents))
         for place in changed {
             guard let event = place.memberOf else {
                 ownBefore.insert(place.storeID)
@@ -145,33 +161,46 @@ package struct EventMerger {
             affected.insert(event)
             // A member whose words or place changed must still be the same event as its others.
             guard updatedSet.contains(place.storeID), let members = membersBefore[event],
-                  let report = members.first(where: { $0.storeID == place.storeID }) else { continue }
-            let others = members.filter { $0.storeID != place.storeID }
-            if !others.isEmpty, !fits(report, with: others) {
+                  members.contains(where: { $0.storeID == place.storeID }) else { continue }
+            let others = members.filter { $0.storeID != place.storeID }.map(\.storeID)
+            if !others.isEmpty, !(try fits(place.storeID, with: others, run)) {
                 try rows.setEvent(ofReport: place.storeID, to: nil)
+                run.setEvent(ofReport: place.storeID, to: nil)
                 changes.new.append(place.storeID)
                 seeking.insert(place.storeID)
             }
         }
 
-        // Reports of their own look for an event to join.
-        var joins: [Join] = []
-        if !seeking.isEmpty, try rows.hasEvents(besides: source) { joins = try bestJoins(for: seeking.sorted(), excluding: source) }
-        for join in joins {
-            if join.targetIsReport { _ = try rows.promote(join.target) }
-            try rows.setEvent(ofReport: join.report, to: join.target)
-            affected.insert(join.target)
-            changes.joined += 1
-            if let at = changes.new.firstIndex(of: join.report) { changes.new.remove(at: at) }
-            // A report that was an event of its own before this run is merged away.
-            if ownBefore.contains(join.report) { changes.removed.append(join.report) }
+        // Reports of their own look for an event to join, road by road (no event spans two
+        // roads), each road's events composed again before the next is read: a bulk ingest holds
+        // one road's rows at a time.
+        var joined: Set<Int64> = []
+        var recomposed: Set<Int64> = []
+        if !seeking.isEmpty, try rows.hasEvents(besides: source) {
+            let places = try rows.places(ids: seeking.sorted()).filter { $0.role == .report && $0.road != nil }
+            for (_, onRoad) in Dictionary(grouping: places, by: { ReportTraits.roadKey($0.road!) }).sorted(by: { $0.key < $1.key }) {
+                let joins = try bestJoins(for: onRoad, excluding: source, run)
+                var targets: Set<Int64> = []
+                for join in joins {
+                    if wasEnded[join.target] == nil { wasEnded[join.target] = run.row(join.target).map { $0.ended != nil } ?? false }
+                    if join.targetIsReport { run.promoted(join.target, to: try rows.promote(join.target)) }
+                    try rows.setEvent(ofReport: join.report, to: join.target)
+                    run.setEvent(ofReport: join.report, to: join.target)
+                    targets.insert(join.target)
+                    changes.joined += 1
+                    if let at = changes.new.firstIndex(of: join.report) { changes.new.remove(at: at) }
+                    // A report that was an event of its own before this run is merged away.
+                    if ownBefore.contains(join.report) { changes.removed.append(join.report) }
+                    joined.insert(join.report)
+                }
+                try recompose(targets, wasEnded: wasEnded, run, into: &changes)
+                recomposed.formUnion(targets)
+                run.forget(keeping: Set(affected.subtracting(recomposed)).union(membersBefore.values.flatMap { $0.map(\.storeID) }))
+            }
         }
-        let joined = Set(joins.map(\.report))
 
-        // The events of several, composed again.
-        let targets = Set(joins.map(\.target)).subtracting(eventsBefore.keys)
-        let before = eventsBefore.merging(try rows.rows(ids: targets.sorted()).map { ($0.storeID, $0) }, uniquingKeysWith: { a, _ in a })
-        try recompose(affected, before: before, into: &changes)
+        // The events whose reports changed or left, composed again.
+        try recompose(affected.subtracting(recomposed), wasEnded: wasEnded, run, into: &changes)
 
         // Reports that are still events of their own: their own change.
         let split = Set(changes.new)
@@ -187,13 +216,16 @@ package struct EventMerger {
     /// an event without reports goes. What happened to them.
     package func recompose(_ events: Set<Int64>) throws -> EventChanges {
         var changes = EventChanges()
-        let before = Dictionary(try rows.rows(ids: events.sorted()).map { ($0.storeID, $0) }, uniquingKeysWith: { a, _ in a })
-        try recompose(events, before: before, into: &changes)
+        let run = RunRows(rows, settings: rule.settings)
+        try run.load(Array(events))
+        let wasEnded = Dictionary(uniqueKeysWithValues: events.map { ($0, run.row($0).map { $0.ended != nil } ?? false) })
+        try recompose(events, wasEnded: wasEnded, run, into: &changes)
         return changes
     }
 
-    private func recompose(_ events: Set<Int64>, before: [Int64: StoredIncident], into changes: inout EventChanges) throws {
-        let members = try rows.members(ofEvents: events.sorted())
+    private func recompose(_ events: Set<Int64>, wasEnded: [Int64: Bool], _ run: RunRows, into changes: inout EventChanges) throws {
+        guard !events.isEmpty else { return }
+        let members = try run.members(ofEvents: Array(events))
         for event in events.sorted() {
             guard let reports = members[event], !reports.isEmpty else {
                 try rows.deleteEvent(event)
@@ -202,18 +234,20 @@ package struct EventMerger {
             }
             let composed = EventComposition.compose(reports)
             guard try rows.writeEvent(event, composed) else { continue }
-            let wasEnded = before[event].map { $0.ended != nil } ?? false
-            if composed.ended != nil, !wasEnded { changes.ended.append(event) } else { changes.updated.append(event) }
+            run.wroteEvent(event, listing: composed.reports)
+            if composed.ended != nil, !(wasEnded[event] ?? false) { changes.ended.append(event) } else { changes.updated.append(event) }
         }
     }
 
-    /// Whether `report` is still one event with `others`: the same as one of them, and
+    /// Whether the report `id` is still one event with `others`: the same as one of them, and
     /// contradicted by none (a report without a position contradicts nothing).
-    private func fits(_ report: StoredIncident, with others: [StoredIncident]) -> Bool {
-        let traits = ReportTraits(report, settings: rule.settings)
+    private func fits(_ id: Int64, with others: [Int64], _ run: RunRows) throws -> Bool {
+        try run.load([id] + others)
+        guard let traits = run.traits(id) else { return true }
         var matched = false
         for other in others {
-            switch rule.verdict(traits, ReportTraits(other, settings: rule.settings)) {
+            guard let theirs = run.traits(other) else { continue }
+            switch rule.verdict(traits, theirs) {
             case .same: matched = true
             case .distinct(.noPosition): continue
             case .distinct: return false
@@ -229,27 +263,25 @@ package struct EventMerger {
         var targetIsReport: Bool
     }
 
-    /// For each report that finds one, the event it joins: the best match first, one report per
-    /// source in an event, a report never both joining and joined.
-    private func bestJoins(for seekingIDs: [Int64], excluding source: String?) throws -> [Join] {
+    /// For each of these reports (of their own, on one road) that finds one, the event it joins:
+    /// the best match first, one report per source in an event, a report never both joining and joined.
+    private func bestJoins(for seeking: [ReportPlace], excluding source: String?, _ run: RunRows) throws -> [Join] {
         let settings = rule.settings
-        let seeking = try rows.places(ids: seekingIDs).filter { $0.role == .report && $0.road != nil }
         guard !seeking.isEmpty else { return [] }
         let placed = seeking.filter { !$0.shape.isEmpty }
         // The farthest two reports of one event can be apart.
         let reach = max(2 * max(settings.feedReach, settings.junctionReach, settings.townReach), settings.namedStretchReach)
-        let seekingSet = Set(seekingIDs)
-        var traits: [Int64: ReportTraits] = [:]
-        for stored in try rows.rows(ids: seeking.map(\.storeID)) { traits[stored.storeID] = ReportTraits(stored, settings: settings) }
+        let seekingSet = Set(seeking.map(\.storeID))
+        try run.load(seeking.map(\.storeID))
 
-        // On each road, the rows in the band of latitudes the reports there reach.
+        // On each road (as stored), the rows in the band of latitudes the reports there reach.
         var places: [ReportPlace] = []
         let margin = reach / 111_000 + 0.01
         for (road, reports) in Dictionary(grouping: placed, by: { $0.road! }).sorted(by: { $0.key < $1.key }) {
             let latitudes = reports.flatMap { $0.shape.map(\.latitude) }
             places += try rows.eventPlaces(road: road, latitudes: (latitudes.min()! - margin)...(latitudes.max()! + margin), excluding: source)
         }
-        let grid = PlaceGrid(places.filter { !seekingSet.contains($0.storeID) }, reach: reach)
+        var grid = PlaceGrid(places.filter { !seekingSet.contains($0.storeID) }, reach: reach)
 
         // The places near each report and in its time (known from the rows alone); then the
         // whole rows, and the members of events, of those only.
@@ -261,17 +293,17 @@ package struct EventMerger {
         }
         var near: [Int64: [ReportPlace]] = [:]
         for report in placed {
-            guard let mine = traits[report.storeID] else { continue }
+            guard let mine = run.traits(report.storeID) else { continue }
             let found = grid.near(report.shape, road: report.road!, within: reach).filter { plausible($0, for: report, mine) }
             if !found.isEmpty { near[report.storeID] = found }
         }
         // A report without a position may still name its place by kilometre posts: it looks at
         // every event of its road (few have no position: a geocoder placed the rest).
-        let unplaced = seeking.filter { $0.shape.isEmpty && traits[$0.storeID]?.kilometres != nil }
+        let unplaced = seeking.filter { $0.shape.isEmpty && run.traits($0.storeID)?.kilometres != nil }
         for (road, reports) in Dictionary(grouping: unplaced, by: { $0.road! }) {
             let onRoad = try rows.eventPlaces(road: road, latitudes: -90...90, excluding: source).filter { !seekingSet.contains($0.storeID) }
             for report in reports {
-                guard let mine = traits[report.storeID] else { continue }
+                guard let mine = run.traits(report.storeID) else { continue }
                 let found = onRoad.filter { plausible($0, for: report, mine) }
                 if !found.isEmpty { near[report.storeID] = found }
             }
@@ -280,22 +312,24 @@ package struct EventMerger {
 
         // Each target as the reports it holds (one for a report of its own), by their traits.
         let targetIDs = Set(near.values.flatMap { $0.map(\.storeID) })
-        let targetRows = try rows.rows(ids: targetIDs.sorted())
-        let eventMembers = try rows.members(ofEvents: targetRows.filter { $0.role == .event }.map(\.storeID).sorted())
+        try run.load(Array(targetIDs))
+        let eventMembers = try run.memberIDs(ofEvents: targetIDs.filter { run.row($0)?.role == .event })
+        try run.load(eventMembers.values.flatMap { $0 })
         var reportsOf: [Int64: [ReportTraits]] = [:]
         var isReport: Set<Int64> = []
-        for row in targetRows {
+        for id in targetIDs {
+            guard let row = run.row(id) else { continue }
             if row.role == .event {
-                reportsOf[row.storeID] = (eventMembers[row.storeID] ?? []).map { ReportTraits($0, settings: settings) }
+                reportsOf[id] = (eventMembers[id] ?? []).compactMap { run.traits($0) }
             } else {
-                reportsOf[row.storeID] = [ReportTraits(row, settings: settings)]
-                isReport.insert(row.storeID)
+                reportsOf[id] = run.traits(id).map { [$0] } ?? []
+                isReport.insert(id)
             }
         }
 
         var options: [(score: Double, report: Int64, target: Int64)] = []
         for (reportID, places) in near.sorted(by: { $0.key < $1.key }) {
-            guard let mine = traits[reportID] else { continue }
+            guard let mine = run.traits(reportID) else { continue }
             for place in places {
                 guard let theirs = reportsOf[place.storeID], !theirs.isEmpty, !theirs.contains(where: { $0.source == mine.source }) else { continue }
                 var best: Double?
@@ -316,7 +350,7 @@ package struct EventMerger {
         var joined: Set<Int64> = [], targets: Set<Int64> = []
         var sourcesOf: [Int64: Set<String>] = [:]
         for option in options where !joined.contains(option.report) && !joined.contains(option.target) && !targets.contains(option.report) {
-            guard let report = traits[option.report] else { continue }
+            guard let report = run.traits(option.report) else { continue }
             var sources = sourcesOf[option.target] ?? Set((reportsOf[option.target] ?? []).map(\.source))
             guard sources.insert(report.source).inserted else { continue }
             sourcesOf[option.target] = sources
@@ -328,17 +362,141 @@ package struct EventMerger {
     }
 }
 
+/// The rows one merge run reads, each decoded and its words read (`ReportTraits`) once, kept
+/// as the run changes them: reports join events, a report of its own becomes an event's first.
+private final class RunRows {
+    private let rows: EventRows
+    private let settings: ConflationSettings
+    private var stored: [Int64: StoredIncident] = [:]
+    private var traitsOf: [Int64: ReportTraits] = [:]
+    /// Events' members and lists as stored, with this run's changes.
+    private var membersOf: [Int64: EventMembers] = [:]
+
+    init(_ rows: EventRows, settings: ConflationSettings) {
+        self.rows = rows
+        self.settings = settings
+    }
+
+    /// Reads the rows with these ids that are not read yet.
+    func load(_ ids: [Int64]) throws {
+        let missing = Set(ids).filter { stored[$0] == nil }
+        guard !missing.isEmpty else { return }
+        let loaded = try rows.rows(ids: missing.sorted())
+        for row in loaded { stored[row.storeID] = row }
+        // Reports' words are read as they are loaded (an event's row is compared by its reports).
+        for traits in Self.traits(of: loaded.filter { $0.role != .event && traitsOf[$0.storeID] == nil }, settings: settings) {
+            traitsOf[traits.storeID] = traits
+        }
+    }
+
+    /// The traits of many reports, read on every core: reading words is most of a merge's time.
+    private static func traits(of reports: [StoredIncident], settings: ConflationSettings) -> [ReportTraits] {
+        let cores = min(ProcessInfo.processInfo.activeProcessorCount, 8)
+        guard reports.count >= 64, cores > 1 else { return reports.map { ReportTraits($0, settings: settings) } }
+        var read = [ReportTraits?](repeating: nil, count: reports.count)
+        read.withUnsafeMutableBufferPointer { buffer in
+            // Each stripe writes its own elements only.
+            nonisolated(unsafe) let out = buffer
+            DispatchQueue.concurrentPerform(iterations: cores) { stripe in
+                var k = stripe
+                while k < reports.count {
+                    out[k] = ReportTraits(reports[k], settings: settings)
+                    k += cores
+                }
+            }
+        }
+        return read.map { $0! }
+    }
+
+    func row(_ id: Int64) -> StoredIncident? { stored[id] }
+
+    func traits(_ id: Int64) -> ReportTraits? {
+        if let known = traitsOf[id] { return known }
+        guard let row = stored[id] else { return nil }
+        let traits = ReportTraits(row, settings: settings)
+        traitsOf[id] = traits
+        return traits
+    }
+
+    func memberIDs(ofEvents ids: some Collection<Int64>) throws -> [Int64: [Int64]] {
+        let missing = ids.filter { membersOf[$0] == nil }
+        if !missing.isEmpty {
+            for (event, members) in try rows.members(ofEvents: missing.sorted()) { membersOf[event] = members }
+        }
+        var found: [Int64: [Int64]] = [:]
+        for id in ids { if let members = membersOf[id], !members.ids.isEmpty { found[id] = members.ids } }
+        return found
+    }
+
+    /// Each event's reports, whole, in the order they joined it (`EventComposition.joiningOrder`).
+    func members(ofEvents ids: [Int64]) throws -> [Int64: [StoredIncident]] {
+        let found = try memberIDs(ofEvents: ids)
+        try load(found.values.flatMap { $0 })
+        return found.reduce(into: [:]) { out, entry in
+            out[entry.key] = EventComposition.joiningOrder(entry.value.compactMap { stored[$0] }, listed: membersOf[entry.key]?.listed ?? [])
+        }
+    }
+
+    func setEvent(ofReport id: Int64, to event: Int64?) {
+        if let old = stored[id]?.memberOf { membersOf[old]?.ids.removeAll { $0 == id } }
+        stored[id]?.role = event == nil ? .report : .member
+        stored[id]?.memberOf = event
+        if let event, membersOf[event] != nil, membersOf[event]?.ids.contains(id) == false { membersOf[event]?.ids.append(id) }
+    }
+
+    /// The report `id` moved to `newID` as the first report of the event `id` (`EventRows.promote`).
+    func promoted(_ id: Int64, to newID: Int64) {
+        if var report = stored[id] {
+            report.storeID = newID
+            report.role = .member
+            report.memberOf = id
+            stored[newID] = report
+            if var traits = traitsOf[id] {
+                traits.storeID = newID
+                traitsOf[newID] = traits
+            }
+            membersOf[id] = EventMembers(ids: [newID], listed: [ReportReference(report)])
+            // The event's row holds the report's fields until it is composed.
+            report.storeID = id
+            report.role = .event
+            report.memberOf = nil
+            stored[id] = report
+        } else {
+            membersOf[id] = nil
+            stored[id] = nil
+        }
+        traitsOf[id] = nil
+    }
+
+    /// The event's row was written anew: its list is the one written.
+    func wroteEvent(_ id: Int64, listing reports: [ReportReference]) {
+        stored[id] = nil
+        membersOf[id]?.listed = reports
+    }
+
+    /// Lets go of the rows read, but for those of these events and reports.
+    func forget(keeping ids: Set<Int64>) {
+        stored = stored.filter { ids.contains($0.key) }
+        traitsOf = traitsOf.filter { ids.contains($0.key) }
+        membersOf = membersOf.filter { ids.contains($0.key) }
+    }
+}
+
 /// Places by road and by cells of about `reach` metres, so that a report looks only at the rows
 /// around it on its own road. Lines are walked in steps shorter than a cell.
 private struct PlaceGrid {
     private var cells: [CellKey: [Int]] = [:]
     private let places: [ReportPlace]
     private let cellDegrees: Double
+    /// Which places the current `near` has found already (those marked with its `generation`).
+    private var seen: [UInt32]
+    private var generation: UInt32 = 0
 
     private struct CellKey: Hashable { var road: String, lat: Int, lon: Int }
 
     init(_ places: [ReportPlace], reach: Double) {
         self.places = places
+        seen = Array(repeating: 0, count: places.count)
         cellDegrees = max(0.01, reach / 111_000)
         for (k, place) in places.enumerated() {
             guard let road = place.road.map(ReportTraits.roadKey) else { continue }
@@ -372,21 +530,29 @@ private struct PlaceGrid {
     }
 
     /// The places on `road` with a point within about `reach` of `shape` (every place closer
-    /// than `reach` is among them; some farther ones too).
-    func near(_ shape: [Coordinate], road: String, within reach: Double) -> [ReportPlace] {
+    /// than `reach` is among them; some farther ones too), each once.
+    mutating func near(_ shape: [Coordinate], road: String, within reach: Double) -> [ReportPlace] {
         let road = ReportTraits.roadKey(road)
-        var found: Set<Int> = []
-        for p in densified(shape) {
+        generation &+= 1
+        if generation == 0 {
+            seen = Array(repeating: 0, count: places.count)
+            generation = 1
+        }
+        var found: [ReportPlace] = []
+        for p in shape.count >= 2 ? densified(shape) : shape {
             let c = cell(road, p)
             // Longitude cells shrink towards the poles: look further across them there.
             let span = Int((1 / max(cos(p.latitude * .pi / 180), 0.05)).rounded(.up))
             for dLat in -1...1 {
                 for dLon in -span...span {
                     let lon = ((c.lon + dLon) % longitudeCells + longitudeCells) % longitudeCells
-                    for k in cells[CellKey(road: road, lat: c.lat + dLat, lon: lon)] ?? [] { found.insert(k) }
+                    for k in cells[CellKey(road: road, lat: c.lat + dLat, lon: lon)] ?? [] where seen[k] != generation {
+                        seen[k] = generation
+                        found.append(places[k])
+                    }
                 }
             }
         }
-        return found.sorted().map { places[$0] }
+        return found
     }
 }

@@ -8,7 +8,7 @@ import TrafficGeoSupport
 /// kind, validity, where it is and how precisely, which way its traffic goes, and the stretch of
 /// road its words name.
 package struct ReportTraits: Sendable {
-    package let storeID: Int64
+    package var storeID: Int64
     package let source: String
     /// The road, folded to compare ("I-25", "I 25" and "i25" alike); nil when the report names none.
     package let road: String?
