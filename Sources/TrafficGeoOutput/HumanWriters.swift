@@ -132,7 +132,7 @@ final class AnnotationCardWriter: ResultWriter {
 final class TableWriter: ResultWriter {
     private let sink: TextSink
     private var rows: [[String]] = []
-    private static let header = ["DIST", "BRG", "PIN", "ROAD", "CATEGORY", "STATE", "LAT", "LON", "PRECISION", "TITLE"]
+    private static let header = ["DIST", "BRG", "PIN", "ROAD", "CATEGORY", "STATE", "EVENT", "FROM", "LAT", "LON", "PRECISION", "TITLE"]
 
     init(sink: TextSink) { self.sink = sink }
 
@@ -144,6 +144,8 @@ final class TableWriter: ResultWriter {
             a.distanceMeters.map(Annotation.formatDistance) ?? "",
             a.bearingDegrees.map { Annotation.compass($0) } ?? "",
             a.pinColor.rawValue, a.road ?? "", a.category ?? "", a.state.rawValue,
+            // The event's id; an event says how many reports it holds, a report (--reports) its source.
+            String(a.event), a.reports.isEmpty ? AnnotationCardWriter.truncate(a.source, 32) : a.reports.count == 1 ? "1 report" : "\(a.reports.count) reports",
             a.coordinate.map { String(format: "%.5f", $0.latitude) } ?? "",
             a.coordinate.map { String(format: "%.5f", $0.longitude) } ?? "",
             // Feed positions are as given; a geocoded one shows how it was placed and how surely.

@@ -50,27 +50,21 @@ final class PostGISEventRows: EventRows {
         return ReleasedReports(reports: rows.map(\.0), events: Set(rows.map(\.1)))
     }
 
-    /// Merges every report anew (`IncidentStore.rebuildEvents`), as the SQLite store does.
+    /// Merges every report anew (`IncidentStore.rebuildEvents`), as the SQLite store does (the
+    /// id counter never gives an id twice: the former events' ids stay theirs to take back).
     static func rebuild(_ connection: PostgresConnection, logger: Logger, now: Date) throws -> EventChanges {
-        var changes = EventChanges()
-        changes.removed = try connection.rows("DELETE FROM incidents WHERE role = 2 RETURNING id", logger: logger).map { try $0.decode(Int64.self) }.sorted()
+        let former = try connection.rows("SELECT id, event_id FROM incidents WHERE role = 1", logger: logger).map { try $0.decode((Int64, Int64).self) }
+        let removed = try connection.rows("DELETE FROM incidents WHERE role = 2 RETURNING id", logger: logger).map { try $0.decode(Int64.self) }.sorted()
         try connection.run("UPDATE incidents SET role = 0, event_id = NULL WHERE role = 1", logger: logger)
-        let sources = try connection.rows("""
+        var sources: [(name: String, reports: [Int64])] = []
+        for (id, name) in try connection.rows("""
             SELECT s.id, s.name FROM sources s JOIN incidents i ON i.source_id = s.id GROUP BY s.id, s.name ORDER BY min(i.first_seen), s.id
-            """, logger: logger).map { try $0.decode((Int64, String).self) }
-        let merger = EventMerger(rows: PostGISEventRows(connection: connection, logger: logger, now: now), settings: try settings(connection, logger: logger))
-        for (id, name) in sources {
-            let ids = try connection.rows("SELECT id FROM incidents WHERE source_id = \(id) AND role = 0 ORDER BY id", logger: logger)
-                .map { try $0.decode(Int64.self) }
-            let merged = try merger.merge(inserted: [], updated: ids, ended: [], source: name)
-            let own = Set(ids)
-            changes.updated += merged.updated.filter { !own.contains($0) }
-            changes.ended += merged.ended
-            changes.removed += merged.removed
-            changes.joined += merged.joined
+            """, logger: logger).map({ try $0.decode((Int64, String).self) }) {
+            sources.append((name, try connection.rows("SELECT id FROM incidents WHERE source_id = \(id) AND role = 0 ORDER BY id", logger: logger)
+                .map { try $0.decode(Int64.self) }))
         }
-        changes.updated.sort()
-        return changes
+        let merger = EventMerger(rows: PostGISEventRows(connection: connection, logger: logger, now: now), settings: try settings(connection, logger: logger))
+        return try merger.rebuild(sources: sources, removed: removed, formerEvents: Dictionary(former, uniquingKeysWith: { a, _ in a }))
     }
 
     func rows(ids: [Int64]) throws -> [StoredIncident] {
@@ -148,19 +142,31 @@ final class PostGISEventRows: EventRows {
         return members
     }
 
-    func promote(_ id: Int64) throws -> Int64 {
+    func promote(_ id: Int64, as eventID: Int64?) throws -> Promotion {
+        try connection.run("INSERT INTO sources (name) VALUES (\(EventRole.eventSourceName)) ON CONFLICT (name) DO NOTHING", logger: logger)
+        let columns = try copiedColumns()
+        if let eventID {
+            // The event's row, a copy of the report's under the events' source, at the id given.
+            try connection.run(PostgresQuery(unsafeSQL: """
+                INSERT INTO incidents (id, source_id, external_id, role, event_id, \(columns))
+                SELECT $1, (SELECT id FROM sources WHERE name = $2), $1::text, 2, NULL, \(columns) FROM incidents WHERE id = $3
+                """, binds: {
+                    var b = PostgresBindings()
+                    b.append(eventID)
+                    b.append(EventRole.eventSourceName)
+                    b.append(id)
+                    return b
+                }()), logger: logger)
+            try setEvent(ofReport: id, to: eventID)
+            return Promotion(event: eventID, report: id)
+        }
         let next = try connection.rows("""
             UPDATE store_info SET value = (value::bigint + 1)::text WHERE key = \(PostGISSchema.nextIncidentKey) RETURNING value::bigint - 1
             """, logger: logger)
         guard let newID = try next.first?.decode(Int64.self) else { throw StoreError.writeFailed("", reason: "the store has no id counter") }
-        try connection.run("INSERT INTO sources (name) VALUES (\(EventRole.eventSourceName)) ON CONFLICT (name) DO NOTHING", logger: logger)
         // The report moves, as it was, to a row of its own; its row becomes the event's (under
         // the events' source, by its id): the identity (source, feed id) is unique, so the row
         // is renamed first.
-        let columns = try connection.rows("""
-            SELECT column_name FROM information_schema.columns WHERE table_name = 'incidents' AND table_schema = current_schema()
-              AND column_name NOT IN ('id', 'role', 'event_id', 'reports', 'source_id', 'external_id') ORDER BY ordinal_position
-            """, logger: logger).map { try $0.decode(String.self) }.joined(separator: ", ")
         let identity = try connection.rows("SELECT source_id, external_id FROM incidents WHERE id = \(id)", logger: logger)
         guard let (sourceID, externalID) = try identity.first?.decode((Int64, String).self) else {
             throw StoreError.writeFailed("", reason: "report \(id) to merge is missing")
@@ -180,7 +186,20 @@ final class PostGISEventRows: EventRows {
                 b.append(id)
                 return b
             }()), logger: logger)
-        return newID
+        return Promotion(event: id, report: newID)
+    }
+
+    /// The columns a promoted report's row and its event's share as they are (all but the id,
+    /// identity and role), asked once.
+    private var copied: String?
+    private func copiedColumns() throws -> String {
+        if let copied { return copied }
+        let columns = try connection.rows("""
+            SELECT column_name FROM information_schema.columns WHERE table_name = 'incidents' AND table_schema = current_schema()
+              AND column_name NOT IN ('id', 'role', 'event_id', 'reports', 'source_id', 'external_id') ORDER BY ordinal_position
+            """, logger: logger).map { try $0.decode(String.self) }.joined(separator: ", ")
+        copied = columns
+        return columns
     }
 
     func setEvent(ofReport id: Int64, to event: Int64?) throws {

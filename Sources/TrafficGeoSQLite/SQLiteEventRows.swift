@@ -11,7 +11,7 @@ import TrafficGeoSupport
 final class SQLiteEventRows: EventRows {
     private let db: Database
     private let now: Double
-    private let index: BlockIndexWriter
+    let index: BlockIndexWriter
     private var sourceNames: [Int64: String] = [:]
 
     init(db: Database, now: Date) throws {
@@ -48,28 +48,28 @@ final class SQLiteEventRows: EventRows {
         return ReleasedReports(reports: rows.map { $0[0] }, events: Set(rows.map { $0[1] }))
     }
 
-    /// Merges every report anew (`IncidentStore.rebuildEvents`): the events of several go, and
-    /// each source's reports, in the order the sources were first read, look for their events.
+    /// Merges every report anew (`IncidentStore.rebuildEvents`, `EventMerger.rebuild`): the
+    /// events' rows go, every report is one of its own, then each source's reports, in the order
+    /// the sources were first read, look for their events; those made again take their ids back.
     static func rebuild(_ db: Database, now: Date) throws -> EventChanges {
-        var changes = EventChanges()
-        changes.removed = try Int64.fetchAll(db, sql: "SELECT id FROM incidents WHERE role = 2 ORDER BY id")
+        let former = try Row.fetchAll(db, sql: "SELECT id, event_id FROM incidents WHERE role = 1")
+        let removed = try Int64.fetchAll(db, sql: "SELECT id FROM incidents WHERE role = 2 ORDER BY id")
+        // New rows take ids above every id of before: the former events' ids stay theirs to take back.
+        let floor = (try Int64.fetchOne(db, sql: "SELECT max(id) FROM incidents") ?? 0) + 1
         try db.execute(sql: "DELETE FROM incidents WHERE role = 2")
         try db.execute(sql: "UPDATE incidents SET role = 0, event_id = NULL WHERE role = 1")
-        let sources = try Row.fetchAll(db, sql: """
+        var sources: [(name: String, reports: [Int64])] = []
+        for source in try Row.fetchAll(db, sql: """
             SELECT s.id, s.name FROM sources s JOIN incidents i ON i.source_id = s.id GROUP BY s.id ORDER BY min(i.first_seen), s.id
-            """)
-        let merger = EventMerger(rows: try SQLiteEventRows(db: db, now: now), settings: try settings(db))
-        for source in sources {
-            let ids = try Int64.fetchAll(db, sql: "SELECT id FROM incidents WHERE source_id = ? AND role = 0 ORDER BY id", arguments: [source[0] as Int64])
-            let merged = try merger.merge(inserted: [], updated: ids, ended: [], source: source[1])
-            // A report that stays an event of its own did not change.
-            changes.updated += merged.updated.filter { !Set(ids).contains($0) }
-            changes.ended += merged.ended
-            changes.removed += merged.removed
-            changes.joined += merged.joined
+            """) {
+            sources.append((source[1], try Int64.fetchAll(db, sql: "SELECT id FROM incidents WHERE source_id = ? AND role = 0 ORDER BY id",
+                                                          arguments: [source[0] as Int64])))
         }
-        changes.updated.sort()
-        return changes
+        let rows = try SQLiteEventRows(db: db, now: now)
+        rows.next = max(try rows.index.nextFreeID(), floor)
+        let merger = EventMerger(rows: rows, settings: try settings(db))
+        return try merger.rebuild(sources: sources, removed: removed,
+                                  formerEvents: Dictionary(former.map { ($0[0] as Int64, $0[1] as Int64) }, uniquingKeysWith: { a, _ in a }))
     }
 
     func rows(ids: [Int64]) throws -> [StoredIncident] {
@@ -144,26 +144,35 @@ final class SQLiteEventRows: EventRows {
         return members
     }
 
-    func promote(_ id: Int64) throws -> Int64 {
+    func promote(_ id: Int64, as eventID: Int64?) throws -> Promotion {
         guard let row = try Row.fetchOne(db.cachedStatement(sql: "SELECT source_id, external_id, latitude, longitude FROM incidents WHERE id = ?"),
                                          arguments: [id]) else {
             throw StoreError.writeFailed("", reason: "report \(id) to merge is missing")
         }
-        let newID = try nextID()
         let events = try eventSourceID()
+        let copied = try copiedColumns().joined(separator: ", ")
+        let position = (row[2] as Double?).flatMap { lat in (row[3] as Double?).map { Coordinate(latitude: lat, longitude: $0) } }
+        if let eventID {
+            // The event's row, a copy of the report's under the events' source, at the id given.
+            try db.cachedStatement(sql: """
+                INSERT INTO incidents (id, source_id, external_id, role, event_id, reports, \(copied))
+                SELECT ?, ?, CAST(? AS TEXT), \(EventRole.event.rawValue), NULL, NULL, \(copied) FROM incidents WHERE id = ?
+                """).execute(arguments: [eventID, events, eventID, id])
+            try setEvent(ofReport: id, to: eventID)
+            if let position { try index.positionChanged(id: eventID, to: position) }
+            return Promotion(event: eventID, report: id)
+        }
+        let newID = try nextID()
         // The row becomes the event's (under the events' source, by its id), then the report
         // moves, as it was, to a row of its own: the identity (source, feed id) is unique.
         try db.cachedStatement(sql: "UPDATE incidents SET source_id = ?, external_id = CAST(id AS TEXT), role = 2, event_id = NULL WHERE id = ?")
             .execute(arguments: [events, id])
-        let copied = try copiedColumns().joined(separator: ", ")
         try db.cachedStatement(sql: """
             INSERT INTO incidents (id, source_id, external_id, role, event_id, reports, \(copied))
             SELECT ?, ?, ?, \(EventRole.member.rawValue), ?, NULL, \(copied) FROM incidents WHERE id = ?
             """).execute(arguments: [newID, row[0], row[1], id, id])
-        if let lat = row[2] as Double?, let lon = row[3] as Double? {
-            try index.positionChanged(id: newID, to: Coordinate(latitude: lat, longitude: lon))
-        }
-        return newID
+        if let position { try index.positionChanged(id: newID, to: position) }
+        return Promotion(event: id, report: newID)
     }
 
     /// The columns a promoted report takes over as they are (all but its id, identity and role).
@@ -177,7 +186,7 @@ final class SQLiteEventRows: EventRows {
     }
 
     /// The next free store id: counted on from the first asked (this run holds the write lock).
-    private var next: Int64?
+    var next: Int64?
     private func nextID() throws -> Int64 {
         let id = try next ?? index.nextFreeID()
         next = id + 1

@@ -79,7 +79,7 @@ struct EventsCommand: AsyncParsableCommand {
             }
             if rebuild {
                 let changes = try await store.rebuildEvents()
-                Terminal.printError("trafficgeo: merged anew: \(changes.joined) reports joined an event, \(changes.removed.count) events of before went")
+                Terminal.printError("trafficgeo: merged every report anew by these settings: \(changes.joined) joined an event of others (counts below)")
             }
             for setting in ConflationSettings.settings {
                 print("\(setting.name.padding(toLength: 22, withPad: " ", startingAt: 0)) \(settings.text(of: setting).padding(toLength: 10, withPad: " ", startingAt: 0)) \(setting.help)")

@@ -16,16 +16,29 @@ package protocol EventRows: AnyObject {
     /// The store ids of each event's reports, and the reports its row lists (in the order they
     /// joined; not those that joined in this run yet).
     func members(ofEvents ids: [Int64]) throws -> [Int64: EventMembers]
-    /// Makes the report `id` (an event of its own) the first report of an event that keeps its
-    /// id: the report moves, as it was, to a new row, whose id is returned, and `id` becomes the
-    /// event's row (its fields and list of reports are written by `writeEvent`).
-    func promote(_ id: Int64) throws -> Int64
+    /// Makes the report `id` (an event of its own) the first report of an event. Without
+    /// `eventID`, the event keeps the report's id: the report moves, as it was, to a new row and
+    /// `id` becomes the event's row. With one (a rebuild giving an event its id back: free, and
+    /// below the ids the store gives out), the event's row is made at that id and the report
+    /// stays. The event's fields and list of reports are written by `writeEvent`.
+    func promote(_ id: Int64, as eventID: Int64?) throws -> Promotion
     /// Makes a report a member of `event`, or (nil) an event of its own again.
     func setEvent(ofReport id: Int64, to event: Int64?) throws
     /// Writes an event row's fields; false when they were so already.
     func writeEvent(_ id: Int64, _ composed: EventComposition.Composed) throws -> Bool
     /// Deletes an event row that has no reports left.
     func deleteEvent(_ id: Int64) throws
+}
+
+/// Where a report that became an event's first is, and its event (`EventRows.promote`).
+package struct Promotion: Sendable {
+    package var event: Int64
+    package var report: Int64
+
+    package init(event: Int64, report: Int64) {
+        self.event = event
+        self.report = report
+    }
 }
 
 /// An event's reports as its store holds them (`EventRows.members`).
@@ -129,8 +142,10 @@ package struct EventMerger {
     /// Merges after a write that inserted, updated and ended these reports of `source` (nil:
     /// of any source); a report may be in more than one list. `released`: what an adoption of a
     /// former source name took out of its events (`ReleasedReports`). Returns what happened to events.
+    /// `formerEvents`: for a rebuild (`rebuild`), the event each report was in before, whose id
+    /// an event made again of its reports takes back.
     package func merge(inserted: [Int64], updated: [Int64], ended: [Int64], source: String?,
-                       released: ReleasedReports = ReleasedReports()) throws -> EventChanges {
+                       released: ReleasedReports = ReleasedReports(), formerEvents: [Int64: Int64]? = nil) throws -> EventChanges {
         var changes = EventChanges()
         guard rule.settings.enabled else {
             // Every report is an event of its own: the change feed says what happened to it.
@@ -181,12 +196,24 @@ package struct EventMerger {
             for (_, onRoad) in Dictionary(grouping: places, by: { ReportTraits.roadKey($0.road!) }).sorted(by: { $0.key < $1.key }) {
                 let joins = try bestJoins(for: onRoad, excluding: source, run)
                 var targets: Set<Int64> = []
+                var eventOf: [Int64: Int64] = [:]   // reports of their own made events' first in this run
                 for join in joins {
-                    if wasEnded[join.target] == nil { wasEnded[join.target] = run.row(join.target).map { $0.ended != nil } ?? false }
-                    if join.targetIsReport { run.promoted(join.target, to: try rows.promote(join.target)) }
-                    try rows.setEvent(ofReport: join.report, to: join.target)
-                    run.setEvent(ofReport: join.report, to: join.target)
-                    targets.insert(join.target)
+                    var event = eventOf[join.target] ?? join.target
+                    let ended = wasEnded[event] ?? run.row(join.target).map { $0.ended != nil } ?? false
+                    if join.targetIsReport {
+                        let former = try [formerEvents?[join.target], formerEvents?[join.report]].compactMap { $0 }
+                            .first { try rows.rows(ids: [$0]).isEmpty }
+                        let promotion = try rows.promote(join.target, as: former)
+                        // A rebuild meets the reports out of the order they came in: they are
+                        // listed by when the store first saw them, not by who found whom.
+                        run.promoted(join.target, promotion, listed: formerEvents == nil)
+                        event = promotion.event
+                        eventOf[join.target] = event
+                    }
+                    wasEnded[event] = ended
+                    try rows.setEvent(ofReport: join.report, to: event)
+                    run.setEvent(ofReport: join.report, to: event)
+                    targets.insert(event)
                     changes.joined += 1
                     if let at = changes.new.firstIndex(of: join.report) { changes.new.remove(at: at) }
                     // A report that was an event of its own before this run is merged away.
@@ -209,6 +236,30 @@ package struct EventMerger {
             if endedSet.contains(id) { changes.ended.append(id) }
         }
         changes.new.sort()
+        return changes
+    }
+
+    /// Merges every report anew (`trafficgeo events --rebuild`), after the store deleted its
+    /// events' rows (`removed`) and made every report one of its own: source by source, in the
+    /// order given (the order they were first read). An event made again of reports of a former
+    /// one takes its id back (`formerEvents`: the event each report was in), so links and
+    /// watches keep following it.
+    package func rebuild(sources: [(name: String, reports: [Int64])], removed: [Int64], formerEvents: [Int64: Int64]) throws -> EventChanges {
+        var changes = EventChanges()
+        for source in sources {
+            let merged = try merge(inserted: [], updated: source.reports, ended: [], source: source.name, formerEvents: formerEvents)
+            // A report that stays an event of its own did not change; one that was an event's
+            // before was no event of its own to remove.
+            let own = Set(source.reports)
+            changes.updated += merged.updated.filter { !own.contains($0) }
+            changes.ended += merged.ended
+            changes.removed += merged.removed.filter { formerEvents[$0] == nil }
+            changes.joined += merged.joined
+        }
+        // An event whose id came back changed; one whose did not is no more.
+        let back = Set(changes.updated + changes.ended)
+        changes.removed = (removed.filter { !back.contains($0) } + changes.removed).sorted()
+        changes.updated = Array(Set(changes.updated)).sorted()
         return changes
     }
 
@@ -444,8 +495,23 @@ private final class RunRows {
         if let event, membersOf[event] != nil, membersOf[event]?.ids.contains(id) == false { membersOf[event]?.ids.append(id) }
     }
 
-    /// The report `id` moved to `newID` as the first report of the event `id` (`EventRows.promote`).
-    func promoted(_ id: Int64, to newID: Int64) {
+    /// The report `id` became the first report of an event (`EventRows.promote`).
+    /// `listed`: it leads the event's list (else the list follows when the store first saw each).
+    func promoted(_ id: Int64, _ promotion: Promotion, listed: Bool) {
+        if promotion.report == id {
+            // The event's row was made at an id of its own; the report stayed.
+            guard var report = stored[id] else { return }
+            report.role = .member
+            report.memberOf = promotion.event
+            stored[id] = report
+            membersOf[promotion.event] = EventMembers(ids: [id], listed: listed ? [ReportReference(report)] : [])
+            report.storeID = promotion.event
+            report.role = .event
+            report.memberOf = nil
+            stored[promotion.event] = report
+            return
+        }
+        let newID = promotion.report
         if var report = stored[id] {
             report.storeID = newID
             report.role = .member
@@ -455,7 +521,7 @@ private final class RunRows {
                 traits.storeID = newID
                 traitsOf[newID] = traits
             }
-            membersOf[id] = EventMembers(ids: [newID], listed: [ReportReference(report)])
+            membersOf[id] = EventMembers(ids: [newID], listed: listed ? [ReportReference(report)] : [])
             // The event's row holds the report's fields until it is composed.
             report.storeID = id
             report.role = .event

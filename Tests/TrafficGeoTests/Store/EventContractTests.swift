@@ -150,6 +150,7 @@ enum EventContract {
                                      confidence: 0.9, provider: "test", queries: ["Wenden"])
         try store.recordGeocode(storeID: pending.storeID, result: .success(placed), geocoder: "test")
         #expect(try events(store).count == 1)
+        let merged = try #require(try events(store).first)
 
         var settings = try store.conflationSettings()
         settings.enabled = false
@@ -163,7 +164,39 @@ enum EventContract {
         #expect(rebuilt.joined == 2)
         let all = try events(store)
         #expect(all.count == 1 && all[0].reports.count == 3)
+        #expect(all[0].storeID == merged.storeID, "an event made again of its reports takes its id back")
         #expect(try reports(store).count == 3)
+    }
+
+    /// Rebuilding by the same settings gives every event its id back (links and watches keep
+    /// following them) and changes no event of several into a removal in the change feed.
+    static func aRebuildKeepsEventIDs(_ backend: StoreBackend) throws {
+        let (store, _, cleanup) = try backend.makeStore()
+        defer { cleanup() }
+        let roads = ["A4", "A3", "A1", "A45"]
+        func on(_ road: String, _ r: Incident, _ k: Int) -> Incident {
+            var r = r
+            r.road = road
+            r.title = "\(road) | Wenden - Krombach"
+            r.summary = "\(road): Olpe -> Köln, zwischen AS Wenden und AS Krombach"
+            r.position = Coordinate(latitude: 50 + Double(k), longitude: 7.89)
+            return r
+        }
+        try ingest(store, roads.enumerated().map { on($1, report("a\($0)", source: "autobahn"), $0) }, source: "autobahn")
+        try ingest(store, roads.enumerated().map { on($1, report("d\($0)", source: "datex"), $0) }, source: "datex", at: now.addingTimeInterval(60))
+        try ingest(store, roads.enumerated().map { on($1, report("p\($0)", source: "police"), $0) }, source: "police", at: now.addingTimeInterval(120))
+        let before = try events(store).sorted { $0.storeID < $1.storeID }
+        #expect(before.count == 4 && before.allSatisfy { $0.reports.count == 3 })
+        let seen = try store.changeFeedBounds().latest
+        let rebuilt = try store.rebuildEvents()
+        #expect(rebuilt.removed.isEmpty, "\(rebuilt)")
+        let after = try events(store).sorted { $0.storeID < $1.storeID }
+        #expect(after.map(\.storeID) == before.map(\.storeID))
+        #expect(after.map { $0.reports.map(\.source) } == before.map { $0.reports.map(\.source) })
+        #expect(try store.changes(after: seen, limit: 100).allSatisfy { $0.kind != .removed })
+        _ = try store.rebuildEvents()
+        #expect(try events(store).map(\.storeID).sorted() == before.map(\.storeID))
+        #expect(try reports(store).count == 12)
     }
 }
 
@@ -173,6 +206,7 @@ struct EventContractSQLiteTests {
     @Test func distinctIncidentsStayApart() throws { try EventContract.distinctIncidentsStayApart(.sqlite) }
     @Test func eventsEndSplitAndArePruned() throws { try EventContract.eventsEndSplitAndArePruned(.sqlite) }
     @Test func geocodedReportsJoinAndRebuildMerges() throws { try EventContract.geocodedReportsJoinAndRebuildMerges(.sqlite) }
+    @Test func aRebuildKeepsEventIDs() throws { try EventContract.aRebuildKeepsEventIDs(.sqlite) }
 
     @Test func theIndexStaysSound() throws {
         let (store, _, cleanup) = try StoreBackend.sqlite.makeStore()
@@ -181,6 +215,9 @@ struct EventContractSQLiteTests {
                                  source: "autobahn")
         try EventContract.ingest(store, (0..<50).map { EventContract.report("d\($0)", source: "datex", lat: 50.001 + Double($0) * 0.05) },
                                  source: "datex")
+        #expect(try EventContract.events(store).count == 50)
+        #expect(try store.checkIntegrity() == [])
+        _ = try store.rebuildEvents()
         #expect(try EventContract.events(store).count == 50)
         #expect(try store.checkIntegrity() == [])
     }
@@ -192,4 +229,5 @@ struct EventContractPostGISTests {
     @Test func distinctIncidentsStayApart() throws { try EventContract.distinctIncidentsStayApart(.postgis) }
     @Test func eventsEndSplitAndArePruned() throws { try EventContract.eventsEndSplitAndArePruned(.postgis) }
     @Test func geocodedReportsJoinAndRebuildMerges() throws { try EventContract.geocodedReportsJoinAndRebuildMerges(.postgis) }
+    @Test func aRebuildKeepsEventIDs() throws { try EventContract.aRebuildKeepsEventIDs(.postgis) }
 }
