@@ -4,6 +4,8 @@
 # run of each cannot tell from a change):
 #
 #   Benchmarks/ab-queries.sh OLD_BINARY NEW_BINARY [DB] [RUNS]
+#   OLD_DB=old.sqlite Benchmarks/ab-queries.sh OLD_BINARY NEW_BINARY new.sqlite   # a schema the old binary cannot open:
+#                                                         # each binary on its own store, ingested from the same feed
 #
 # DB defaults to the benchmark's 1M-point store (/tmp/trafficgeo-bench-1M.sqlite, made by
 # `trafficgeo-bench knn`). 3000 random query points in Germany (seeded); each run answers them all
@@ -27,7 +29,9 @@ for _ in $(seq "$runs"); do
     for b in "$old" "$new"; do
         for mode in near within; do
             if [ "$mode" = near ]; then extra=(--limit 10); else extra=(--radius 10km); fi
-            "$b" "$mode" --db "$db" --queries "$queries" "${extra[@]}" --timing -o /dev/null 2>&1 | tail -1 |
+            store="$db"
+            if [ "$b" = "$old" ] && [ -n "${OLD_DB:-}" ]; then store="$OLD_DB"; fi
+            "$b" "$mode" --db "$store" --queries "$queries" "${extra[@]}" --timing -o /dev/null 2>&1 | tail -1 |
                 python3 -c 'import json, statistics, sys; d = json.loads(sys.stdin.read()); print(sys.argv[1], sys.argv[2], statistics.median(d["lat_ms"]), sum(d["lat_ms"]))' "$b" "$mode"
         done
     done

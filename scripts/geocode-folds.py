@@ -50,9 +50,16 @@ def timed(cmd):
     return time.monotonic() - start
 
 
+def report_flag(binary):
+    """`--reports` where the binary merges reports into events (docs/conflation.md): geocoding is
+    scored on each report as it was placed, not on the event a positioned warning leads."""
+    help_text = subprocess.run([binary, "export", "--help"], capture_output=True, text=True).stdout
+    return ["--reports"] if "--reports" in help_text else []
+
+
 def score(binary, db, truth, work, name):
     export = os.path.join(work, f"{name}.geojson")
-    run([binary, "export", "--db", db, "--format", "geojson", "-o", export], stderr=subprocess.DEVNULL)
+    run([binary, "export", "--db", db, "--format", "geojson", "-o", export] + report_flag(binary), stderr=subprocess.DEVNULL)
     out = run([sys.executable, os.path.join(EVAL, "truthcheck.py"), export, truth], capture_output=True, text=True).stdout
     return json.loads(out)
 

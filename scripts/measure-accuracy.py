@@ -96,7 +96,9 @@ def main():
         geocoder = "gazetteer"
     db = os.path.join(work, "db.sqlite")
     subprocess.run([a.binary, "ingest", "--db", db, "--geocoder", geocoder, feed], check=True)
-    out = subprocess.run([a.binary, "export", "--db", db, "--include-unlocated", "--format", "json"], check=True,
+    # Each report as it was placed (a binary that merges reports into events answers events otherwise).
+    reports = ["--reports"] if "--reports" in subprocess.run([a.binary, "export", "--help"], capture_output=True, text=True).stdout else []
+    out = subprocess.run([a.binary, "export", "--db", db, "--include-unlocated", "--format", "json"] + reports, check=True,
                          capture_output=True, text=True).stdout
     found = {x["id"]: x for x in json.loads(out)}
     gazetteer = load_gazetteer()
