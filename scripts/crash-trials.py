@@ -101,7 +101,7 @@ def main():
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Geocoder)
     server.handle_error = lambda request, address: None  # killed clients drop connections
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    geocoder = ["--geocoder", f"nominatim=http://127.0.0.1:{server.server_address[1]}", "--concurrency", "4", "--timeout", "5"]
+    geocoder = ["--geocoder", f"nominatim=http://127.0.0.1:{server.server_address[1]}", "--concurrency", "4", "--timeout", "5s"]
     work = tempfile.mkdtemp(prefix="trafficgeo-crash-")
     failures = []
 

@@ -43,15 +43,18 @@ public struct Annotation: Sendable, Equatable, Encodable {
     /// none for a report answered with `--reports`.
     public var reports: [ReportReference]
 
-    /// "active", "expired" (its expiry time has passed) or "ended" (its source no longer lists it, or says it is over).
+    /// "active" (in effect), "upcoming" (begins later: `IncidentFilter.began`), "expired" (its
+    /// expiry time has passed) or "ended" (its source no longer lists it, or says it is over).
     public enum IncidentState: String, Sendable, Equatable, Encodable {
-        case active, expired, ended
+        case active, upcoming, expired, ended
 
         public init(_ stored: StoredIncident, at now: Date) {
             if let ended = stored.ended, ended <= now {
                 self = .ended
             } else if let expires = stored.incident.expires, expires <= now {
                 self = .expired
+            } else if !IncidentFilter.began(stored.incident, by: now) {
+                self = .upcoming
             } else {
                 self = .active
             }

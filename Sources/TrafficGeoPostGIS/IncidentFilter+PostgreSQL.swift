@@ -28,6 +28,18 @@ struct BoundSQL {
 }
 
 extension IncidentFilter {
+    /// `IncidentFilter.began(_:by:)` in SQL, as the SQLite store's: `start` and `seconds` are
+    /// the instant as start text and as seconds (bound parameters or literals trafficgeo wrote).
+    /// Compared byte by byte (COLLATE "C"), as the text is.
+    static func beganSQL(alias: String, start: String, seconds: String) -> String {
+        let value = "(\(alias)properties ->> 'valid_from')"
+        return """
+            coalesce(CASE WHEN \(value) ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T' \
+            THEN left(\(value), \(IncidentFilter.startTextLength)) COLLATE "C" <= \(start) COLLATE "C" END, \
+            \(alias)updated IS NULL OR \(alias)updated <= \(seconds))
+            """
+    }
+
     /// The condition on the incidents table aliased `i` (its parameters bound into `query`),
     /// the same conditions as the SQLite store's `IncidentFilter.sql()`: the rows that answer for
     /// events (or with `reports`, for reports) and pass the filter.
@@ -35,7 +47,8 @@ extension IncidentFilter {
         var clauses: [String] = [reports ? "i.role <> 2" : "i.role <> 1"]
         if let activeAt {
             let t = query.bind(activeAt.timeIntervalSince1970)
-            clauses.append("(i.updated IS NULL OR i.updated <= \(t)) AND (i.expires IS NULL OR \(t) < i.expires) AND (i.ended IS NULL OR \(t) < i.ended)")
+            let start = query.bind(IncidentFilter.startText(of: activeAt))
+            clauses.append("(i.expires IS NULL OR \(t) < i.expires) AND (i.ended IS NULL OR \(t) < i.ended) AND " + Self.beganSQL(alias: "i.", start: start, seconds: t))
         }
         if let since { clauses.append("i.updated >= \(query.bind(since.timeIntervalSince1970))") }
         if let until { clauses.append("i.updated < \(query.bind(until.timeIntervalSince1970))") }

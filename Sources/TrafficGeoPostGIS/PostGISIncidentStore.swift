@@ -341,12 +341,17 @@ public final class PostGISIncidentStore: IncidentStore {
         try read { connection in
             let t = now.timeIntervalSince1970
             let row = try connection.rows("""
-                SELECT count(*), count(*) FILTER (WHERE (updated IS NULL OR updated <= \(t)) AND (expires IS NULL OR \(t) < expires) AND ended IS NULL)
+                SELECT count(*), count(*) FILTER (WHERE (expires IS NULL OR \(t) < expires) AND ended IS NULL AND \(Self.began(now)))
                 FROM incidents WHERE role <> 1
                 """, logger: logger).first
             let (all, active) = try row?.decode((Int, Int).self) ?? (0, 0)
             return IncidentCounts(all: all, active: active)
         }
+    }
+
+    /// `IncidentFilter.began` at `now`, with literals trafficgeo writes (digits and a "T").
+    private static func began(_ now: Date) -> String {
+        IncidentFilter.beganSQL(alias: "", start: "'\(IncidentFilter.startText(of: now))'", seconds: "\(now.timeIntervalSince1970)")
     }
 
     public func statistics(now: Date) throws -> StoreStatistics {
@@ -357,8 +362,8 @@ public final class PostGISIncidentStore: IncidentStore {
             let t = now.timeIntervalSince1970
             // Events.
             if let row = try connection.rows("""
-                SELECT count(*), count(latitude), count(ended), count(*) FILTER (WHERE expires IS NOT NULL AND expires < \(t)),
-                       count(*) FILTER (WHERE (updated IS NULL OR updated <= \(t)) AND (expires IS NULL OR \(t) < expires) AND ended IS NULL),
+                SELECT count(*), count(latitude), count(ended), count(*) FILTER (WHERE ended IS NULL AND expires IS NOT NULL AND expires <= \(t)),
+                       count(*) FILTER (WHERE ended IS NULL AND (expires IS NULL OR \(t) < expires) AND \(Self.began(now))),
                        count(*) FILTER (WHERE role = 2), min(updated), max(updated)
                 FROM incidents WHERE role <> 1
                 """, logger: logger).first {
@@ -368,6 +373,7 @@ public final class PostGISIncidentStore: IncidentStore {
                 stats.expired = expired
                 stats.ended = ended
                 stats.active = active
+                stats.upcoming = total - active - expired - ended
                 stats.mergedEvents = merged
                 stats.oldestUpdate = oldest.map(Date.init(timeIntervalSince1970:))
                 stats.newestUpdate = newest.map(Date.init(timeIntervalSince1970:))

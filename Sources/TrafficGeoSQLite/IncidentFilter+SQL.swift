@@ -3,6 +3,16 @@ import TrafficGeoStore
 import TrafficGeoSupport
 
 extension IncidentFilter {
+    /// `IncidentFilter.began(_:by:)` in SQL, with two arguments: the instant as start text, then
+    /// as seconds. The detail is read only for rows the cheaper conditions before it let through.
+    static func beganSQL(alias: String) -> String {
+        let start = "json_extract(\(alias)properties, '$.valid_from')"
+        return """
+            coalesce(CASE WHEN \(start) GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T*' \
+            THEN substr(\(start), 1, \(IncidentFilter.startTextLength)) <= ? END, \(alias)updated IS NULL OR \(alias)updated <= ?)
+            """
+    }
+
     /// The SQL condition on the table aliased `i`, with its arguments: the rows that answer for
     /// events (or with `reports`, for reports) and pass the filter.
     func sql() -> (String, StatementArguments) {
@@ -10,8 +20,8 @@ extension IncidentFilter {
         var clauses: [String] = [reports ? "i.role <> 2" : "i.role <> 1"]
         var arguments = StatementArguments()
         if let activeAt {
-            clauses.append("(i.updated IS NULL OR i.updated <= ?) AND (i.expires IS NULL OR ? < i.expires) AND (i.ended IS NULL OR ? < i.ended)")
-            arguments += [activeAt.timeIntervalSince1970, activeAt.timeIntervalSince1970, activeAt.timeIntervalSince1970]
+            clauses.append("(i.expires IS NULL OR ? < i.expires) AND (i.ended IS NULL OR ? < i.ended) AND " + Self.beganSQL(alias: "i."))
+            arguments += [activeAt.timeIntervalSince1970, activeAt.timeIntervalSince1970, IncidentFilter.startText(of: activeAt), activeAt.timeIntervalSince1970]
         }
         if let since {
             clauses.append("i.updated >= ?")

@@ -390,9 +390,9 @@ public final class SQLiteIncidentStore: IncidentStore {
         try read { db in
             let t = now.timeIntervalSince1970
             let row = try Row.fetchOne(db, sql: """
-                SELECT count(*), sum((updated IS NULL OR updated <= ?) AND (expires IS NULL OR ? < expires) AND ended IS NULL)
+                SELECT count(*), sum((expires IS NULL OR ? < expires) AND ended IS NULL AND \(IncidentFilter.beganSQL(alias: "")))
                 FROM incidents WHERE role <> 1
-                """, arguments: [t, t])
+                """, arguments: [t, IncidentFilter.startText(of: now), t])
             return IncidentCounts(all: row?[0] ?? 0, active: row?[1] ?? 0)
         }
     }
@@ -401,21 +401,22 @@ public final class SQLiteIncidentStore: IncidentStore {
         try read { db in
             var stats = StoreStatistics(path: path, indexCRS: indexCRS)
             let t = now.timeIntervalSince1970
-            // Events.
+            // Events, each in one state (`StoreStatistics.ended`).
             if let row = try Row.fetchOne(db, sql: """
                 SELECT count(*) AS total, count(latitude) AS located,
-                       sum(expires IS NOT NULL AND expires < ?) AS expired,
                        count(ended) AS ended,
-                       sum((updated IS NULL OR updated <= ?) AND (expires IS NULL OR ? < expires) AND ended IS NULL) AS active,
+                       sum(ended IS NULL AND expires IS NOT NULL AND expires <= ?) AS expired,
+                       sum(ended IS NULL AND (expires IS NULL OR ? < expires) AND \(IncidentFilter.beganSQL(alias: ""))) AS active,
                        sum(role = 2) AS merged,
                        min(updated) AS oldest, max(updated) AS newest
                 FROM incidents WHERE role <> 1
-                """, arguments: [t, t, t]) {
+                """, arguments: [t, t, IncidentFilter.startText(of: now), t]) {
                 stats.total = row["total"]
                 stats.located = row["located"]
                 stats.expired = row["expired"] ?? 0
                 stats.active = row["active"] ?? 0
                 stats.ended = row["ended"] ?? 0
+                stats.upcoming = stats.total - stats.active - stats.expired - stats.ended
                 stats.mergedEvents = row["merged"] ?? 0
                 stats.oldestUpdate = (row["oldest"] as Double?).map(Date.init(timeIntervalSince1970:))
                 stats.newestUpdate = (row["newest"] as Double?).map(Date.init(timeIntervalSince1970:))

@@ -11,8 +11,9 @@ extension IncidentFilter {
         // Times compared as seconds since 1970, as the store keeps and compares them (a Date
         // counts from 2001: the same instant may differ in its last bit).
         let updated = i.updated?.timeIntervalSince1970
-        if let t = activeAt?.timeIntervalSince1970 {
-            if let updated, updated > t { return false }
+        if let activeAt {
+            let t = activeAt.timeIntervalSince1970
+            if !Self.began(i, by: activeAt) { return false }
             if let expires = i.expires?.timeIntervalSince1970, !(t < expires) { return false }
             if let ended = stored.ended?.timeIntervalSince1970, !(t < ended) { return false }
         }

@@ -7,8 +7,8 @@ import TrafficGeoSupport
 /// query language with bound parameters only, never string-spliced user input
 /// (`IncidentFilter+SQL` for SQLite).
 public struct IncidentFilter: Sendable, Equatable {
-    /// Active at this instant: updated ≤ t < expires and not ended by t (a missing bound does
-    /// not exclude).
+    /// In effect at this instant: begun by t (`IncidentFilter.began(_:by:)`), t < expires and not
+    /// ended by t (a missing bound does not exclude).
     public var activeAt: Date?
     /// Updated at or after.
     public var since: Date?
@@ -46,4 +46,37 @@ public struct IncidentFilter: Sendable, Equatable {
     /// row's text, and SQLite refuses a deep enough expression ("Expression tree is too large").
     public static let maxWords = 16
     public static let maxSearchBytes = 1_000
+}
+
+/// When an incident is in effect: from its start to its end, as the standards define it.
+extension IncidentFilter {
+    /// The start is the feed's own (DATEX II `validFrom` / `overallStartTime`, WZDx `start_date`,
+    /// an Open511 schedule, kept as the detail `valid_from`); a report that gives none began by
+    /// its last update. A DATEX II record updated after it started is in effect from its start,
+    /// and planned works updated today but starting next week are not in effect today.
+    /// Compared at whole seconds as text of `startTextLength` characters, the way both stores
+    /// compare the stored detail (`startText(_:)`), so that the stores and this agree.
+    public static func began(_ incident: Incident, by t: Date) -> Bool {
+        if let text = incident.properties["valid_from"], let start = startText(text) { return start <= startText(of: t) }
+        guard let updated = incident.updated?.timeIntervalSince1970 else { return true }
+        return updated <= t.timeIntervalSince1970
+    }
+
+    /// A stored `valid_from` cut to whole seconds ("2025-08-14T05:00:00"), or nil if it is not
+    /// in the form trafficgeo writes (`TimestampParser.format`).
+    public static func startText(_ stored: String) -> String? {
+        // The stores' test: GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T*'.
+        let bytes = Array(stored.utf8.prefix(startTextLength))
+        func digits(_ r: Range<Int>) -> Bool { bytes[r].allSatisfy { $0 >= 0x30 && $0 <= 0x39 } }
+        guard bytes.count >= 11, digits(0..<4), bytes[4] == 0x2D, digits(5..<7), bytes[7] == 0x2D, digits(8..<10), bytes[10] == 0x54 else {
+            return nil
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// An instant as a stored start is compared with it.
+    public static func startText(of date: Date) -> String { String(TimestampParser.format(date).prefix(startTextLength)) }
+
+    /// "YYYY-MM-DDTHH:MM:SS".
+    public static let startTextLength = 19
 }

@@ -7,10 +7,13 @@ public struct StoreStatistics: Sendable {
     /// Events (docs/conflation.md).
     public var total = 0
     public var located = 0
+    /// Each event is in one state: ended (whose reports a snapshot of their source no longer
+    /// listed, or their feed said are over), else expired (its end time passed), else active (in
+    /// effect: begun, as `--active-at` asks), else upcoming (begins later). They add up to `total`.
     public var active = 0
     public var expired = 0
-    /// Events whose reports a snapshot of their source no longer listed, or their feed said are over.
     public var ended = 0
+    public var upcoming = 0
     /// The reports the feeds gave, which make the events.
     public var reports = 0
     /// Events that more than one report describes.

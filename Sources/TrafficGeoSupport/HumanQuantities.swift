@@ -59,26 +59,36 @@ public enum DistanceExpression {
     public static let accepted = "use a number with m, km or mi, such as 25km"
 }
 
-/// Lengths of time as people type them: `90s`, `2m`, `12h`, `7d`, `2w`, `500ms`; a bare number
-/// is seconds. The command line's `--every`, `--timeout`, `--keep-changes`, `--autobahn-timeout`.
+/// Lengths of time as people type them: `90s`, `2m`, `12h`, `7d`, `2w`, `500ms`. The unit is
+/// required, as for distances: a bare `5` was seconds to one option and minutes to a reader.
+/// The command line's `--every`, `--timeout`, `--keep-changes`, `--autobahn-timeout`, the
+/// geocoder's `--timeout` and the conflation settings.
 public enum DurationExpression {
-    /// Seconds, or nil when the text is not a length of time (negative, not finite).
+    /// Seconds, or nil when the text is not a length of time (no unit, negative, not finite).
     public static func parse(_ text: String) -> Double? {
         let t = text.trimmingCharacters(in: .whitespaces).lowercased()
         let units: [(String, Double)] = [("ms", 0.001), ("s", 1), ("m", 60), ("h", 3600), ("d", 86400), ("w", 7 * 86400)]
         for (suffix, factor) in units where t.hasSuffix(suffix) {
             if suffix == "s", t.hasSuffix("ms") { continue }
-            guard let value = Double(t.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)), value.isFinite, value >= 0 else { return nil }
+            guard let value = PlainNumber.parse(t.dropLast(suffix.count).trimmingCharacters(in: .whitespaces)), value >= 0 else { return nil }
             return value * factor
         }
-        return Double(t).flatMap { $0.isFinite && $0 >= 0 ? $0 : nil }
+        return nil
+    }
+
+    /// What to tell someone whose length of time was not understood: a bare number is told its
+    /// unit is missing.
+    public static func explain(_ text: String) -> String {
+        let t = text.trimmingCharacters(in: .whitespaces)
+        if PlainNumber.parse(t) != nil { return "a length of time needs its unit: \(t)s or \(t)m" }
+        return accepted
     }
 
     /// The longest length of time taken: a century, so that milliseconds still fit an Int64.
     public static let longest = 100 * 366 * 86_400.0
 
     /// What to tell someone whose length of time was not understood.
-    public static let accepted = "use a number with s, m, h, d or w, such as 2m or 7d"
+    public static let accepted = "use a number with ms, s, m, h, d or w, such as 90s, 2m or 7d"
 }
 
 /// A number as people and clients write one: an optional sign, digits with at most one decimal

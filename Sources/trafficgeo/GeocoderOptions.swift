@@ -20,8 +20,8 @@ struct GeocoderOptions: ParsableArguments {
     @Option(help: ArgumentHelp("Requests in flight per server (default: 1 for public servers, 4 for your own).", valueName: "n"))
     var concurrency: Int?
 
-    @Option(help: ArgumentHelp("Seconds to wait for one answer (default 10).", valueName: "seconds"))
-    var timeout: Double?
+    @Option(help: ArgumentHelp("How long to wait for one answer, with its unit (default 10s).", valueName: "duration"))
+    var timeout: String?
 
     @Option(help: ArgumentHelp("Retries after a timeout, a lost connection, a 5xx or a 429, with exponential backoff (default 4).", valueName: "n"))
     var retries: Int?
@@ -34,7 +34,7 @@ struct GeocoderOptions: ParsableArguments {
         if let retries, retries < 0 { throw ValidationError("--retries must be 0 or more.") }
         if let rate, !(rate >= 0 && rate.isFinite) { throw ValidationError("--rate must be a number ≥ 0.") }
         if let concurrency, concurrency < 1 { throw ValidationError("--concurrency must be at least 1.") }
-        if let timeout, !(timeout > 0 && timeout.isFinite) { throw ValidationError("--timeout must be positive.") }
+        if let timeout, try DurationArgument.validated(timeout, option: "--timeout") <= 0 { throw ValidationError("--timeout must be positive.") }
         do { _ = try configuration() } catch { throw ValidationError("\(error)") }
     }
 
@@ -43,7 +43,7 @@ struct GeocoderOptions: ParsableArguments {
         var config = try GeocoderConfiguration.parse(geocoder ?? env["TRAFFICGEO_GEOCODER"], userAgent: userAgent ?? env["TRAFFICGEO_USER_AGENT"])
         config.rate = rate
         config.concurrency = concurrency
-        config.timeout = timeout
+        config.timeout = timeout.flatMap(DurationArgument.parse)
         config.retries = retries
         config.maxBodyBytes = maxAnswerBytes
         return config

@@ -327,8 +327,8 @@ enum DistanceArgument {
     }
 }
 
-/// Lengths of time on the command line: `DurationExpression` (`90s`, `2m`, `12h`, `7d`, `2w`; a
-/// bare number is seconds), with the option's name in its refusal.
+/// Lengths of time on the command line: `DurationExpression` (`90s`, `2m`, `12h`, `7d`, `2w`; the
+/// unit is required), with the option's name in its refusal.
 enum DurationArgument {
     static func parse(_ text: String) -> Double? { DurationExpression.parse(text) }
 
@@ -340,7 +340,7 @@ enum DurationArgument {
 
     static func validated(_ text: String, option: String) throws -> Double {
         guard let seconds = parse(text) else {
-            throw ValidationError("\(option) '\(text)' is not a length of time: \(DurationExpression.accepted).")
+            throw ValidationError("\(option) '\(text)' is not a length of time: \(DurationExpression.explain(text)).")
         }
         guard seconds <= DurationExpression.longest else { throw ValidationError("\(option) '\(text)' is longer than a century.") }
         return seconds

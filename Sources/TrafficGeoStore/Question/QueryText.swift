@@ -57,7 +57,7 @@ public struct QueryText: Sendable, Equatable {
         filter.until = try time(.until, now: now)
         filter.roads = try list(.road).map { (item: String) throws(QueryTextError) -> String in
             guard let road = RoadReference.normalize(item) else {
-                throw QueryTextError(.road, item, "is not a road reference such as A4, B54 or L123")
+                throw QueryTextError(.road, item, "is not a road reference such as A4, B54, M1, A1(M), I-25, US-40, CO-7, N7 or E40")
             }
             return road
         }

@@ -120,6 +120,12 @@ struct FirstUseTests {
             let watches = try TestSupport.write(#"[{"name": "home", "lat": 50.94, "lon": 6.96, "radius": 30000}]"#, name: "watches.json", in: folder)
             let watch = try cli(["watch", "--watches", watches.path, "--once"])
             #expect(watch.status == 64 && watch.stderr.contains("a distance needs its unit: 30000m or 30000km"), Comment(rawValue: watch.stderr))
+            // Lengths of time follow the same rule.
+            for arguments in [["watch", "--lat", "50.94", "--lon", "6.96", "--radius", "1km", "--every", "5", "--once"],
+                              ["ingest", "--every", "5", Self.sample.path], ["geocode", "--timeout", "5", "Köln"], ["serve", "--timeout", "5"]] {
+                let r = try cli(arguments)
+                #expect(r.status == 64 && r.stderr.contains("a length of time needs its unit: 5s or 5m"), "\(arguments.joined(separator: " ")): \(r.stderr)")
+            }
         }
     }
 

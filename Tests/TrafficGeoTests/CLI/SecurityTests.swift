@@ -31,7 +31,7 @@ struct SecurityTests {
         let db = folder.appendingPathComponent("db.sqlite").path
         for chain in ["nope=http://x.example/?api_key=SECRET123", "pelias=ftp://x.example/?api_key=SECRET123",
                       "pelias=http://127.0.0.1:9/?api_key=SECRET123", "csv=http://user:SECRET123@127.0.0.1:9/?key=SECRET123"] {
-            let result = try TestSupport.run(Self.cli(), ["geocode", "-v", "--db", db, "--retries", "0", "--timeout", "2", "--geocoder", chain, "Köln"])
+            let result = try TestSupport.run(Self.cli(), ["geocode", "-v", "--db", db, "--retries", "0", "--timeout", "2s", "--geocoder", chain, "Köln"])
             #expect(result.status != 0)
             #expect(!result.stderr.contains("SECRET123") && !result.stdout.contains("SECRET123"), "\(chain): \(result.stderr)")
         }

@@ -114,8 +114,44 @@ struct StandardsFeedTests {
             #expect(out.status == 0, "\(file.lastPathComponent): \(out.stderr)")
             let format = expectedFormat[file.deletingLastPathComponent().lastPathComponent]!
             #expect(out.stderr.contains("(\(format)"), "\(file.lastPathComponent) detected as \(format): \(out.stderr)")
-            let stored = try await Self.exported(db: db, folder: folder, source: Self.filedSource(out.stderr, else: file.lastPathComponent))
-            Self.compare(stored, with: try Self.oracle(file), file: file.lastPathComponent, others: database != nil)
+            let source = Self.filedSource(out.stderr, else: file.lastPathComponent)
+            let stored = try await Self.exported(db: db, folder: folder, source: source)
+            let expected = try Self.oracle(file)
+            Self.compare(stored, with: expected, file: file.lastPathComponent, others: database != nil)
+            try await Self.inEffect(expected, db: db, source: source, folder: folder, file: file.lastPathComponent)
+            // `stats` counts each event once, in one state.
+            let stats = try await Self.cli(["stats", "--db", db, "--format", "json"], folder: folder)
+            let counts = try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any] ?? [:]
+            let states = ["active", "upcoming", "expired", "ended"].map { counts[$0] as? Int ?? -1 }
+            #expect(states.allSatisfy { $0 >= 0 } && states.reduce(0, +) == counts["incidents"] as? Int,
+                    "\(file.lastPathComponent): states \(states) do not add up to \(String(describing: counts["incidents"]))")
+        }
+    }
+
+    /// `--active-at` inside records' validity as the file states it (the oracle's valid_from and
+    /// expires): every record in effect then is answered, and every answered record with a stated
+    /// start had begun and not yet expired (a record updated after it started stays in effect).
+    static func inEffect(_ expected: [[String: Any]], db: String, source: String, folder: URL, file: String) async throws {
+        let spans = expected.compactMap { r -> Double? in
+            guard let from = r["valid_from"] as? Double, r["ended"] as? Bool != true else { return nil }
+            let to = r["expires"] as? Double ?? from + 7200
+            return to > from ? from + (to - from) / 2 : nil
+        }
+        for t in Set(spans).sorted().prefix(3) {
+            let at = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: t.rounded(.down)))
+            let out = try await cli(["export", "--db", db, "--include-unlocated", "--reports", "--format", "json", "--active-at", at], folder: folder)
+            #expect(out.status == 0, Comment(rawValue: out.stderr))
+            let answered = (try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [[String: Any]] ?? [])
+                .filter { $0["source"] as? String == source }
+            let ids = Set(answered.compactMap { $0["id"] as? String })
+            let at0 = t.rounded(.down)
+            for r in expected {
+                guard let from = r["valid_from"] as? Double, r["ended"] as? Bool != true else { continue }
+                let inside = from.rounded(.down) <= at0 && (r["expires"] as? Double).map { at0 < $0 } ?? true
+                let id = r["id"] as! String
+                if inside { #expect(ids.contains(id), "\(file) at \(at): \(id) is in effect (from \(from) to \(String(describing: r["expires"]))) but not answered") }
+                else { #expect(!ids.contains(id), "\(file) at \(at): \(id) is not in effect (from \(from) to \(String(describing: r["expires"]))) but answered") }
+            }
         }
     }
 

@@ -46,7 +46,7 @@ struct BatchGeocodeTests {
         let output = folder.appendingPathComponent("out.csv").path
         let r = try TestSupport.run(exe.path, ["geocode", "batch", input.path, "--column", "name", "-o", output, "--db",
                                                folder.appendingPathComponent("db.sqlite").path, "--geocoder", "nominatim=\(server.baseURL)",
-                                               "--timeout", "2", "--retries", "1"])
+                                               "--timeout", "2s", "--retries", "1"])
         #expect(r.status == 3, Comment(rawValue: r.stderr))   // "Broken" failed: partial
         let lines = try String(contentsOfFile: output, encoding: .utf8).split(separator: "\n").map(String.init)
         #expect(lines[0] == "id;name;remark;latitude;longitude;precision;confidence;provider;status;error")
