@@ -6,6 +6,7 @@
 #   Benchmarks/ab-queries.sh OLD_BINARY NEW_BINARY [DB] [RUNS]
 #   OLD_DB=old.sqlite Benchmarks/ab-queries.sh OLD_BINARY NEW_BINARY new.sqlite   # a schema the old binary cannot open:
 #                                                         # each binary on its own store, ingested from the same feed
+#   QUERY_OPTIONS="--active-at now" Benchmarks/ab-queries.sh …   # the same options added to every query
 #
 # DB defaults to the benchmark's 1M-point store (/tmp/trafficgeo-bench-1M.sqlite, made by
 # `trafficgeo-bench knn`). 3000 random query points in Germany (seeded); each run answers them all
@@ -29,6 +30,8 @@ for _ in $(seq "$runs"); do
     for b in "$old" "$new"; do
         for mode in near within; do
             if [ "$mode" = near ]; then extra=(--limit 10); else extra=(--radius 10km); fi
+            # shellcheck disable=SC2206 # options are words
+            extra+=(${QUERY_OPTIONS:-})
             store="$db"
             if [ "$b" = "$old" ] && [ -n "${OLD_DB:-}" ]; then store="$OLD_DB"; fi
             "$b" "$mode" --db "$store" --queries "$queries" "${extra[@]}" --timing -o /dev/null 2>&1 | tail -1 |

@@ -30,10 +30,11 @@ P={
  "min-confidence": param("min-confidence",{"type":"number","minimum":0,"maximum":1},"Only incidents placed at least this surely (geocoded ones; positions a feed gave always pass)."),
  "precision": param("precision",{"type":"string"},"Only geocoded incidents of these precisions (comma-separated: junction, address, town, road, none); positions a feed gave always pass."),
  "reports": param("reports",{"type":"boolean"},"true: every report the feeds gave, each naming its event (the property event), instead of the events they make (one per real-world incident, however many feeds report it; the property reports lists them)."),
- "sortby": param("sortby",{"type":"string","pattern":"^\\+?(distance|updated|expires|title)$"},"Order: distance (needs lat/lon; the default with them), updated (newest first), expires (soonest first), title. Ties keep the store order."),
+ "sortby": param("sortby",{"type":"string","pattern":"^\\+?(distance|updated|expires|title|severity)$"},"Order: distance (needs lat/lon; the default with them), updated (newest first), expires (soonest first), title, severity (most severe first). Ties keep the store order."),
+ "min-severity": param("min-severity",{"type":"string","enum":["lowest","low","medium","high","highest","none","minor","moderate","major","severe"]},"Only incidents at least this severe, on one scale the feeds' words map onto (minor = low, moderate = medium, major = high); those whose feed gives no severity are left out."),
 }
-items_params=[P[k] for k in ["bbox","datetime","limit","offset","lat","lon","radius","nearest","road","category","q","active-at","since","until","min-confidence","precision","reports","sortby","f"]]
-events_params=[P[k] for k in ["bbox","lat","lon","radius","road","category","q","min-confidence","precision"]]+[
+items_params=[P[k] for k in ["bbox","datetime","limit","offset","lat","lon","radius","nearest","road","category","q","active-at","since","until","min-confidence","precision","min-severity","reports","sortby","f"]]
+events_params=[P[k] for k in ["bbox","lat","lon","radius","road","category","q","min-confidence","precision","min-severity"]]+[
  {"name":"Last-Event-ID","in":"header","required":False,"description":"Resume after this event (the id of the last event received): the events recorded since are sent first.","schema":{"type":"string","pattern":"^[0-9]+$"}}]
 def ok(ctype_schemas, desc):
     return {"description":desc,"content":{c:({"schema":s} if s else {}) for c,s in ctype_schemas}}
@@ -78,6 +79,8 @@ doc={
       "positionSource":{"type":"string"},"precision":{"type":"string"},"confidence":{"type":"number"},
       "severity":{"type":"string"},"probability":{"type":"string"},"validFrom":{"type":"string"},"recordTypes":{"type":"string"},
       "roadName":{"type":"string"},"direction":{"type":"string"},"delayMinutes":{"type":"string"},"lanesRestricted":{"type":"string"},
+      "location":{"type":"string","description":"Where, in the feed's words (a comment's Event Location line)."},
+      "reason":{"type":"string"},"eventStatus":{"type":"string"},"returnToNormal":{"type":"string"},
       "event":{"type":"integer","description":"The store id of the event it is (or, answered with reports=true, belongs to): the feature id of the event."},
       "reports":{"type":"array","description":"The reports the event was built from, one per feed that reported it.","items":{"type":"object","required":["source","id"],"properties":{
          "source":{"type":"string"},"id":{"type":"string"},"updated":{"type":"string","format":"date-time"},"positionSource":{"type":"string"}}}}}},

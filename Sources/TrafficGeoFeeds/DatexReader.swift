@@ -260,7 +260,15 @@ struct DatexInterpreter {
         if let constriction = tree.firstText(n.trafficConstrictionType, in: situation) { properties["traffic_constriction"] = constriction }
         if let problem, location?.position == nil { properties[Incident.positionProblemProperty] = problem }
 
-        let (comments, headline) = publicComments(tree, situation)
+        let (comments, firstHeadline, structured) = publicComments(tree, situation)
+        // National Highways' `key : value` comment: its fields are details, its location the headline.
+        if let structured {
+            for (key, value) in structured.details where properties[key] == nil { properties[key] = value }
+        }
+        let headline = structured?.place ?? firstHeadline
+        if properties["direction"] == nil, let place = structured?.place, let direction = Self.directionWord(in: place) {
+            properties["direction"] = direction
+        }
         let updated = records.compactMap(\.versionTime).max()
             ?? tree.firstText(n.situationVersionTime, in: situation).flatMap(TimestampParser.parse)
         // Over when every record is: cancelled or ended by its supplier, suspended, or past its end.
@@ -276,8 +284,10 @@ struct DatexInterpreter {
 
         // The kind in words: the main record's subtype when it gives one ("laneClosures"), else its type.
         let subtype = n.subtypes.lazy.compactMap { tree.firstText($0, in: recordNodes[mainIndex]) }
-            .first { !["other", "unknown", "undefined", "notspecified"].contains($0.lowercased()) }
-        var title = phrases.phrase(subtype ?? main.type, category: category)
+            .first { !["other", "unknown", "undefined", "notspecified"].contains($0.lowercased()) && !$0.lowercased().hasPrefix("unspecified") }
+        // A record that says no more than its type ("unspecified abnormal traffic") is named by
+        // the reason its comment gives ("Congestion").
+        var title = subtype == nil ? structured?.reason ?? phrases.phrase(main.type, category: category) : phrases.phrase(subtype!, category: category)
         if let headline, !headline.isEmpty {
             title += " – " + headline
         } else if let road {
@@ -288,6 +298,7 @@ struct DatexInterpreter {
             updated: updated, expires: expires,
             // The road the location names, else one the words name ("A3 Köln Richtung Frankfurt").
             road: road.flatMap { RoadReference.field($0) } ?? road?.normalizedWhitespace.nilIfEmpty
+                ?? structured?.place.flatMap(RoadReference.firstOfAnyScheme(inPlace:))
                 ?? comments.lazy.compactMap { RoadReference.first(in: $0) }.first,
             category: category, position: location?.position, segment: location?.line,
             positionSource: location?.position == nil ? nil : (positionSource ?? .feed), properties: properties, endedAt: endedAt)
@@ -377,6 +388,12 @@ struct DatexInterpreter {
     }
 
     /// The road a TPEG point names (`tpegOtherPointDescriptorType` linkName).
+    /// "southbound" in "The M1 southbound between J29A and J30", as a word.
+    static func directionWord(in place: String) -> String? {
+        let words = place.lowercased().split(whereSeparator: { !$0.isLetter })
+        return words.lazy.map(String.init).first { ["northbound", "southbound", "eastbound", "westbound", "clockwise", "anticlockwise"].contains($0) }
+    }
+
     private func linkName(_ tree: RecordTree, _ node: Int32) -> String? {
         for i in tree.all(n.tpegDescriptorType, in: node) where tree.text(i) == "linkName" {
             let parent = tree.parent(i)
@@ -387,19 +404,22 @@ struct DatexInterpreter {
 
     /// Each general public comment once, in order: the first language given of each, its white
     /// space normalised.
-    private func publicComments(_ tree: RecordTree, _ node: Int32) -> (all: [String], headline: String?) {
+    /// And the first comment written as `key : value` lines (`StructuredComment`).
+    private func publicComments(_ tree: RecordTree, _ node: Int32) -> (all: [String], headline: String?, structured: StructuredComment?) {
         var out: [String] = []
         var headline: String?
+        var structured: StructuredComment?
         for c in tree.all(n.generalPublicComment, in: node) {
             let holder = tree.first(n.comment, in: c) ?? c
             // One line each: comments are written for signs and radio, their line breaks are layout.
             if let raw = tree.firstText(n.value, in: holder) ?? tree.text(holder), case let text = raw.normalizedWhitespace, !out.contains(text) {
                 // The headline: the first line of the first comment, as its writer broke it.
                 if headline == nil { headline = Self.firstLine(raw) }
+                if structured == nil, raw.contains(":") { structured = StructuredComment(raw) }
                 out.append(text.utf8.count > 4096 ? String(text.prefix(4096)) : text)
             }
             if out.count >= 16 { break }
         }
-        return (out, headline)
+        return (out, headline, structured)
     }
 }

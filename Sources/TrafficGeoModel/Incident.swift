@@ -16,6 +16,8 @@ public struct Incident: Sendable, Equatable {
     /// these names and shown by every output (docs/feeds.md): in this order.
     public static let detailProperties = [
         "severity", "probability", "valid_from", "record_types", "road_name", "direction", "delay_minutes", "lanes_restricted",
+        // A comment's `key : value` lines (National Highways: `StructuredComment`).
+        "location", "reason", "event_status", "return_to_normal",
     ]
 
     /// The feed it came from (a URL, a file path, `stdin`, or a name given with `--source`).

@@ -21,6 +21,31 @@ public enum Severity: Int, Sendable, CaseIterable, Comparable, Codable {
         }
     }
 
+    /// A stored detail's word on the scale, as both stores' queries read it (`lower(severity) IN
+    /// words(atLeast:)`): the words of `init(word:)` as feeds write them, lower case.
+    public init?(stored text: String) {
+        guard let severity = Self.storedWords[text.lowercased()] else { return nil }
+        self = severity
+    }
+
+    /// Every stored word (lower case) on this step of the scale or above it.
+    public static func words(atLeast lowest: Severity) -> [String] {
+        storedWords.filter { $0.value >= lowest }.map(\.key).sorted()
+    }
+
+    private static let storedWords: [String: Severity] = {
+        var table: [String: Severity] = [:]
+        let steps: [(Severity, [String])] = [
+            (.lowest, ["none", "lowest", "very low", "verylow", "very_low", "negligible"]),
+            (.low, ["low", "minor", "slight", "light"]),
+            (.medium, ["medium", "moderate", "average"]),
+            (.high, ["high", "major", "serious", "heavy"]),
+            (.highest, ["highest", "very high", "veryhigh", "very_high", "severe", "critical", "extreme"]),
+        ]
+        for (severity, words) in steps { for w in words { table[w] = severity } }
+        return table
+    }()
+
     public var name: String {
         switch self {
         case .lowest: "lowest"

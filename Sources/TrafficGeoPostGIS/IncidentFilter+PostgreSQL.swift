@@ -1,4 +1,5 @@
 import PostgresNIO
+import TrafficGeoModel
 import TrafficGeoStore
 import TrafficGeoSupport
 
@@ -33,10 +34,11 @@ extension IncidentFilter {
     /// Compared byte by byte (COLLATE "C"), as the text is.
     static func beganSQL(alias: String, start: String, seconds: String) -> String {
         let value = "(\(alias)properties ->> 'valid_from')"
+        let byUpdate = "\(alias)updated IS NULL OR \(alias)updated <= \(seconds)"
         return """
-            coalesce(CASE WHEN \(value) ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T' \
-            THEN left(\(value), \(IncidentFilter.startTextLength)) COLLATE "C" <= \(start) COLLATE "C" END, \
-            \(alias)updated IS NULL OR \(alias)updated <= \(seconds))
+            (CASE WHEN NOT coalesce(\(alias)properties ? 'valid_from', false) THEN \(byUpdate) \
+            ELSE coalesce(CASE WHEN \(value) ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T' \
+            THEN left(\(value), \(IncidentFilter.startTextLength)) COLLATE "C" <= \(start) COLLATE "C" END, \(byUpdate)) END)
             """
     }
 
@@ -54,6 +56,9 @@ extension IncidentFilter {
         if let until { clauses.append("i.updated < \(query.bind(until.timeIntervalSince1970))") }
         if !roads.isEmpty { clauses.append("i.road = ANY(\(query.bind(roads.map(PostgresText.storable)))::text[])") }
         if !categories.isEmpty { clauses.append("i.category = ANY(\(query.bind(categories.map(\.rawValue)))::text[])") }
+        if let minSeverity {
+            clauses.append("lower(i.properties ->> 'severity') = ANY(\(query.bind(Severity.words(atLeast: minSeverity)))::text[])")
+        }
         if let minConfidence {
             // position_source 2 = geocoder; feed positions are as given.
             clauses.append("(i.position_source IS DISTINCT FROM 2 OR i.geocode_confidence >= \(query.bind(minConfidence)))")

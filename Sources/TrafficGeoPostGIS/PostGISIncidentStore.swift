@@ -341,7 +341,7 @@ public final class PostGISIncidentStore: IncidentStore {
         try read { connection in
             let t = now.timeIntervalSince1970
             let row = try connection.rows("""
-                SELECT count(*), count(*) FILTER (WHERE (expires IS NULL OR \(t) < expires) AND ended IS NULL AND \(Self.began(now)))
+                SELECT count(*), count(*) FILTER (WHERE (expires IS NULL OR \(t) < expires) AND ended IS NULL AND \(unescaped: Self.began(now)))
                 FROM incidents WHERE role <> 1
                 """, logger: logger).first
             let (all, active) = try row?.decode((Int, Int).self) ?? (0, 0)
@@ -363,7 +363,7 @@ public final class PostGISIncidentStore: IncidentStore {
             // Events.
             if let row = try connection.rows("""
                 SELECT count(*), count(latitude), count(ended), count(*) FILTER (WHERE ended IS NULL AND expires IS NOT NULL AND expires <= \(t)),
-                       count(*) FILTER (WHERE ended IS NULL AND (expires IS NULL OR \(t) < expires) AND \(Self.began(now))),
+                       count(*) FILTER (WHERE ended IS NULL AND (expires IS NULL OR \(t) < expires) AND \(unescaped: Self.began(now))),
                        count(*) FILTER (WHERE role = 2), min(updated), max(updated)
                 FROM incidents WHERE role <> 1
                 """, logger: logger).first {

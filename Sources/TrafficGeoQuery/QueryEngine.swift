@@ -113,6 +113,11 @@ public final class QueryEngine: Sendable {
         case .distance: return results.sorted(by: tieBreak)
         case .updated: return results.sorted { compareOptional($0.incident.updated, $1.incident.updated, $0, $1, descending: true) }
         case .expires: return results.sorted { compareOptional($0.incident.expires, $1.incident.expires, $0, $1, descending: false) }
+        case .severity:
+            return results.sorted {
+                compareOptional($0.incident.properties["severity"].flatMap(Severity.init(stored:)),
+                                $1.incident.properties["severity"].flatMap(Severity.init(stored:)), $0, $1, descending: true)
+            }
         case .title:
             return results.sorted {
                 let a = TextFolding.fold($0.incident.title), b = TextFolding.fold($1.incident.title)

@@ -30,6 +30,23 @@ public enum RoadReference {
         return normalize(text) ?? first(in: text)
     }
 
+    /// The first road reference of any scheme (`normalize`) in a text that names a place on a
+    /// road ("The M1 southbound between J29A and J30" → M1, "I 25 north of Exit 210" → I-25):
+    /// the longest run of up to three words from a word with a letter and a digit in reach.
+    /// Only for texts a feed says are a location: in free text "S1" may be a train.
+    public static func firstOfAnyScheme(inPlace text: String) -> String? {
+        let words = text.split(whereSeparator: { $0.isWhitespace }).prefix(64)
+            .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ",;.:")) }
+        for i in words.indices where words[i].first?.isLetter == true {
+            for k in stride(from: min(3, words.count - i), through: 1, by: -1) {
+                let run = words[i..<(i + k)].joined(separator: " ")
+                guard run.contains(where: \.isNumber) else { continue }
+                if let ref = normalize(run) { return ref }
+            }
+        }
+        return nil
+    }
+
     /// The first road reference in a title or text.
     public static func first(in text: String) -> String? {
         guard mayContainReference(text) else { return nil }

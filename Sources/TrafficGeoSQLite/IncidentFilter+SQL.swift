@@ -1,16 +1,22 @@
+import Foundation
 import GRDB
+import TrafficGeoModel
 import TrafficGeoStore
 import TrafficGeoSupport
 
 extension IncidentFilter {
-    /// `IncidentFilter.began(_:by:)` in SQL, with two arguments: the instant as start text, then
-    /// as seconds. The detail is read only for rows the cheaper conditions before it let through.
+    /// `IncidentFilter.began(_:by:)` in SQL, with one argument (`beganArguments`): the start
+    /// column (whole seconds), else the update time, by the instant's whole second. The column
+    /// spares parsing each row's JSON: json_extract on every row made `near --active-at` 1.5×
+    /// slower.
     static func beganSQL(alias: String) -> String {
-        let start = "json_extract(\(alias)properties, '$.valid_from')"
-        return """
-            coalesce(CASE WHEN \(start) GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T*' \
-            THEN substr(\(start), 1, \(IncidentFilter.startTextLength)) <= ? END, \(alias)updated IS NULL OR \(alias)updated <= ?)
-            """
+        "ifnull(coalesce(\(alias)valid_from, \(alias)updated) <= ?, 1)"
+    }
+
+    /// Its arguments at `date`. A start is compared in whole seconds (`startSeconds`), an update
+    /// time exactly, as `IncidentFilter.began` does.
+    static func beganArguments(_ date: Date) -> StatementArguments {
+        [date.timeIntervalSince1970]
     }
 
     /// The SQL condition on the table aliased `i`, with its arguments: the rows that answer for
@@ -21,7 +27,8 @@ extension IncidentFilter {
         var arguments = StatementArguments()
         if let activeAt {
             clauses.append("(i.expires IS NULL OR ? < i.expires) AND (i.ended IS NULL OR ? < i.ended) AND " + Self.beganSQL(alias: "i."))
-            arguments += [activeAt.timeIntervalSince1970, activeAt.timeIntervalSince1970, IncidentFilter.startText(of: activeAt), activeAt.timeIntervalSince1970]
+            arguments += [activeAt.timeIntervalSince1970, activeAt.timeIntervalSince1970]
+            arguments += Self.beganArguments(activeAt)
         }
         if let since {
             clauses.append("i.updated >= ?")
@@ -38,6 +45,11 @@ extension IncidentFilter {
         if !categories.isEmpty {
             clauses.append("i.category IN (" + categories.map { _ in "?" }.joined(separator: ",") + ")")
             for c in categories { arguments += [c.rawValue] }
+        }
+        if let minSeverity {
+            let words = Severity.words(atLeast: minSeverity)
+            clauses.append("lower(json_extract(i.properties, '$.severity')) IN (" + words.map { _ in "?" }.joined(separator: ",") + ")")
+            for w in words { arguments += [w] }
         }
         if let minConfidence {
             // position_source 2 = geocoder (PositionSource.Kind.storeCode); feed positions are as given.

@@ -16,6 +16,10 @@ enum IncidentRowLayout {
         /// How the position was found (`positionFields`).
         case positionSource, geocoder, geocodeQuery, geocodePrecision, geocodeConfidence
         case properties
+        /// When it begins: the `valid_from` detail in whole seconds, where `--active-at` reads it
+        /// (`IncidentFilter.began`) without parsing the properties' JSON (v9; not decoded: the
+        /// detail is in the properties).
+        case validFrom
 
         var column: String {
             switch self {
@@ -36,6 +40,7 @@ enum IncidentRowLayout {
             case .geocodePrecision: "geocode_precision"
             case .geocodeConfidence: "geocode_confidence"
             case .properties: "properties"
+            case .validFrom: "valid_from"
             }
         }
     }
@@ -207,6 +212,7 @@ enum IncidentRowLayout {
             case .geocodePrecision: value(source?.precision?.rawValue)
             case .geocodeConfidence: value(source?.confidence)
             case .properties: value(i.properties.isEmpty ? nil : PropertiesJSON.text(i.properties))
+            case .validFrom: value(IncidentFilter.startSeconds(i))
             }
         }
         return values

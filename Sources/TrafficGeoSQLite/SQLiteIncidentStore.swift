@@ -392,7 +392,7 @@ public final class SQLiteIncidentStore: IncidentStore {
             let row = try Row.fetchOne(db, sql: """
                 SELECT count(*), sum((expires IS NULL OR ? < expires) AND ended IS NULL AND \(IncidentFilter.beganSQL(alias: "")))
                 FROM incidents WHERE role <> 1
-                """, arguments: [t, IncidentFilter.startText(of: now), t])
+                """, arguments: [t] + IncidentFilter.beganArguments(now))
             return IncidentCounts(all: row?[0] ?? 0, active: row?[1] ?? 0)
         }
     }
@@ -410,7 +410,7 @@ public final class SQLiteIncidentStore: IncidentStore {
                        sum(role = 2) AS merged,
                        min(updated) AS oldest, max(updated) AS newest
                 FROM incidents WHERE role <> 1
-                """, arguments: [t, t, IncidentFilter.startText(of: now), t]) {
+                """, arguments: [t, t] + IncidentFilter.beganArguments(now)) {
                 stats.total = row["total"]
                 stats.located = row["located"]
                 stats.expired = row["expired"] ?? 0

@@ -239,6 +239,18 @@ enum StoreSchema {
                 CREATE INDEX incidents_road ON incidents(road, latitude) WHERE road IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("v9: when an incident begins") { db in
+            // In effect from the feed's own start, not its last update (`IncidentFilter.began`):
+            // the `valid_from` detail in whole seconds, beside the row's times, so that
+            // `--active-at` reads no JSON. Filled from the details trafficgeo wrote
+            // ("2025-08-14T05:00:00Z": its first 19 characters are UTC).
+            try db.execute(sql: """
+                ALTER TABLE incidents ADD COLUMN valid_from REAL;
+                UPDATE incidents SET valid_from = unixepoch(substr(json_extract(properties, '$.valid_from'), 1, 19))
+                WHERE instr(properties, '"valid_from"') > 0
+                  AND json_extract(properties, '$.valid_from') GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T*';
+                """)
+        }
         return migrator
     }
 }

@@ -43,7 +43,7 @@ struct ItemsQuery: Sendable, Equatable {
     static let itemsParameters = standardParameters.union(ownParameters)
     /// The events stream takes the conditions, not paging or ordering (nor times, which the
     /// change feed's events are about).
-    static let eventParameters: Set<String> = ["bbox", "lat", "lon", "radius", "road", "category", "q", "min-confidence", "precision"]
+    static let eventParameters: Set<String> = ["bbox", "lat", "lon", "radius", "road", "category", "q", "min-confidence", "precision", "min-severity"]
 
     init() {}
 

@@ -10,7 +10,7 @@ import TrafficGeoSupport
 /// Without tiles the pins and the list still work; without Leaflet, the list does.
 enum MapPage {
     /// The conditions the page passes on to its requests (its own URL's, already checked).
-    static let passedParameters = ["road", "category", "q", "active-at", "datetime", "min-confidence", "precision", "sortby"]
+    static let passedParameters = ["road", "category", "q", "active-at", "datetime", "min-confidence", "precision", "min-severity", "sortby"]
 
     static func html(configuration: ServeConfiguration, parameters: QueryParameters, query: ItemsQuery) -> String {
         var passed = JSONObjectText()
@@ -214,7 +214,7 @@ enum MapPage {
       // Last-Event-ID after the server's retry time, as EventSource would.
       function listen() {
         var p = new URLSearchParams();
-        ["road", "category", "q", "min-confidence", "precision"].forEach(function (k) { if (conditions.has(k)) p.set(k, conditions.get(k)); });
+        ["road", "category", "q", "min-confidence", "precision", "min-severity"].forEach(function (k) { if (conditions.has(k)) p.set(k, conditions.get(k)); });
         var url = cfg.eventsPath + (p.toString() ? "?" + p.toString() : "");
         if (!window.fetch || !window.ReadableStream || !window.TextDecoder) {
           if (!window.EventSource) return;

@@ -417,6 +417,27 @@ enum OpenAPIDocument {
       }
      },
      {
+      "name": "min-severity",
+      "in": "query",
+      "required": false,
+      "description": "Only incidents at least this severe, on one scale the feeds' words map onto (minor = low, moderate = medium, major = high); those whose feed gives no severity are left out.",
+      "schema": {
+       "type": "string",
+       "enum": [
+        "lowest",
+        "low",
+        "medium",
+        "high",
+        "highest",
+        "none",
+        "minor",
+        "moderate",
+        "major",
+        "severe"
+       ]
+      }
+     },
+     {
       "name": "reports",
       "in": "query",
       "required": false,
@@ -429,10 +450,10 @@ enum OpenAPIDocument {
       "name": "sortby",
       "in": "query",
       "required": false,
-      "description": "Order: distance (needs lat/lon; the default with them), updated (newest first), expires (soonest first), title. Ties keep the store order.",
+      "description": "Order: distance (needs lat/lon; the default with them), updated (newest first), expires (soonest first), title, severity (most severe first). Ties keep the store order.",
       "schema": {
        "type": "string",
-       "pattern": "^\\+?(distance|updated|expires|title)$"
+       "pattern": "^\\+?(distance|updated|expires|title|severity)$"
       }
      },
      {
@@ -653,6 +674,27 @@ enum OpenAPIDocument {
       "description": "Only geocoded incidents of these precisions (comma-separated: junction, address, town, road, none); positions a feed gave always pass.",
       "schema": {
        "type": "string"
+      }
+     },
+     {
+      "name": "min-severity",
+      "in": "query",
+      "required": false,
+      "description": "Only incidents at least this severe, on one scale the feeds' words map onto (minor = low, moderate = medium, major = high); those whose feed gives no severity are left out.",
+      "schema": {
+       "type": "string",
+       "enum": [
+        "lowest",
+        "low",
+        "medium",
+        "high",
+        "highest",
+        "none",
+        "minor",
+        "moderate",
+        "major",
+        "severe"
+       ]
       }
      },
      {
@@ -970,6 +1012,19 @@ enum OpenAPIDocument {
       "type": "string"
      },
      "lanesRestricted": {
+      "type": "string"
+     },
+     "location": {
+      "type": "string",
+      "description": "Where, in the feed's words (a comment's Event Location line)."
+     },
+     "reason": {
+      "type": "string"
+     },
+     "eventStatus": {
+      "type": "string"
+     },
+     "returnToNormal": {
       "type": "string"
      },
      "event": {

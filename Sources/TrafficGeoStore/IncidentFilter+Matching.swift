@@ -26,6 +26,9 @@ extension IncidentFilter {
         if !roads.isEmpty {
             guard let road = i.road, roads.contains(road) else { return false }
         }
+        if let minSeverity {
+            guard let severity = i.properties["severity"].flatMap(Severity.init(stored:)), severity >= minSeverity else { return false }
+        }
         if !categories.isEmpty {
             guard let category = i.category, categories.contains(category) else { return false }
         }

@@ -24,6 +24,9 @@ public struct IncidentFilter: Sendable, Equatable {
     public var minConfidence: Double?
     /// Geocoded incidents of these precisions (positions a feed gave always pass).
     public var precisions: [GeocodePrecision] = []
+    /// At least this severe (`Severity(stored:)` of the `severity` detail); incidents whose feed
+    /// gives no severity do not pass.
+    public var minSeverity: Severity?
     /// Answer with the reports the feeds gave (each naming its event) instead of the events they
     /// make (docs/conflation.md): `--reports`, `reports=true`.
     public var reports = false
@@ -54,10 +57,11 @@ extension IncidentFilter {
     /// an Open511 schedule, kept as the detail `valid_from`); a report that gives none began by
     /// its last update. A DATEX II record updated after it started is in effect from its start,
     /// and planned works updated today but starting next week are not in effect today.
-    /// Compared at whole seconds as text of `startTextLength` characters, the way both stores
-    /// compare the stored detail (`startText(_:)`), so that the stores and this agree.
+    /// The start counts in whole seconds (`startSeconds`): the SQLite store keeps it so in a
+    /// column, PostGIS compares the detail's first `startTextLength` characters as text, which
+    /// is the same order, so that the stores and this agree.
     public static func began(_ incident: Incident, by t: Date) -> Bool {
-        if let text = incident.properties["valid_from"], let start = startText(text) { return start <= startText(of: t) }
+        if let start = startSeconds(incident) { return start <= t.timeIntervalSince1970 }
         guard let updated = incident.updated?.timeIntervalSince1970 else { return true }
         return updated <= t.timeIntervalSince1970
     }
@@ -72,6 +76,13 @@ extension IncidentFilter {
             return nil
         }
         return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The start `began` compares, in whole seconds since 1970 (what the SQLite store keeps in
+    /// its `valid_from` column; whole seconds compare as the start texts do).
+    public static func startSeconds(_ incident: Incident) -> Double? {
+        guard let text = incident.properties["valid_from"], startText(text) != nil, let date = TimestampParser.parse(text) else { return nil }
+        return date.timeIntervalSince1970.rounded(.down)
     }
 
     /// An instant as a stored start is compared with it.

@@ -171,6 +171,9 @@ struct ContentFilterOptions: ParsableArguments, QueryTextOptions {
     @Option(name: .customLong("min-confidence"), help: ArgumentHelp("Only incidents placed at least this surely, 0 … 1 (geocoded ones; positions a feed gave always pass).", valueName: "c"))
     var minConfidence: String?
 
+    @Option(name: .customLong("min-severity"), help: ArgumentHelp("Only incidents at least this severe: \(Severity.allCases.map(\.name).joined(separator: ", ")) (the feeds' words map onto this scale: minor = low, moderate = medium, major = high); those whose feed gives no severity are left out.", valueName: "level"))
+    var minSeverity: String?
+
     @Option(help: ArgumentHelp("Only geocoded incidents of these precisions (comma-separated: \(GeocodePrecision.allCases.map(\.rawValue).joined(separator: ", "))); positions a feed gave always pass.", valueName: "list"))
     var precision: String?
 
@@ -186,6 +189,7 @@ struct ContentFilterOptions: ParsableArguments, QueryTextOptions {
         text.add(.search, search)
         text.add(.minConfidence, minConfidence)
         text.add(.precision, precision)
+        text.add(.minSeverity, minSeverity)
         if reports { text.add(.reports, "true") }
     }
 

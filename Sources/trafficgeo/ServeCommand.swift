@@ -17,7 +17,7 @@ struct ServeCommand: AsyncParsableCommand {
             Endpoints: / (the map; JSON with f=json), /conformance, /api (OpenAPI 3.0), \
             /collections, /collections/incidents, /collections/incidents/items (bbox, datetime, \
             limit, offset; lat, lon with radius or nearest, road, category, q, active-at, \
-            min-confidence, precision, sortby), /collections/incidents/items/ID, and \
+            min-confidence, precision, min-severity, sortby), /collections/incidents/items/ID, and \
             /collections/incidents/events (Server-Sent Events from the change feed).
 
             For operators (docs/operations.md): /health (200 while the process runs), /ready (200 \

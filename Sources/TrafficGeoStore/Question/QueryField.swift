@@ -11,7 +11,7 @@ public enum QueryField: String, Sendable, CaseIterable, Hashable {
     // Where.
     case lat, lon, radius, bbox, route, buffer
     // What: the filter.
-    case activeAt, since, until, road, category, search, source, minConfidence, precision
+    case activeAt, since, until, road, category, search, source, minConfidence, precision, minSeverity
     /// Answer with the reports the feeds gave, each naming its event, instead of the events
     /// (docs/conflation.md): `--reports`, `reports=true`.
     case reports
@@ -20,7 +20,7 @@ public enum QueryField: String, Sendable, CaseIterable, Hashable {
 
     /// The fields that make up an `IncidentFilter`.
     public static let filterFields: [QueryField] = [.activeAt, .since, .until, .road, .category, .search, .source, .minConfidence, .precision,
-                                                    .reports]
+                                                    .minSeverity, .reports]
 
     /// Fields that take a list (repeated, or a comma list): any of the values matches.
     public var isList: Bool { self == .road || self == .category || self == .precision }
@@ -53,6 +53,7 @@ public enum QueryField: String, Sendable, CaseIterable, Hashable {
         switch self {
         case .activeAt: return "active-at"
         case .minConfidence: return "min-confidence"
+        case .minSeverity: return "min-severity"
         default: return rawValue
         }
     }

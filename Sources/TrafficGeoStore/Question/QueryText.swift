@@ -94,6 +94,12 @@ public struct QueryText: Sendable, Equatable {
             }
             filter.minConfidence = c
         }
+        if let text = try single(.minSeverity), !text.isEmpty {
+            guard let severity = Severity(stored: text) ?? Severity(word: text) else {
+                throw QueryTextError(.minSeverity, text, "is not a severity: one of \(Severity.allCases.map(\.name).joined(separator: ", ")) (minor, moderate, major too)")
+            }
+            filter.minSeverity = severity
+        }
         return filter
     }
 

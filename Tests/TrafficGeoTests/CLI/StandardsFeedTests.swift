@@ -155,6 +155,88 @@ struct StandardsFeedTests {
         }
     }
 
+    /// National Highways' shape, written from its description: no road number, the location,
+    /// reason and status in the comment's `key : value` lines, a record type that says no more
+    /// than "unspecified abnormal traffic". The title names the kind, the road, the direction and
+    /// the place; the lines are details; a road filter and a search for the junction find it.
+    @Test(.timeLimit(.minutes(2))) func nationalHighwaysCommentLinesGiveTitlesRoadsAndDetails() async throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func situation(_ id: String, type: String, subtype: String, comment: String, lat: Double, lon: Double) -> String {
+            """
+            <situation id="\(id)" version="2"><overallSeverity>high</overallSeverity><situationVersionTime>2026-11-26T07:50:00Z</situationVersionTime>\
+            <situationRecord xsi:type="\(type)" id="\(id)-1" version="2"><situationRecordCreationTime>2026-11-26T07:00:00Z</situationRecordCreationTime>\
+            <situationRecordVersionTime>2026-11-26T07:50:00Z</situationRecordVersionTime><probabilityOfOccurrence>certain</probabilityOfOccurrence>\
+            <validity><validityStatus>active</validityStatus><validityTimeSpecification><overallStartTime>2026-11-26T06:40:00Z</overallStartTime>\
+            </validityTimeSpecification></validity><generalPublicComment><comment><values><value lang="en">\(comment)</value></values></comment></generalPublicComment>\
+            <groupOfLocations xsi:type="Point"><locationForDisplay><latitude>\(lat)</latitude><longitude>\(lon)</longitude></locationForDisplay></groupOfLocations>\
+            \(subtype)</situationRecord></situation>
+            """
+        }
+        let header = #"<?xml version="1.0" encoding="UTF-8"?><d2LogicalModel xmlns="http://datex2.eu/schema/2/2_0" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" modelBaseVersion="2"><exchange><supplierIdentification><country>gb</country><nationalIdentifier>NTIS</nationalIdentifier></supplierIdentification></exchange><payloadPublication xsi:type="SituationPublication" lang="en"><publicationTime>2026-11-26T08:00:00Z</publicationTime><publicationCreator><country>gb</country><nationalIdentifier>NTIS</nationalIdentifier></publicationCreator>"#
+        let body = [
+            situation("GUID-1", type: "AbnormalTraffic", subtype: "<abnormalTrafficType>unspecifiedAbnormalTraffic</abnormalTrafficType>",
+                      comment: "TYPE : GDP\nEvent Location : The M1 southbound between J29A and J30\nEvent Reason : Congestion\nEvent Status : Currently Active\nReturn To Normal : Normal traffic conditions are expected between 09:15 and 09:30 on 26 November 2026.",
+                      lat: 53.21, lon: -1.34),
+            situation("GUID-2", type: "Accident", subtype: "<accidentType>collision</accidentType>",
+                      comment: "TYPE : UNPLANNED\nEvent Location : The A1(M) northbound at J7\nEvent Reason : Collision\nEvent Status : Currently Active",
+                      lat: 51.87, lon: -0.21),
+            // Prose with a colon stays prose: its first line is the headline.
+            situation("GUID-3", type: "Roadworks", subtype: "", comment: "Lane closures: overnight resurfacing near Leeds", lat: 53.8, lon: -1.55),
+        ].joined()
+        let file = try TestSupport.write(header + body + "</payloadPublication></d2LogicalModel>", name: "Event_Data_001.xml", in: folder)
+        let db = folder.appendingPathComponent("nh.sqlite").path
+        let ingest = try await Self.cli(["ingest", "--db", db, "--no-geocode", file.path], folder: folder)
+        #expect(ingest.status == 0, Comment(rawValue: ingest.stderr))
+        let stored = try await Self.exported(db: db, folder: folder)
+        let m1 = try #require(stored["GUID-1"]), a1m = try #require(stored["GUID-2"]), leeds = try #require(stored["GUID-3"])
+        #expect(m1["title"] as? String == "Congestion – M1 southbound between J29A and J30")
+        #expect(m1["road"] as? String == "M1" && m1["direction"] as? String == "southbound")
+        #expect(m1["location"] as? String == "The M1 southbound between J29A and J30" && m1["reason"] as? String == "Congestion")
+        #expect(m1["eventStatus"] as? String == "Currently Active")
+        #expect((m1["returnToNormal"] as? String)?.hasPrefix("Normal traffic conditions are expected between 09:15") == true)
+        #expect(a1m["title"] as? String == "Collision – A1(M) northbound at J7")
+        #expect(a1m["road"] as? String == "A1(M)" && a1m["direction"] as? String == "northbound")
+        #expect(leeds["title"] as? String == "Roadworks – Lane closures: overnight resurfacing near Leeds")
+        #expect(leeds["location"] == nil)
+        for (arguments, expected) in [(["--road", "M1"], ["GUID-1"]), (["--road", "a1(m)"], ["GUID-2"]), (["--search", "J29A"], ["GUID-1"]),
+                                      (["--search", "resurfacing leeds"], ["GUID-3"])] {
+            let out = try await Self.cli(["export", "--db", db, "--reports", "--format", "json"] + arguments, folder: folder)
+            let ids = (try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+            #expect(out.status == 0 && ids == expected, "\(arguments): \(ids) \(out.stderr)")
+        }
+    }
+
+    /// One severity scale for every feed's words: a filter (`--min-severity`, serve's
+    /// `min-severity=`) and an order (`--sort severity`), the same text on both.
+    @Test(.timeLimit(.minutes(2))) func severityIsOneScaleToFilterAndSortBy() async throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        func event(_ n: Int, _ severity: String?) -> String {
+            """
+            {"id": "t/\(n)", "status": "ACTIVE", "updated": "2026-11-26T07:00:00Z", "event_type": "INCIDENT",\
+            \(severity.map { "\"severity\": \"\($0)\"," } ?? "") "headline": "Incident \(n) on I-5 N",\
+            "roads": [{"name": "I-5", "direction": "N"}], "geography": {"type": "Point", "coordinates": [-122.3\(n), 47.6\(n)]}}
+            """
+        }
+        let feed = #"{"meta": {"version": "v1"}, "events": ["# + [event(1, "MINOR"), event(2, "MAJOR"), event(3, "MODERATE"), event(4, nil), event(5, "MAJOR")].joined(separator: ",") + "]}"
+        let file = try TestSupport.write(feed, name: "open511.json", in: folder)
+        let db = folder.appendingPathComponent("s.sqlite").path
+        #expect(try await Self.cli(["ingest", "--db", db, "--no-geocode", file.path], folder: folder).status == 0)
+        func ids(_ arguments: [String]) async throws -> [String] {
+            let out = try await Self.cli(["near", "--db", db, "--lat", "47.6", "--lon", "-122.3", "--format", "json", "--reports"] + arguments, folder: folder)
+            #expect(out.status == 0, Comment(rawValue: out.stderr))
+            return (try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [[String: Any]] ?? []).compactMap { $0["id"] as? String }
+        }
+        #expect(Set(try await ids(["--min-severity", "high"])) == ["t/2", "t/5"])
+        #expect(Set(try await ids(["--min-severity", "moderate"])) == ["t/2", "t/3", "t/5"])
+        #expect(Set(try await ids(["--min-severity", "low"])) == ["t/1", "t/2", "t/3", "t/5"])
+        let sorted = try await ids(["--sort", "severity"])
+        #expect(sorted.count == 5 && Set(sorted.prefix(2)) == ["t/2", "t/5"] && sorted[2] == "t/3" && sorted[3] == "t/1" && sorted[4] == "t/4", "\(sorted)")
+        let wrong = try await Self.cli(["near", "--db", db, "--lat", "47.6", "--lon", "-122.3", "--min-severity", "bad"], folder: folder)
+        #expect(wrong.status == 64 && wrong.stderr.contains("is not a severity"), Comment(rawValue: wrong.stderr))
+    }
+
     // MARK: Shapes the samples do not show, written from the XSDs
 
     static let v2Header = #"<?xml version="1.0" encoding="UTF-8"?><d2LogicalModel xmlns="http://datex2.eu/schema/2/2_0" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" modelBaseVersion="2"><exchange><supplierIdentification><country>de</country><nationalIdentifier>T</nationalIdentifier></supplierIdentification></exchange><payloadPublication xsi:type="SituationPublication" lang="de"><publicationTime>2026-11-26T08:00:00Z</publicationTime><publicationCreator><country>de</country><nationalIdentifier>T</nationalIdentifier></publicationCreator>"#

@@ -9,6 +9,7 @@ import Testing
 @testable import TrafficGeoQuery
 @testable import TrafficGeoSQLite
 @testable import TrafficGeoStore
+import TrafficGeoSupport
 import TrafficGeoTestSupport
 
 /// The PostgreSQL server of the tests: `$TRAFFICGEO_TEST_POSTGRES`, a URL of a private cluster
@@ -310,11 +311,51 @@ enum StoreContract {
         #expect(paged == everything)
         // Statistics agree.
         let stats = try store.statistics(now: t0.addingTimeInterval(30 * 60 + 1))
-        #expect(stats.total == 40 && stats.located == 32 && stats.active == 10 && stats.expired == 21)
+        #expect(stats.total == 40 && stats.located == 32 && stats.active == 10 && stats.expired == 21 && stats.upcoming == 9 && stats.ended == 0)
         #expect(stats.byRoad.first { $0.0 == "A1" }?.1 == 10)
         #expect(try store.pruneExpired(before: t0.addingTimeInterval(20 * 60 + 600)) == 20)
         #expect(try store.count(filter: IncidentFilter(), locatedOnly: false) == 20)
         #expect(try store.checkIntegrity().isEmpty)
+    }
+
+    /// In effect from the feed's own start (`valid_from`), not its last update; severity on one
+    /// scale; the store's SQL and `IncidentFilter.matches` (what `watch` uses) agree.
+    static func validityAndSeverity(_ backend: StoreBackend) throws {
+        let (store, _, cleanup) = try backend.makeStore()
+        defer { cleanup() }
+        let t0 = Date(timeIntervalSince1970: 1_750_000_000)
+        func made(_ id: String, start: Date?, updated: Date, expires: Date? = nil, severity: String? = nil) -> Incident {
+            var i = incident(id, updated: updated, expires: expires)
+            if let start { i.properties["valid_from"] = TimestampParser.format(start) }
+            if let severity { i.properties["severity"] = severity }
+            return i
+        }
+        let list = [
+            made("updated-after-start", start: t0, updated: t0.addingTimeInterval(7200), severity: "highest"),
+            made("planned", start: t0.addingTimeInterval(7200), updated: t0.addingTimeInterval(-86400), severity: "MAJOR"),
+            made("no-start", start: nil, updated: t0.addingTimeInterval(-60), expires: t0.addingTimeInterval(3600), severity: "Moderate"),
+            made("no-start-later", start: nil, updated: t0.addingTimeInterval(60)),
+            made("over", start: t0.addingTimeInterval(-7200), updated: t0.addingTimeInterval(-7200), expires: t0.addingTimeInterval(-1), severity: "low"),
+        ]
+        try ingest(store, list, now: t0.addingTimeInterval(10_000))
+        func ids(_ filter: IncidentFilter) throws -> Set<String> {
+            var out: Set<String> = []
+            try store.all(filter: filter, locatedOnly: false) { out.insert($0.incident.id) }
+            let stored = try store.allIncidents().filter { filter.matches($0) }.map(\.incident.id)
+            #expect(Set(stored) == out, "the store's SQL and IncidentFilter.matches disagree")
+            return out
+        }
+        #expect(try ids(IncidentFilter(activeAt: t0)) == ["updated-after-start", "no-start"])
+        #expect(try ids(IncidentFilter(activeAt: t0.addingTimeInterval(7200))) == ["updated-after-start", "planned", "no-start-later"])
+        let stats = try store.statistics(now: t0)
+        #expect(stats.active == 2 && stats.upcoming == 2 && stats.expired == 1 && stats.ended == 0 && stats.total == 5, "\(stats.active) \(stats.upcoming) \(stats.expired)")
+        var severe = IncidentFilter()
+        severe.minSeverity = .high
+        #expect(try ids(severe) == ["updated-after-start", "planned"])
+        severe.minSeverity = .medium
+        #expect(try ids(severe) == ["updated-after-start", "planned", "no-start"])
+        severe.minSeverity = .lowest
+        #expect(try ids(severe) == ["updated-after-start", "planned", "no-start", "over"])
     }
 
     static func feedHealthIsKept(_ backend: StoreBackend) throws {
@@ -438,6 +479,7 @@ struct SQLiteStoreContractTests {
     @Test func incidentsTheFeedEndsEndOnce() throws { try StoreContract.incidentsTheFeedEndsEndOnce(.sqlite) }
     @Test func geocodingOutcomesAreRecorded() async throws { try await StoreContract.geocodingOutcomesAreRecorded(.sqlite) }
     @Test func filtersPagesAndCounts() throws { try StoreContract.filtersPagesAndCounts(.sqlite) }
+    @Test func validityAndSeverity() throws { try StoreContract.validityAndSeverity(.sqlite) }
     @Test func feedHealthIsKept() throws { try StoreContract.feedHealthIsKept(.sqlite) }
     @Test func junctionKnowledgeIsLearnedAndReplaced() throws { try StoreContract.junctionKnowledgeIsLearnedAndReplaced(.sqlite) }
     @Test func adoptingAFormerSourceCountsItsJunctionKnowledgeOnce() throws { try StoreContract.adoptingAFormerSourceCountsItsJunctionKnowledgeOnce(.sqlite) }
@@ -453,6 +495,7 @@ struct PostGISStoreContractTests {
     @Test func incidentsTheFeedEndsEndOnce() throws { try StoreContract.incidentsTheFeedEndsEndOnce(.postgis) }
     @Test func geocodingOutcomesAreRecorded() async throws { try await StoreContract.geocodingOutcomesAreRecorded(.postgis) }
     @Test func filtersPagesAndCounts() throws { try StoreContract.filtersPagesAndCounts(.postgis) }
+    @Test func validityAndSeverity() throws { try StoreContract.validityAndSeverity(.postgis) }
     @Test func feedHealthIsKept() throws { try StoreContract.feedHealthIsKept(.postgis) }
     @Test func junctionKnowledgeIsLearnedAndReplaced() throws { try StoreContract.junctionKnowledgeIsLearnedAndReplaced(.postgis) }
     @Test func adoptingAFormerSourceCountsItsJunctionKnowledgeOnce() throws { try StoreContract.adoptingAFormerSourceCountsItsJunctionKnowledgeOnce(.postgis) }
