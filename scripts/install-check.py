@@ -83,6 +83,15 @@ def main():
     by_name = run(binary, "near", "Köln", "--db", db, "--limit", "3", "--format", "json", cwd=work)
     check(by_name.returncode == 0 and len(json.loads(by_name.stdout or "[]")) == 3,
           f"near Köln (the installed gazetteer): exit {by_name.returncode} {by_name.stderr.strip()}")
+    # The world's towns, offline, for places a user types (an English and an American desk).
+    for place, lat, lon in (("London", 51.5, -0.13), ("Denver", 39.74, -104.98), ("Lyon", 45.75, 4.85)):
+        found = run(binary, "geocode", "--db", db, "--json", place, cwd=work)
+        answer = json.loads(found.stdout or "{}") if found.returncode == 0 else {}
+        best = (answer.get("candidates") or [{}])[0].get("coordinate", {})
+        check(abs(best.get("latitude", 0) - lat) < 0.2 and abs(best.get("longitude", 0) - lon) < 0.2,
+              f"geocode {place} offline: exit {found.returncode} {found.stdout.strip()[:200]} {found.stderr.strip()[:200]}")
+        near = run(binary, "near", place, "--db", db, "--limit", "1", "--format", "json", cwd=work)
+        check(near.returncode == 0, f"near {place} offline: exit {near.returncode} {near.stderr.strip()}")
     titles = run(binary, "ingest", "--db", db, os.path.join(sample, "titles.xml"), cwd=work)
     check(titles.returncode == 0 and re.search(r"geocoded 6: [1-6] found", titles.stderr) is not None,
           f"titles without positions placed by the gazetteer: {titles.stderr.strip()}")

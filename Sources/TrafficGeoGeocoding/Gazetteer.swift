@@ -82,11 +82,25 @@ public final class Gazetteer: Sendable {
         return candidates.first { FileManager.default.fileExists(atPath: $0) }
     }
 
+    /// The towns of the rest of the world (`world.tsv` beside the default gazetteer, built by
+    /// the same script): for places a person types, never for placing a traffic message.
+    public static func defaultWorldPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        guard let home = defaultPath(environment: environment) else { return nil }
+        let path = URL(fileURLWithPath: home).deletingLastPathComponent().appendingPathComponent("world.tsv").path
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
     private static let cache = GazetteerCache()
+    private static let worldCache = WorldGazetteerCache()
 
     /// The default gazetteer, loaded once per process.
     public static func shared() throws -> Gazetteer {
         try cache.get()
+    }
+
+    /// The world's towns, loaded once per process when first asked for; nil when not installed.
+    public static func sharedWorld() -> Gazetteer? {
+        worldCache.get()
     }
 }
 
@@ -107,17 +121,43 @@ private final class GazetteerCache: Sendable {
     }
 }
 
+/// The world's towns once loaded (or found missing).
+private final class WorldGazetteerCache: Sendable {
+    private let loaded = NIOLockedValueBox<Gazetteer??>(nil)
+
+    func get() -> Gazetteer? {
+        loaded.withLockedValue { loaded in
+            if let loaded { return loaded }
+            let g = Gazetteer.defaultWorldPath().flatMap { try? Gazetteer(path: $0) }
+            loaded = .some(g)
+            return g
+        }
+    }
+}
+
 /// The offline geocoder over the gazetteer: the embedded default when no HTTP geocoder is set.
 public struct GazetteerProvider: GeocodingProvider {
     public let name = "gazetteer"
     public let gazetteer: Gazetteer
     /// Versioned: answers cached by an older gazetteer search (before addresses found their
     /// town) are not reused.
-    public var cacheIdentity: String { "gazetteer/2" }
+    public var cacheIdentity: String { "gazetteer/3" }
 
-    public init(gazetteer: Gazetteer) { self.gazetteer = gazetteer }
+    /// Beyond this (metres) from the nearest home place, a reverse lookup asks the world's towns.
+    static let homeReach = 50_000.0
+
+    /// The world's towns, asked only for free-form questions (`GeocodeQuery.Purpose.any`: a
+    /// place a person types, `near London`) and for reverse lookups far from the home places:
+    /// a traffic message's route end or junction is never placed abroad by a namesake.
+    public let world: @Sendable () -> Gazetteer?
+
+    public init(gazetteer: Gazetteer, world: @escaping @Sendable () -> Gazetteer? = { Gazetteer.sharedWorld() }) {
+        self.gazetteer = gazetteer
+        self.world = world
+    }
 
     public func search(_ query: GeocodeQuery) async throws -> GeocodeAnswer {
+        if query.purpose == .any, let world = world(), let found = lookup(query.text, query, scale: 1, in: [gazetteer, world]) { return found }
         if let found = lookup(query.text, query, scale: 1) { return found }
         // An address ("Hauptstraße 5, 69117 Heidelberg", "50667 Köln"): the gazetteer knows
         // towns, not streets, so the address's town answers, at town precision and less surely.
@@ -131,11 +171,14 @@ public struct GazetteerProvider: GeocodingProvider {
         return GeocodeAnswer(provider: name, candidates: [], attribution: Gazetteer.attribution)
     }
 
-    /// The places of a name as written first, then of the spellings a gazetteer may know it by.
-    private func lookup(_ text: String, _ query: GeocodeQuery, scale: Double) -> GeocodeAnswer? {
+    /// The places of a name as written first, then of the spellings a gazetteer may know it by;
+    /// from several gazetteers, most populous first.
+    private func lookup(_ text: String, _ query: GeocodeQuery, scale: Double, in gazetteers: [Gazetteer]? = nil) -> GeocodeAnswer? {
         for (variant, quality) in NameVariants.of(text) {
-            let places = gazetteer.lookup(variant, countryCodes: query.countryCodes)
+            var places: [Gazetteer.Place] = []
+            for g in gazetteers ?? [gazetteer] { places += g.lookup(variant, countryCodes: query.countryCodes) }
             guard !places.isEmpty else { continue }
+            places.sort { $0.population != $1.population ? $0.population > $1.population : $0.geonameID < $1.geonameID }
             let candidates = places.prefix(query.limit).map { p in
                 GeocodeCandidate(coordinate: p.coordinate, name: p.name, displayName: "\(p.name), \(p.countryCode.uppercased())",
                                  kind: .town, score: scale * quality * min(1, log10(Double(max(p.population, 1))) / 7),
@@ -147,7 +190,13 @@ public struct GazetteerProvider: GeocodingProvider {
     }
 
     public func reverse(_ coordinate: Coordinate) async throws -> ReverseAddress {
-        guard let (place, _) = gazetteer.nearest(to: coordinate) else { return ReverseAddress(provider: name) }
+        var nearest = gazetteer.nearest(to: coordinate)
+        // Far from every home place (Colorado, England): the world's towns may be nearer.
+        if nearest.map({ $0.distance > Self.homeReach }) ?? true, let far = world()?.nearest(to: coordinate),
+           nearest.map({ far.distance < $0.distance }) ?? true {
+            nearest = far
+        }
+        guard let (place, _) = nearest else { return ReverseAddress(provider: name) }
         return ReverseAddress(displayName: place.name, country: nil, countryCode: place.countryCode, postcode: nil,
                               locality: place.name, road: nil, coordinate: place.coordinate, provider: name,
                               attribution: Gazetteer.attribution)

@@ -86,6 +86,25 @@ struct GeocoderProtocolTests {
         await #expect(throws: GeocodingError.self) { try await provider.reverse(Coordinate(latitude: 0, longitude: 0)) }
     }
 
+    /// The world's towns answer the places a person types (an English, an American, a French
+    /// desk), offline; a traffic message's place names (`.place`, `.junction`) never reach them,
+    /// so a German route end is not placed at a namesake abroad.
+    @Test func theWorldsTownsAnswerTypedPlacesOnly() async throws {
+        let provider = GazetteerProvider(gazetteer: try Gazetteer.shared())
+        #expect(provider.world() != nil, "data/gazetteer/world.tsv is built by scripts/build-gazetteer.py")
+        for (name, country, lat, lon) in [("London", "gb", 51.51, -0.13), ("Denver", "us", 39.74, -104.98), ("Lyon", "fr", 45.75, 4.85),
+                                          ("Manchester", "gb", 53.48, -2.24), ("Rome", "it", 41.89, 12.48)] {
+            let answer = try await provider.search(GeocodeQuery(name))
+            let best = try #require(answer.candidates.first, "\(name)")
+            #expect(best.countryCode == country && Geodesic.distance(from: best.coordinate, to: Coordinate(latitude: lat, longitude: lon)) < 10_000,
+                    "\(name): \(best.displayName ?? "") at \(best.coordinate)")
+        }
+        #expect(try await provider.search(GeocodeQuery("Denver", purpose: .place)).candidates.isEmpty)
+        #expect(try await provider.search(GeocodeQuery("Köln")).candidates.first?.countryCode == "de")
+        let far = try await provider.reverse(Coordinate(latitude: 39.70, longitude: -104.95))
+        #expect(far.locality == "Denver" && far.countryCode == "us")
+    }
+
     @Test func gazetteerFindsSpellingsAndVariants() async throws {
         let gazetteer = try Gazetteer.shared()
         let provider = GazetteerProvider(gazetteer: gazetteer)
