@@ -176,6 +176,7 @@ struct EveryCommandTests {
                                   name: "altdaten.geojson", in: folder)
         _ = try TestSupport.write(#"[{"name": "home", "lat": 50.94, "lon": 6.96, "radius": "25km"}]"#, name: "watches.json", in: folder)
         _ = try TestSupport.write("qid,lat,lon\n1,50.94,6.96\n2,51.5,7.4\n", name: "points.csv", in: folder)
+        try Self.writeOtherCountriesFeeds(in: folder)
         var environment = ProcessInfo.processInfo.environment
         environment["TRAFFICGEO_DB"] = database
         environment["NO_COLOR"] = "1"
@@ -212,6 +213,45 @@ struct EveryCommandTests {
         let after = try cli(["near", "--db", database, "--lat", "50.94", "--lon", "6.96", "--limit", "5", "--format", "json"])
         let answers = try JSONSerialization.jsonObject(with: Data(after.stdout.utf8)) as? [[String: Any]]
         #expect(answers?.count == 5, Comment(rawValue: after.stdout + after.stderr))
+    }
+
+    /// The English, American and French desks' feeds the README names, in their authorities'
+    /// shapes (National Highways' DATEX II with `key : value` comments, CDOT's WZDx, Bison
+    /// Futé's DATEX II), in effect now.
+    static func writeOtherCountriesFeeds(in folder: URL) throws {
+        func datex(_ country: String, _ supplier: String, lang: String, _ situations: [(id: String, type: String, severity: String, comment: String, extra: String, lat: Double, lon: Double)]) -> String {
+            let body = situations.map { s in
+                """
+                <situation id="\(s.id)" version="1"><overallSeverity>\(s.severity)</overallSeverity><situationVersionTime>2026-01-01T07:50:00Z</situationVersionTime>\
+                <situationRecord xsi:type="\(s.type)" id="\(s.id)-1" version="1"><situationRecordCreationTime>2026-01-01T07:00:00Z</situationRecordCreationTime>\
+                <situationRecordVersionTime>2026-01-01T07:50:00Z</situationRecordVersionTime><probabilityOfOccurrence>certain</probabilityOfOccurrence>\
+                <validity><validityStatus>active</validityStatus><validityTimeSpecification><overallStartTime>2026-01-01T06:40:00Z</overallStartTime>\
+                </validityTimeSpecification></validity><generalPublicComment><comment><values><value lang="\(lang)">\(s.comment)</value></values></comment></generalPublicComment>\
+                <groupOfLocations xsi:type="Point"><locationForDisplay><latitude>\(s.lat)</latitude><longitude>\(s.lon)</longitude></locationForDisplay></groupOfLocations>\
+                \(s.extra)</situationRecord></situation>
+                """
+            }.joined()
+            return #"<?xml version="1.0" encoding="UTF-8"?><d2LogicalModel xmlns="http://datex2.eu/schema/2/2_0" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" modelBaseVersion="2"><exchange><supplierIdentification><country>"#
+                + country + "</country><nationalIdentifier>" + supplier + #"</nationalIdentifier></supplierIdentification></exchange><payloadPublication xsi:type="SituationPublication" lang=""#
+                + lang + #""><publicationTime>2026-01-01T08:00:00Z</publicationTime>"# + body + "</payloadPublication></d2LogicalModel>"
+        }
+        _ = try TestSupport.write(datex("gb", "NTIS", lang: "en", [
+            ("NH-1", "AbnormalTraffic", "high", "TYPE : GDP\nEvent Location : The M1 southbound between J11 and J10\nEvent Reason : Congestion\nEvent Status : Currently Active",
+             "<abnormalTrafficType>queuingTraffic</abnormalTrafficType>", 51.9, -0.45),
+            ("NH-2", "Accident", "medium", "TYPE : UNPLANNED\nEvent Location : The M1 northbound between J15 and J16\nEvent Reason : Collision\nEvent Status : Currently Active",
+             "<accidentType>collision</accidentType>", 52.2, -0.92),
+        ]), name: "Event_Data_001.xml", in: folder)
+        _ = try TestSupport.write(datex("fr", "Tipi", lang: "fr", [
+            ("FR-1", "VehicleObstruction", "medium", "Véhicule en panne sur l'A7 direction Marseille", "<vehicleObstructionType>brokenDownVehicle</vehicleObstructionType>", 45.70, 4.83),
+        ]), name: "evenements.xml", in: folder)
+        func zone(_ id: String, _ road: String, _ direction: String, _ line: [(Double, Double)]) -> String {
+            let coordinates = line.map { "[\($0.1), \($0.0)]" }.joined(separator: ", ")
+            return #"{"type": "Feature", "id": "\#(id)", "properties": {"core_details": {"event_type": "work-zone", "data_source_id": "cdot", "road_names": ["\#(road)"], "direction": "\#(direction)", "description": "Lane closed"}, "start_date": "2026-01-01T06:00:00Z", "end_date": "2099-01-01T06:00:00Z", "vehicle_impact": "some-lanes-closed"}, "geometry": {"type": "LineString", "coordinates": [\#(coordinates)]}}"#
+        }
+        let features = [zone("co-1", "I-25", "northbound", [(39.70, -104.99), (39.72, -104.99)]), zone("co-2", "US-6", "westbound", [(39.72, -105.05), (39.72, -105.09)]),
+                        zone("co-3", "CO-7", "eastbound", [(40.00, -105.05), (40.00, -105.02)])].joined(separator: ", ")
+        _ = try TestSupport.write(#"{"road_event_feed_info": {"publisher": "CDOT", "version": "4.2", "update_date": "2026-01-01T06:00:00Z", "data_sources": [{"data_source_id": "cdot"}]}, "type": "FeatureCollection", "features": [\#(features)]}"#,
+                                  name: "cdot-wzdx.geojson", in: folder)
     }
 
     // MARK: a reader that quits
