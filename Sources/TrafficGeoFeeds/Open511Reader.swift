@@ -85,8 +85,16 @@ struct Open511Reader: FeedReader {
             let parts = interval.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).map { String($0).trimmed }
             return (parts.first.flatMap { Open511Event.time($0, zone: zone) }, parts.count > 1 ? Open511Event.time(parts[1], zone: zone) : nil)
         }
-        if let start = intervals.compactMap(\.0).min() { details["valid_from"] = TimestampParser.format(start) }
-        if !intervals.isEmpty, intervals.allSatisfy({ $0.1 != nil }), let end = intervals.compactMap(\.1).max() {
+        // A recurring schedule runs from its start_date (at its daily start time) to its
+        // end_date (at its daily end time, else the day's end); one without an end_date is open.
+        let recurring = event.recurringSpans.map { span -> (Date?, Date?) in
+            let start = span.startDate.flatMap { Open511Event.time($0 + "T" + (span.dailyStart ?? "00:00"), zone: zone) }
+            let end = span.endDate.flatMap { Open511Event.time($0 + "T" + (span.dailyEnd ?? "23:59:59"), zone: zone) }
+            return (start, end)
+        }
+        let spans = intervals + recurring
+        if let start = spans.compactMap(\.0).min() { details["valid_from"] = TimestampParser.format(start) }
+        if !spans.isEmpty, spans.allSatisfy({ $0.1 != nil }), let end = spans.compactMap(\.1).max() {
             fields.expires = TimestampParser.format(end)
         }
         if let recurring = event.recurring { details["schedule"] = recurring }
@@ -141,6 +149,8 @@ struct Open511Event {
     var roads: [Road] = []
     var intervals: [String] = []
     var recurring: String?
+    /// Each recurring schedule's dates and daily times, as written ("2013-05-01", "08:00").
+    var recurringSpans: [(startDate: String?, endDate: String?, dailyStart: String?, dailyEnd: String?)] = []
     var geography: Result<[Coordinate], PlacementProblem>? = nil
 
     /// The UTC offset a timestamp ends with ("Z", "-07:00", "+0200"), if any.
@@ -172,6 +182,9 @@ struct Open511Event {
             if let recurring = schedule["recurring_schedules"] as? [Any], !recurring.isEmpty,
                let data = try? JSONSerialization.data(withJSONObject: recurring, options: [.sortedKeys]) {
                 self.recurring = String(decoding: data.prefix(1024), as: UTF8.self)
+                recurringSpans = recurring.prefix(64).compactMap { $0 as? [String: Any] }.map {
+                    (text($0, "start_date"), text($0, "end_date"), text($0, "daily_start_time"), text($0, "daily_end_time"))
+                }
             }
         }
         if let geometry = e["geography"] as? [String: Any] { geography = GeoJSONGeometry.positions(geometry) }
@@ -192,7 +205,12 @@ struct Open511Event {
             roads = tree.all(n, in: root).map { r in Road(name: child("name", in: r), from: child("from", in: r), to: child("to", in: r), direction: child("direction", in: r)) }
         }
         if let n = names.existing("interval") { intervals = tree.all(n, in: root).compactMap { tree.text($0) } }
-        if let n = names.existing("recurring_schedule"), tree.first(n, in: root) != nil { recurring = "recurring (see the feed)" }
+        if let n = names.existing("recurring_schedule"), tree.first(n, in: root) != nil {
+            recurring = "recurring (see the feed)"
+            recurringSpans = tree.all(n, in: root).prefix(64).map {
+                (child("start_date", in: $0), child("end_date", in: $0), child("daily_start_time", in: $0), child("daily_end_time", in: $0))
+            }
+        }
         guard let geographyName = names.existing("geography"), let geography = tree.first(geographyName, in: root) else { return }
         positions: for i in tree.descendants(of: geography) {
             let name = tree.nameText(i)

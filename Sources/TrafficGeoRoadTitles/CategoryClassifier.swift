@@ -2,29 +2,43 @@ import Foundation
 import TrafficGeoModel
 import TrafficGeoSupport
 
-/// Infers the kind of event from the words of a traffic message (German and English).
+/// Infers the kind of event from the words of a traffic message, for feeds that give only words
+/// (Atom, RSS, CSV, GeoJSON titles): German, English, French, Dutch, Finnish and Swedish
+/// (docs/feeds.md has the table).
 ///
 ///     CategoryClassifier.classify("Achtung, Ihnen kommt ein Falschfahrer entgegen!") // .wrongWayDriver
+///     CategoryClassifier.classify("A7 : Fermeture complète entre Valence et Lyon")    // .closure
 ///
 /// Rules are tried in order of severity so that "Unfall, Stau" is an accident, not a queue. A
 /// keyword matches at the start of a word (so compounds such as "Unfallstelle" count) in the
-/// folded text (so "Gegenstaende" and "Gegenstände" are the same word).
+/// folded text (so "Gegenstaende" and "Gegenstände" are the same word); one that ends in a space
+/// matches the whole word only ("stau " is not "Staufenberg", "file " not "Filet").
 public enum CategoryClassifier {
     static let rules: [(IncidentCategory, [String])] = [
-        (.wrongWayDriver, ["falschfahrer", "geisterfahrer", "wrong-way", "wrong way"]),
-        (.accident, ["unfall", "unfälle", "verunglückt", "bergungsarbeiten", "bergung", "accident", "crash", "collision"]),
-        (.closure, ["gesperrt", "sperrung", "vollsperrung", "closed", "closure"]),
+        (.wrongWayDriver, ["falschfahrer", "geisterfahrer", "wrong-way", "wrong way",
+                           "contresens", "spookrijder", "spökbilist", "väärään suuntaan"]),
+        (.accident, ["unfall", "unfälle", "verunglückt", "bergungsarbeiten", "bergung", "accident", "crash", "collision",
+                     "carambolage", "ongeval", "ongeluk", "aanrijding", "onnettomuus", "liikenneonnettomuus", "kolari", "olycka", "trafikolycka"]),
+        (.closure, ["gesperrt", "sperrung", "vollsperrung", "closed", "closure",
+                    "fermeture", "fermée", "route barrée", "route coupée", "afgesloten", "afsluiting",
+                    "suljettu", "suljetaan", "avstängd", "avstängning"]),
         (.obstacle, ["gegenstände", "gegenstand", "hindernis", "ladung verloren", "verlorene ladung",
-                     "tiere auf der fahrbahn", "pannenfahrzeug", "liegengebliebenes fahrzeug", "defektes fahrzeug", "defekter lkw", "debris", "obstacle", "obstruction"]),
+                     "tiere auf der fahrbahn", "pannenfahrzeug", "liegengebliebenes fahrzeug", "defektes fahrzeug", "defekter lkw", "debris", "obstacle", "obstruction",
+                     "véhicule en panne", "objet sur la chaussée", "animal sur la chaussée", "pechgeval", "voorwerp op de weg", "obstakel",
+                     "este tiellä", "hinder på vägen", "fordon med motorstopp"]),
         // Compounds name most roadworks in the Autobahn API's texts: a keyword matches at a word start only.
         (.roadworks, ["baustelle", "bauarbeiten", "arbeitsstelle", "fahrbahnerneuerung", "wanderbaustelle", "tagesbaustelle",
-                      "dauerbaustelle", "nachtbaustelle", "tagesbaustellen", "roadworks", "road works", "construction"]),
-        (.standstill, ["stillstand", "standstill", "stehender verkehr"]),
+                      "dauerbaustelle", "nachtbaustelle", "tagesbaustellen", "roadworks", "road works", "construction",
+                      "travaux", "chantier", "werkzaamheden", "wegwerkzaamheden", "tietyö", "vägarbete", "vägarbeten"]),
+        (.standstill, ["stillstand", "standstill", "stehender verkehr", "circulation arrêtée", "stilstaand verkeer", "pysähtynyt liikenne", "stillastående trafik"]),
         // "stau" alone would match "Staufenberg": only the word and its traffic compounds.
-        (.queue, ["stau ", "staugefahr", "stauende", "staulänge", "queue", "traffic jam", "congestion"]),
-        (.slowTraffic, ["stockender verkehr", "langsamer verkehr", "zähfließend", "slow traffic", "angespannte verkehrslage"]),
-        (.weather, ["glätte", "glatteis", "schnee", "nebel", "sturm", "aquaplaning", "ice", "fog", "snow"]),
-        (.danger, ["gefahr", "achtung", "danger", "hazard", "warning"]),
+        (.queue, ["stau ", "staugefahr", "stauende", "staulänge", "queue", "traffic jam", "congestion",
+                  "bouchon", "embouteillage", "file ", "filevorming", "ruuhka", "jono ", "bilkö"]),
+        (.slowTraffic, ["stockender verkehr", "langsamer verkehr", "zähfließend", "slow traffic", "angespannte verkehrslage",
+                        "ralentissement", "circulation ralentie", "langzaam rijdend verkeer", "hidas liikenne", "hidasta liikennettä", "långsam trafik"]),
+        (.weather, ["glätte", "glatteis", "schnee", "nebel", "sturm", "aquaplaning", "ice", "fog", "snow",
+                    "verglas", "neige", "brouillard", "tempête", "gladheid", "ijzel", "sneeuw", "liukas", "lumi ", "sumu", "halka", "snöfall", "dimma"]),
+        (.danger, ["gefahr", "achtung", "danger", "hazard", "warning", "attention", "gevaar", "vaara ", "vaarallinen", "fara "]),
     ]
 
     /// Every keyword folded like the text, as bytes, with the index of its rule; listed under its

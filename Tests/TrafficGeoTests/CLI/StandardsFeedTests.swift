@@ -237,6 +237,37 @@ struct StandardsFeedTests {
         #expect(wrong.status == 64 && wrong.stderr.contains("is not a severity"), Comment(rawValue: wrong.stderr))
     }
 
+    /// Open511 recurring schedules give the validity (from the first start date at its daily
+    /// start to the last end date at its daily end, in the feed's offset): roadworks of 2013
+    /// marked ACTIVE are not "active now", and are in effect on a day inside their dates.
+    @Test(.timeLimit(.minutes(2))) func open511RecurringSchedulesGiveValidity() async throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let feed = #"""
+            {"meta": {"version": "v1"}, "events": [
+             {"id": "qc/1", "status": "ACTIVE", "updated": "2013-04-20T10:00:00-04:00", "event_type": "CONSTRUCTION", "headline": "Fermeture complète",
+              "schedule": {"recurring_schedules": [{"start_date": "2013-05-01", "end_date": "2013-06-30", "daily_start_time": "08:00", "daily_end_time": "17:00", "days": [1, 2, 3, 4, 5]}]},
+              "roads": [{"name": "A-40"}], "geography": {"type": "Point", "coordinates": [-73.6, 45.5]}},
+             {"id": "qc/2", "status": "ACTIVE", "updated": "2013-04-20T10:00:00-04:00", "event_type": "CONSTRUCTION", "headline": "Travaux",
+              "schedule": {"recurring_schedules": [{"start_date": "2013-05-01"}]},
+              "roads": [{"name": "A-20"}], "geography": {"type": "Point", "coordinates": [-73.5, 45.5]}}]}
+            """#
+        let file = try TestSupport.write(feed, name: "quebec.open511.json", in: folder)
+        let db = folder.appendingPathComponent("q.sqlite").path
+        #expect(try await Self.cli(["ingest", "--db", db, "--no-geocode", file.path], folder: folder).status == 0)
+        let stored = try await Self.exported(db: db, folder: folder)
+        #expect(stored["qc/1"]?["validFrom"] as? String == "2013-05-01T12:00:00Z")
+        #expect(stored["qc/1"]?["expires"] as? String == "2013-06-30T21:00:00Z" && stored["qc/1"]?["state"] as? String == "expired")
+        #expect(stored["qc/2"]?["validFrom"] as? String == "2013-05-01T04:00:00Z" && stored["qc/2"]?["expires"] == nil)
+        func inEffect(_ at: String) async throws -> Set<String> {
+            let out = try await Self.cli(["export", "--db", db, "--reports", "--format", "json", "--active-at", at], folder: folder)
+            return Set((try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
+        }
+        #expect(try await inEffect("2013-04-25T12:00:00Z").isEmpty)
+        #expect(try await inEffect("2013-05-15T13:00:00Z") == ["qc/1", "qc/2"])
+        #expect(try await inEffect("2013-07-01T12:00:00Z") == ["qc/2"])
+    }
+
     // MARK: Shapes the samples do not show, written from the XSDs
 
     static let v2Header = #"<?xml version="1.0" encoding="UTF-8"?><d2LogicalModel xmlns="http://datex2.eu/schema/2/2_0" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" modelBaseVersion="2"><exchange><supplierIdentification><country>de</country><nationalIdentifier>T</nationalIdentifier></supplierIdentification></exchange><payloadPublication xsi:type="SituationPublication" lang="de"><publicationTime>2026-11-26T08:00:00Z</publicationTime><publicationCreator><country>de</country><nationalIdentifier>T</nationalIdentifier></publicationCreator>"#

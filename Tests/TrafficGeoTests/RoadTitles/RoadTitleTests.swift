@@ -36,6 +36,27 @@ struct RoadTitleTests {
         #expect(CategoryClassifier.classify(text) == category)
     }
 
+    /// Words of the feeds' languages (English, French, Dutch, Finnish, Swedish) where a feed
+    /// gives only words, and texts that must not be read as a kind.
+    @Test(arguments: [
+        ("A7 : Fermeture complète entre Valence et Lyon", IncidentCategory?.some(.closure)),
+        ("Route barrée suite à un éboulement", .closure), ("Accident sur l'A6 direction Paris", .accident),
+        ("Bouchon de 5 km à la sortie 12", .queue), ("Ralentissement au niveau de l'échangeur", .slowTraffic),
+        ("Travaux de nuit, voie de gauche neutralisée", .roadworks), ("Véhicule en panne sur la BAU", .obstacle),
+        ("Verglas signalé sur la RN7", .weather), ("Automobiliste à contresens sur l'A4", .wrongWayDriver),
+        ("A2 Utrecht richting Amsterdam: ongeval, 2 rijstroken dicht", .accident), ("A12 afgesloten tussen Ede en Arnhem", .closure),
+        ("Spookrijder op de A28", .wrongWayDriver), ("Werkzaamheden op de A1", .roadworks), ("File van 4 km op de A10", .queue),
+        ("Tie 4, Kemi: liikenneonnettomuus", .accident), ("Tie 4, Kemi: onnettomuus", .accident), ("Valtatie 3 suljettu", .closure),
+        ("Tietyö Tampereella", .roadworks), ("Ruuhka kehä I:llä", .queue),
+        ("E4 Stockholm: trafikolycka", .accident), ("Vägarbete på E6", .roadworks), ("Väg 40 avstängd", .closure),
+        ("Congestion – M1 southbound between J29A and J30", .queue), ("I-25 northbound: right lane closed", .closure),
+        // Not kinds: a file of the feed, a town, a word that begins like one.
+        ("Feed files updated", nil), ("AS Staufenberg", nil), ("Ferme de la Vallée", nil), ("Vaaraniemi", nil), ("Tiellä vaarallinen este", .danger),
+    ] as [(String, IncidentCategory?)])
+    func classifiesTheFeedsLanguages(text: String, category: IncidentCategory?) {
+        #expect(CategoryClassifier.classify(text) == category, "\(text)")
+    }
+
     @Test func stauMustBeAWord() {
         #expect(CategoryClassifier.classify("AS Staufenberg") == nil)
     }
