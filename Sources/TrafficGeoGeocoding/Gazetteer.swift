@@ -143,6 +143,9 @@ public struct GazetteerProvider: GeocodingProvider {
     /// town) are not reused.
     public var cacheIdentity: String { "gazetteer/3" }
 
+    /// A home place this populous answers a typed name without the world's towns.
+    static let homeCity = 100_000
+
     /// Beyond this (metres) from the nearest home place, a reverse lookup asks the world's towns.
     static let homeReach = 50_000.0
 
@@ -157,8 +160,14 @@ public struct GazetteerProvider: GeocodingProvider {
     }
 
     public func search(_ query: GeocodeQuery) async throws -> GeocodeAnswer {
-        if query.purpose == .any, let world = world(), let found = lookup(query.text, query, scale: 1, in: [gazetteer, world]) { return found }
-        if let found = lookup(query.text, query, scale: 1) { return found }
+        let home = lookup(query.text, query, scale: 1)
+        // A typed place: the world's towns too, unless home has a city of that name (Köln,
+        // Paris), which spares reading them (a third of a second).
+        if query.purpose == .any, (home?.candidates.first?.population ?? 0) < Self.homeCity, let world = world(),
+           let found = lookup(query.text, query, scale: 1, in: [gazetteer, world]) {
+            return found
+        }
+        if let home { return home }
         // An address ("Hauptstraße 5, 69117 Heidelberg", "50667 Köln"): the gazetteer knows
         // towns, not streets, so the address's town answers, at town precision and less surely.
         // Only for free-form questions: the names a traffic message gives (junctions, route
