@@ -39,11 +39,38 @@ public struct IncidentFilter: Sendable, Equatable {
         self.roads = (road.map { [$0] } ?? []) + roads
         self.roads = self.roads.map { RoadReference.normalize($0) ?? $0 }
         self.categories = categories
-        self.words = search.map { TextFolding.fold($0).split(separator: " ").map(String.init) } ?? []
+        self.words = search.map(Self.searchWords) ?? []
         self.source = source
     }
 
     public var isEmpty: Bool { self == IncidentFilter() }
+
+    /// The folded words a search matches, each in the text's fold. A road reference is one
+    /// word in its normal form, folded ("I-25", "I 25", "i25" and "Interstate 25" are "i 25";
+    /// "A1(M)" is "a1 m"): folding "I-25" word by word gave "i" and "25", and "i" is in every
+    /// text. A word is a run of the search's own words, so "Koeln Olpe" is two.
+    public static func searchWords(_ search: String) -> [String] {
+        let tokens = search.split(whereSeparator: { $0.isWhitespace }).map(String.init)
+        var words: [String] = []
+        var i = 0
+        tokens: while i < tokens.count {
+            // The longest run of up to three tokens from here that is a road reference with a
+            // number ("Interstate 25", "US 40", "A1(M)"); plain words stay words.
+            if tokens[i].first?.isLetter == true {
+                for k in stride(from: min(3, tokens.count - i), through: 1, by: -1) {
+                    let run = tokens[i..<(i + k)].joined(separator: " ")
+                    // Ending in its number: "US 6 westbound" is the road and a word.
+                    guard tokens[i + k - 1].contains(where: \.isNumber), let road = RoadReference.normalize(run) else { continue }
+                    words.append(TextFolding.fold(road))
+                    i += k
+                    continue tokens
+                }
+            }
+            words += TextFolding.fold(tokens[i]).split(separator: " ").map(String.init)
+            i += 1
+        }
+        return words.filter { !$0.isEmpty }
+    }
 
     /// The most words a search may hold, and its longest text: every word is a scan of every
     /// row's text, and SQLite refuses a deep enough expression ("Expression tree is too large").

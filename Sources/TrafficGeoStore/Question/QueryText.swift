@@ -74,7 +74,7 @@ public struct QueryText: Sendable, Equatable {
             return precision
         }
         if let search = try single(.search), !search.isEmpty {
-            let words = TextFolding.fold(search).split(separator: " ").map(String.init)
+            let words = IncidentFilter.searchWords(search)
             guard words.count <= IncidentFilter.maxWords, search.utf8.count <= IncidentFilter.maxSearchBytes else {
                 throw QueryTextError(.search, nil, "has \(words.count) words (\(search.utf8.count) bytes): at most \(IncidentFilter.maxWords) words and \(IncidentFilter.maxSearchBytes) bytes")
             }

@@ -1,5 +1,6 @@
 import Testing
 @testable import TrafficGeoRoadTitles
+import TrafficGeoStore
 
 /// The road references of other schemes, as a person types them and feeds' road fields give
 /// them, each in its normal form (`RoadReference.normalize`, `WorldRoads`).
@@ -28,6 +29,17 @@ struct RoadReferenceWorldTests {
     @Test(arguments: ["J29A", "Köln", "A4 paper", "Interstate", "route", "M", "12", "I-0", "US", "Kreuz Köln-Ost", "between J29 and J30", ""])
     func notARoad(text: String) {
         #expect(RoadReference.normalize(text) == nil, "\(text)")
+    }
+
+    /// A search's road references are one word in their normal form, folded (so "I-25" does not
+    /// become "i" and "25", and "i" is in every text); plain words stay words.
+    @Test(arguments: [
+        ("I-25", ["i 25"]), ("i25", ["i 25"]), ("Interstate 25 Denver", ["i 25", "denver"]), ("US 6 westbound", ["us 6", "westbound"]),
+        ("A1(M) J7", ["a1 m", "j7"]), ("A 4 Köln", ["a4", "koeln"]), ("J29A", ["j29a"]), ("falschfahrer koeln", ["falschfahrer", "koeln"]),
+        ("Exit 210", ["exit", "210"]), ("M1 southbound", ["m1", "southbound"]),
+    ])
+    func searchWordsKeepRoadsWhole(search: String, words: [String]) {
+        #expect(IncidentFilter.searchWords(search) == words)
     }
 
     @Test func feedFieldsKeepTheirForm() {
