@@ -1,3 +1,4 @@
+import AsyncHTTPClient
 import Foundation
 import Testing
 import TrafficGeoModel
@@ -125,6 +126,64 @@ struct StandardsFeedTests {
             let states = ["active", "upcoming", "expired", "ended"].map { counts[$0] as? Int ?? -1 }
             #expect(states.allSatisfy { $0 >= 0 } && states.reduce(0, +) == counts["incidents"] as? Int,
                     "\(file.lastPathComponent): states \(states) do not add up to \(String(describing: counts["incidents"]))")
+        }
+    }
+
+    /// Colorado's real WZDx feed asked as a desk asks it, through the command line and `serve`
+    /// alike: a road filter on every road `stats` lists, a search for a place named in the
+    /// records' words, and `--active-at` / `active-at=` inside their validity, each counted
+    /// against the file as this test reads it (JSONSerialization, not the feed reader).
+    @Test(.enabled(if: standardsFolder != nil, "../shared/data/standards is not there"), .timeLimit(.minutes(3)))
+    func roadsWordsAndTimesOfARealFeedThroughTheCommandLineAndServe() async throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = Self.standardsFolder!.appendingPathComponent("wzdx/cdot-production-2023.json")
+        let db = folder.appendingPathComponent("co.sqlite").path
+        #expect(try await Self.cli(["ingest", "--db", db, "--no-geocode", file.path], folder: folder).status == 0)
+        // The file, read here.
+        let document = try JSONSerialization.jsonObject(with: Data(contentsOf: file)) as? [String: Any] ?? [:]
+        let features = (document["features"] as? [[String: Any]] ?? []).map { $0["properties"] as? [String: Any] ?? [:] }
+        func core(_ p: [String: Any]) -> [String: Any] { p["core_details"] as? [String: Any] ?? [:] }
+        let server = try await ServeLiveTests.ServeProcess(db: db, folder: folder).started()
+        defer { server.stop() }
+        #expect(server.port > 0, Comment(rawValue: server.stderr))
+        func cliCount(_ arguments: [String]) async throws -> Int {
+            let out = try await Self.cli(["export", "--db", db, "--include-unlocated", "--reports", "--format", "json"] + arguments, folder: folder)
+            #expect(out.status == 0, Comment(rawValue: out.stderr))
+            return (try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [Any])?.count ?? -1
+        }
+        func serveCount(_ query: String) async throws -> Int {
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: server.base + "/collections/incidents/items?reports=true&limit=1000&" + query), timeout: .seconds(30))
+            let body = try await response.body.collect(upTo: 64 << 20)
+            #expect(response.status == .ok, "\(query): \(response.status)")
+            let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+            return (object?["features"] as? [Any])?.count ?? -1
+        }
+        // Every road `stats` lists: the count it gives, the file's, the command line's and serve's.
+        let stats = try JSONSerialization.jsonObject(with: Data(try await Self.cli(["stats", "--db", db, "--format", "json"], folder: folder).stdout.utf8)) as? [String: Any]
+        let roads = (stats?["roads_top10"] as? [[String: Any]] ?? []).compactMap { r -> (String, Int)? in (r["name"] as? String).flatMap { n in (r["count"] as? Int).map { (n, $0) } } }
+        #expect(roads.count == 10)
+        for (road, listed) in roads {
+            let inFile = features.filter { (core($0)["road_names"] as? [String])?.first == road }.count
+            let byCLI = try await cliCount(["--road", road]), byServe = try await serveCount("road=" + road)
+            #expect(inFile == listed && byCLI == listed && byServe == listed, "\(road): stats \(listed), file \(inFile), CLI \(byCLI), serve \(byServe)")
+        }
+        // A place named in the words.
+        for place in ["Alameda", "Empire", "Woodland Park", "Kit Carson"] {
+            let inFile = features.filter { ((core($0)["description"] as? String) ?? "").range(of: place, options: .caseInsensitive) != nil }.count
+            let byCLI = try await cliCount(["--search", place]), byServe = try await serveCount("q=" + place.replacingOccurrences(of: " ", with: "%20"))
+            #expect(inFile > 0 && byCLI >= inFile && byServe == byCLI, "\(place): file \(inFile), CLI \(byCLI), serve \(byServe)")
+        }
+        // In effect at a time: start_date ≤ t < end_date.
+        let formatter = ISO8601DateFormatter()
+        for at in ["2025-08-05T00:00:00Z", "2025-08-12T00:00:00Z", "2025-08-14T12:00:00Z"] {
+            let t = formatter.date(from: at)!
+            let inFile = features.filter { p in
+                guard let start = (p["start_date"] as? String).flatMap(formatter.date(from:)), start <= t else { return false }
+                return (p["end_date"] as? String).flatMap(formatter.date(from:)).map { t < $0 } ?? true
+            }.count
+            let byCLI = try await cliCount(["--active-at", at]), byServe = try await serveCount("active-at=" + at)
+            #expect(inFile > 0 && byCLI == inFile && byServe == inFile, "at \(at): file \(inFile), CLI \(byCLI), serve \(byServe)")
         }
     }
 
