@@ -14,7 +14,7 @@ common={"400":problem,"500":problem}
 P={
  "f": param("f",{"type":"string","enum":["json","html"]},"The response format: json (GeoJSON for features) or html (a page). Without it, a browser's Accept header picks HTML, anything else JSON."),
  "bbox": param("bbox",{"type":"array","minItems":4,"maxItems":6,"items":{"type":"number"}},"Only incidents inside this box: west,south,east,north in CRS84 degrees (edges included). west > east crosses the antimeridian. A 6-number box's heights are ignored.","form",False),
- "datetime": param("datetime",{"type":"string"},"An RFC 3339 instant: incidents active then (updated ≤ t < expires, not ended). An interval start/end (.. for an open end): incidents updated within it."),
+ "datetime": param("datetime",{"type":"string"},"An RFC 3339 instant: incidents in effect then (begun by t — the feed's own start, else the last update — t < expires, not ended). An interval start/end (.. for an open end): incidents updated within it."),
  "limit": param("limit",{"type":"integer","minimum":1,"maximum":10000,"default":10},"How many features a page holds (1 … 10000)."),
  "offset": param("offset",{"type":"integer","minimum":0,"default":0},"How many matching features to skip (the next and prev links set it)."),
  "lat": param("lat",{"type":"number","minimum":-90,"maximum":90},"Latitude of the point distances are measured from (with lon). Features then carry distance_m and bearing_deg and are sorted by distance."),

@@ -237,8 +237,12 @@ struct SQLiteCandidates {
     /// preparing it (that made one 10-NN query 2× slower).
     private static func rowStatement(_ db: Database, _ filter: IncidentFilter, decoding: Bool) throws -> Statement {
         let (condition, arguments) = filter.sql()
+        // NOT INDEXED: the rows of an id range, in id order, by the table's own key. With a road
+        // (or a time) in the filter, SQLite's planner chose that column's index and gave the
+        // range's rows in the index's order, which the blocks' rising-id ownership misread:
+        // `within --road US-6` found 0 of 6 (issue 49).
         let statement = try db.cachedStatement(sql: """
-            SELECT \(leanColumns.joined(separator: ", "))\(decoding ? ", " + IncidentRowLayout.selection : "") FROM incidents i
+            SELECT \(leanColumns.joined(separator: ", "))\(decoding ? ", " + IncidentRowLayout.selection : "") FROM incidents i NOT INDEXED
             WHERE i.id BETWEEN ? AND ? AND i.latitude IS NOT NULL AND \(condition)
             """)
         // The range is bound per entry; the filter's values stay bound across resets.

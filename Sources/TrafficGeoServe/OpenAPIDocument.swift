@@ -271,7 +271,7 @@ enum OpenAPIDocument {
       "name": "datetime",
       "in": "query",
       "required": false,
-      "description": "An RFC 3339 instant: incidents active then (updated ≤ t < expires, not ended). An interval start/end (.. for an open end): incidents updated within it.",
+      "description": "An RFC 3339 instant: incidents in effect then (begun by t — the feed's own start, else the last update — t < expires, not ended). An interval start/end (.. for an open end): incidents updated within it.",
       "schema": {
        "type": "string"
       }

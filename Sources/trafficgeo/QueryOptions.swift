@@ -156,7 +156,7 @@ struct FilterOptions: ParsableArguments, QueryTextOptions {
 /// Conditions on what an incident is: active, road, category, words, placement. Read by the
 /// query model (`QueryText.filter`), as `serve`'s parameters and a watches file's keys are.
 struct ContentFilterOptions: ParsableArguments, QueryTextOptions {
-    @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents active at TIME (updated ≤ TIME < expires, not ended): 'now', 'today', an ISO 8601 time, or -2h / +1h.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents in effect at TIME (begun by then — the feed's own start, else the last update — not expired, not ended): 'now', 'today', an ISO 8601 time, or -2h / +1h.", valueName: "time"))
     var activeAt: String?
 
     @Option(help: ArgumentHelp("Only incidents on these roads (A4 = a4 = A 4 = BAB 4; a comma list, or the option repeated).", valueName: "road"))

@@ -167,6 +167,20 @@ struct StandardsFeedTests {
             let inFile = features.filter { (core($0)["road_names"] as? [String])?.first == road }.count
             let byCLI = try await cliCount(["--road", road]), byServe = try await serveCount("road=" + road)
             #expect(inFile == listed && byCLI == listed && byServe == listed, "\(road): stats \(listed), file \(inFile), CLI \(byCLI), serve \(byServe)")
+            // Through the spatial index too: a box round Colorado, and a circle round Denver
+            // (counted here by the first point of each zone, as the store places it).
+            func answers(_ arguments: [String]) async throws -> [[String: Any]] {
+                let out = try await Self.cli(arguments + ["--db", db, "--format", "json"], folder: folder)
+                #expect(out.status == 0, Comment(rawValue: out.stderr))
+                return try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [[String: Any]] ?? []
+            }
+            let inBox = try await answers(["bbox", "--bbox", "-110,36,-101,42", "--road", road]).count
+            let boxServe = try await serveCount("bbox=-110,36,-101,42&road=" + road)
+            #expect(inBox == listed && boxServe == listed, "\(road) in the box: CLI \(inBox), serve \(boxServe) of \(listed)")
+            let denver = ["within", "--lat", "39.73915", "--lon", "-104.9847", "--radius", "60km"]
+            let nearOnRoad = try await answers(denver).filter { $0["road"] as? String == road }.count
+            let circle = try await answers(denver + ["--road", road]).count
+            #expect(circle == nearOnRoad, "\(road) within 60 km of Denver: \(circle), without the filter \(nearOnRoad)")
         }
         // A place named in the words.
         for place in ["Alameda", "Empire", "Woodland Park", "Kit Carson"] {
