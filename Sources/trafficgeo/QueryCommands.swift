@@ -211,6 +211,14 @@ struct ExportCommand: AsyncParsableCommand {
                     try QueryEngine.sort(results, by: sort).forEach(emit)
                 }
             }
+            // What was left out, said: an incident the feed gave no usable position (an ALERT-C
+            // record without a location table) is not silently missing from an export.
+            if !includeUnlocated, !global.quiet {
+                let unlocated = try await engine.store.count(filter: filter, locatedOnly: false) - engine.store.count(filter: filter, locatedOnly: true)
+                if unlocated > 0 {
+                    Terminal.printError("trafficgeo: note: \(unlocated) incident\(unlocated == 1 ? "" : "s") without a position left out (--include-unlocated writes them, with a null geometry)")
+                }
+            }
         }
     }
 }

@@ -120,6 +120,12 @@ struct StandardsFeedTests {
             let expected = try Self.oracle(file)
             Self.compare(stored, with: expected, file: file.lastPathComponent, others: database != nil)
             try await Self.inEffect(expected, db: db, source: source, folder: folder, file: file.lastPathComponent)
+            // An export without --include-unlocated says what it left out.
+            let unplaced = expected.filter { $0["position"] == nil || $0["position"] is NSNull }.count
+            if database == nil, unplaced > 0 {
+                let plain = try await Self.cli(["export", "--db", db, "--reports", "--format", "json"], folder: folder)
+                #expect(plain.stderr.contains("without a position left out"), "\(file.lastPathComponent): \(plain.stderr)")
+            }
             // `stats` counts each event once, in one state.
             let stats = try await Self.cli(["stats", "--db", db, "--format", "json"], folder: folder)
             let counts = try JSONSerialization.jsonObject(with: Data(stats.stdout.utf8)) as? [String: Any] ?? [:]
