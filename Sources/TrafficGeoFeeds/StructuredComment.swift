@@ -51,13 +51,18 @@ struct StructuredComment {
 
     /// Where it is, as a headline: "The M1 southbound …" without its article.
     var place: String? {
-        guard let location = value(Self.detailNames[0].1) else { return nil }
+        guard let location = value(forDetail: "location") else { return nil }
         for article in ["The ", "the "] where location.hasPrefix(article) { return String(location.dropFirst(article.count)) }
         return location
     }
 
     /// What the cause is ("Congestion", "Accident"), when short enough to name the kind.
-    var reason: String? { value(Self.detailNames[1].1).flatMap { $0.count <= 48 ? $0 : nil } }
+    var reason: String? { value(forDetail: "reason").flatMap { $0.count <= 48 ? $0 : nil } }
+
+    /// The value of a detail (`detailNames`) by its property name.
+    private func value(forDetail property: String) -> String? {
+        Self.detailNames.first { $0.0 == property }.flatMap { value($0.1) }
+    }
 
     /// Keys seen in such comments for each detail (lower case).
     static let detailNames: [(String, Set<String>)] = [

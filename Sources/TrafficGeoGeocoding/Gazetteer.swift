@@ -14,6 +14,11 @@ public final class Gazetteer: Sendable {
         public var countryCode: String
         public var coordinate: Coordinate
         public var population: Int
+
+        /// The order lookups answer in: most populous first, then by GeoNames id.
+        public static func mostPopulousFirst(_ a: Place, _ b: Place) -> Bool {
+            a.population != b.population ? a.population > b.population : a.geonameID < b.geonameID
+        }
     }
 
     public static let attribution = "GeoNames (https://www.geonames.org), CC BY 4.0"
@@ -50,7 +55,7 @@ public final class Gazetteer: Sendable {
     public func lookup(_ name: String, countryCodes: [String] = []) -> [Place] {
         let hits = (byName[TextFolding.fold(name)] ?? []).map { places[$0] }
             .filter { countryCodes.isEmpty || countryCodes.contains($0.countryCode) }
-        return hits.sorted { $0.population != $1.population ? $0.population > $1.population : $0.geonameID < $1.geonameID }
+        return hits.sorted(by: Place.mostPopulousFirst)
     }
 
     /// The place nearest to a coordinate.
@@ -187,7 +192,7 @@ public struct GazetteerProvider: GeocodingProvider {
             var places: [Gazetteer.Place] = []
             for g in gazetteers ?? [gazetteer] { places += g.lookup(variant, countryCodes: query.countryCodes) }
             guard !places.isEmpty else { continue }
-            places.sort { $0.population != $1.population ? $0.population > $1.population : $0.geonameID < $1.geonameID }
+            places.sort(by: Gazetteer.Place.mostPopulousFirst)
             let candidates = places.prefix(query.limit).map { p in
                 GeocodeCandidate(coordinate: p.coordinate, name: p.name, displayName: "\(p.name), \(p.countryCode.uppercased())",
                                  kind: .town, score: scale * quality * min(1, log10(Double(max(p.population, 1))) / 7),

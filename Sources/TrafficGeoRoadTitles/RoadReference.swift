@@ -31,18 +31,27 @@ public enum RoadReference {
     }
 
     /// The first road reference of any scheme (`normalize`) in a text that names a place on a
-    /// road ("The M1 southbound between J29A and J30" → M1, "I 25 north of Exit 210" → I-25):
-    /// the longest run of up to three words from a word with a letter and a digit in reach.
+    /// road ("The M1 southbound between J29A and J30" → M1, "I 25 north of Exit 210" → I-25).
     /// Only for texts a feed says are a location: in free text "S1" may be a train.
     public static func firstOfAnyScheme(inPlace text: String) -> String? {
         let words = text.split(whereSeparator: { $0.isWhitespace }).prefix(64)
             .map { $0.trimmingCharacters(in: CharacterSet(charactersIn: ",;.:")) }
-        for i in words.indices where words[i].first?.isLetter == true {
-            for k in stride(from: min(3, words.count - i), through: 1, by: -1) {
-                let run = words[i..<(i + k)].joined(separator: " ")
-                guard run.contains(where: \.isNumber) else { continue }
-                if let ref = normalize(run) { return ref }
-            }
+        for i in words.indices {
+            if let found = leadingReference(in: words[i...]) { return found.road }
+        }
+        return nil
+    }
+
+    /// The road reference that the words begin with, if any, and how many words it takes: the
+    /// longest run of up to three words that starts with a letter, ends in a word with a digit
+    /// ("Interstate 25", "US 40", "A1(M)"; "US 6 westbound" is the road and then a word) and
+    /// `normalize` reads.
+    public static func leadingReference(in words: ArraySlice<String>) -> (road: String, count: Int)? {
+        guard let start = words.first, start.first?.isLetter == true else { return nil }
+        for k in stride(from: min(3, words.count), through: 1, by: -1) {
+            let run = words.prefix(k)
+            guard run.last!.contains(where: \.isNumber), let road = normalize(run.joined(separator: " ")) else { continue }
+            return (road, k)
         }
         return nil
     }

@@ -53,21 +53,14 @@ public struct IncidentFilter: Sendable, Equatable {
         let tokens = search.split(whereSeparator: { $0.isWhitespace }).map(String.init)
         var words: [String] = []
         var i = 0
-        tokens: while i < tokens.count {
-            // The longest run of up to three tokens from here that is a road reference with a
-            // number ("Interstate 25", "US 40", "A1(M)"); plain words stay words.
-            if tokens[i].first?.isLetter == true {
-                for k in stride(from: min(3, tokens.count - i), through: 1, by: -1) {
-                    let run = tokens[i..<(i + k)].joined(separator: " ")
-                    // Ending in its number: "US 6 westbound" is the road and a word.
-                    guard tokens[i + k - 1].contains(where: \.isNumber), let road = RoadReference.normalize(run) else { continue }
-                    words.append(TextFolding.fold(road))
-                    i += k
-                    continue tokens
-                }
+        while i < tokens.count {
+            if let found = RoadReference.leadingReference(in: tokens[i...]) {
+                words.append(TextFolding.fold(found.road))
+                i += found.count
+            } else {
+                words += TextFolding.fold(tokens[i]).split(separator: " ").map(String.init)
+                i += 1
             }
-            words += TextFolding.fold(tokens[i]).split(separator: " ").map(String.init)
-            i += 1
         }
         return words.filter { !$0.isEmpty }
     }

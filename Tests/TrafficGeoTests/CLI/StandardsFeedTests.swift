@@ -165,6 +165,11 @@ struct StandardsFeedTests {
             let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
             return (object?["features"] as? [Any])?.count ?? -1
         }
+        func answers(_ arguments: [String]) async throws -> [[String: Any]] {
+            let out = try await Self.cli(arguments + ["--db", db, "--format", "json"], folder: folder)
+            #expect(out.status == 0, Comment(rawValue: out.stderr))
+            return try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [[String: Any]] ?? []
+        }
         // Every road `stats` lists: the count it gives, the file's, the command line's and serve's.
         let stats = try JSONSerialization.jsonObject(with: Data(try await Self.cli(["stats", "--db", db, "--format", "json"], folder: folder).stdout.utf8)) as? [String: Any]
         let roads = (stats?["roads_top10"] as? [[String: Any]] ?? []).compactMap { r -> (String, Int)? in (r["name"] as? String).flatMap { n in (r["count"] as? Int).map { (n, $0) } } }
@@ -175,11 +180,6 @@ struct StandardsFeedTests {
             #expect(inFile == listed && byCLI == listed && byServe == listed, "\(road): stats \(listed), file \(inFile), CLI \(byCLI), serve \(byServe)")
             // Through the spatial index too: a box round Colorado, and a circle round Denver
             // (counted here by the first point of each zone, as the store places it).
-            func answers(_ arguments: [String]) async throws -> [[String: Any]] {
-                let out = try await Self.cli(arguments + ["--db", db, "--format", "json"], folder: folder)
-                #expect(out.status == 0, Comment(rawValue: out.stderr))
-                return try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [[String: Any]] ?? []
-            }
             let inBox = try await answers(["bbox", "--bbox", "-110,36,-101,42", "--road", road]).count
             let boxServe = try await serveCount("bbox=-110,36,-101,42&road=" + road)
             #expect(inBox == listed && boxServe == listed, "\(road) in the box: CLI \(inBox), serve \(boxServe) of \(listed)")
