@@ -415,7 +415,11 @@ struct DatexInterpreter {
             if let raw = tree.firstText(n.value, in: holder) ?? tree.text(holder), case let text = raw.normalizedWhitespace, !out.contains(text) {
                 // The headline: the first line of the first comment, as its writer broke it.
                 if headline == nil { headline = Self.firstLine(raw) }
-                if structured == nil, raw.contains(":") { structured = StructuredComment(raw) }
+                // Only a comment of several lines with a colon can be one (on the bytes:
+                // `String.contains` of a string went through NSString, a tenth of a DATEX ingest).
+                if structured == nil, raw.utf8.contains(UInt8(ascii: ":")), raw.utf8.contains(where: { $0 == 0x0A || $0 == 0x0D }) {
+                    structured = StructuredComment(raw)
+                }
                 out.append(text.utf8.count > 4096 ? String(text.prefix(4096)) : text)
             }
             if out.count >= 16 { break }
