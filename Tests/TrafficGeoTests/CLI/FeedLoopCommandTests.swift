@@ -40,12 +40,7 @@ struct FeedLoopCommandTests {
 
         /// Waits, without holding a thread, until `condition` or the deadline.
         func wait(seconds: Double, until condition: () -> Bool) async throws -> Bool {
-            let deadline = Date().addingTimeInterval(seconds)
-            while Date() < deadline {
-                if condition() { return true }
-                try await Task.sleep(for: .milliseconds(20))
-            }
-            return condition()
+            try await TestSupport.waitUntil(seconds: seconds, condition)
         }
     }
 

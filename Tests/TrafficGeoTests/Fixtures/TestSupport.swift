@@ -99,6 +99,19 @@ enum TestSupport {
         return try await runOnThread(cliExecutable!.path, arguments, environment: environment)
     }
 
+    /// Waits, without holding a thread, until `condition` holds or `seconds` have passed, and
+    /// asks once more at the end: on a loaded machine a suspended task can wake after its
+    /// deadline, and a loop that only asks before the deadline then gives up without looking.
+    @discardableResult
+    static func waitUntil(seconds: Double, _ condition: () -> Bool) async throws -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if condition() { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return condition()
+    }
+
     /// `run` on a thread of its own, for async tests that serve in-process: waiting for a child
     /// on one of Swift's cooperative threads (one per core) can starve the server it talks to.
     static func runOnThread(_ executable: String, _ arguments: [String],

@@ -32,15 +32,13 @@ struct ServeLiveTests {
 
         /// Waits (without holding a thread) until the server says where it listens.
         func started() async throws -> ServeProcess {
-            let deadline = Date().addingTimeInterval(30)
-            while Date() < deadline {
-                let text = (try? String(contentsOf: log, encoding: .utf8)) ?? ""
-                if let range = text.range(of: #"at http://127\.0\.0\.1:(\d+)/"#, options: .regularExpression) {
-                    port = Int(text[range].split(separator: ":").last!.dropLast()) ?? 0
-                    break
+            // Generous: under the whole suite on two cores a start has taken more than 30 s.
+            try await TestSupport.waitUntil(seconds: 90) {
+                if let range = stderr.range(of: #"at http://127\.0\.0\.1:(\d+)/"#, options: .regularExpression) {
+                    port = Int(stderr[range].split(separator: ":").last!.dropLast()) ?? 0
+                    return true
                 }
-                if !process.isRunning { break }
-                try await Task.sleep(for: .milliseconds(50))
+                return !process.isRunning
             }
             return self
         }
@@ -200,8 +198,7 @@ struct ServeLiveTests {
         #expect(events.isEmpty)
         // A server that ignored SIGTERM, or waited for the stream forever, would still run (and
         // the stream above would not have ended); the bound is generous for a busy machine.
-        let deadline = Date().addingTimeInterval(30)
-        while server.process.isRunning && Date() < deadline { try await Task.sleep(for: .milliseconds(50)) }
+        try await TestSupport.waitUntil(seconds: 60) { !server.process.isRunning }
         #expect(!server.process.isRunning, "stopped after SIGTERM")
         #expect(server.process.terminationStatus == 0, Comment(rawValue: server.stderr))
     }
