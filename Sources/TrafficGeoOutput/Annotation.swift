@@ -33,6 +33,9 @@ public struct Annotation: Sendable, Equatable, Encodable {
     /// Whether it is still on when the answer is written: queries without `--active-at` answer
     /// with incidents that are over too, and every format says which those are.
     public var state: IncidentState
+    /// For an unconfirmed one: when it was last heard of (`IncidentFilter.lastHeard`), which is
+    /// why it is no longer taken as in effect.
+    public var lastHeard: String?
     /// What the official standards say beyond the common fields (severity, validity, record
     /// types, direction, delay, lanes: `Incident.detailProperties`), where the feed gave it.
     public var details: [String: String]
@@ -44,15 +47,19 @@ public struct Annotation: Sendable, Equatable, Encodable {
     public var reports: [ReportReference]
 
     /// "active" (in effect), "upcoming" (begins later: `IncidentFilter.began`), "expired" (its
-    /// expiry time has passed) or "ended" (its source no longer lists it, or says it is over).
+    /// expiry time has passed), "ended" (its source no longer lists it, or says it is over) or
+    /// "unconfirmed" (it gives no end and has not been heard of for the default
+    /// `IncidentFilter.unconfirmedAfter`: a file read once, not a feed followed).
     public enum IncidentState: String, Sendable, Equatable, Encodable {
-        case active, upcoming, expired, ended
+        case active, upcoming, expired, ended, unconfirmed
 
         public init(_ stored: StoredIncident, at now: Date) {
             if let ended = stored.ended, ended <= now {
                 self = .ended
             } else if let expires = stored.incident.expires, expires <= now {
                 self = .expired
+            } else if IncidentFilter.isUnconfirmed(stored, at: now, after: IncidentFilter.defaultUnconfirmedAfter) {
+                self = .unconfirmed
             } else if !IncidentFilter.began(stored.incident, by: now) {
                 self = .upcoming
             } else {
@@ -82,6 +89,7 @@ public struct Annotation: Sendable, Equatable, Encodable {
         confidence = i.positionSource?.confidence
         ended = result.stored.ended.map(TimestampParser.format)
         state = IncidentState(result.stored, at: now)
+        lastHeard = state == .unconfirmed ? TimestampParser.format(IncidentFilter.lastHeard(result.stored)) : nil
         details = i.properties.filter { Self.detailKeys.contains($0.key) }
         event = result.stored.event
         reports = result.stored.reports

@@ -10,7 +10,7 @@ extension StoreStatistics {
         var object: [String: Any] = [
             "database": path, "file_bytes": fileBytes, "index_crs": indexCRS, "index_kind": indexKind,
             "incidents": total, "located": located, "without_position": total - located,
-            "active": active, "upcoming": upcoming, "expired": expired,
+            "active": active, "upcoming": upcoming, "expired": expired, "unconfirmed": unconfirmed,
             "index_blocks": indexBlocks, "index_singles": indexSingles,
             "oldest_update": oldestUpdate.map(TimestampParser.format) ?? NSNull(),
             "newest_update": newestUpdate.map(TimestampParser.format) ?? NSNull(),

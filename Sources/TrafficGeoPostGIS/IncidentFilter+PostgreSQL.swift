@@ -42,6 +42,31 @@ extension IncidentFilter {
             """
     }
 
+    /// `StoredIncident.listedAt` for the table aliased `i`, as the SQLite store's
+    /// (`IncidentFilter.listedAtSQL` there): NULL for rows with an end.
+    static let listedAtSQL = """
+        CASE WHEN i.expires IS NULL AND i.ended IS NULL THEN
+          CASE i.role WHEN 2 THEN (SELECT max(s.last_snapshot) FROM incidents r JOIN sources s ON s.id = r.source_id
+                                   WHERE r.event_id = i.id AND r.ended IS NULL)
+          ELSE (SELECT last_snapshot FROM sources WHERE id = i.source_id) END
+        END
+        """
+
+    /// In effect at the instant `seconds` (start text `start`), for the table aliased `i`, as the
+    /// SQLite store's `inEffectSQL`; `cut` (seconds): the instant before which a report without
+    /// an end is no longer in effect (`IncidentFilter.isUnconfirmed`), nil for never.
+    static func inEffectSQL(seconds: String, start: String, cut: String?) -> String {
+        var sql = "(i.expires IS NULL OR \(seconds) < i.expires) AND (i.ended IS NULL OR \(seconds) < i.ended) AND "
+            + beganSQL(alias: "i.", start: start, seconds: seconds)
+        if let cut { sql += " AND " + confirmedSQL(cut: cut) }
+        return sql
+    }
+
+    /// Not `isUnconfirmed` before `cut`; the snapshot's lookup only for old rows with no end.
+    static func confirmedSQL(cut: String) -> String {
+        "(i.expires IS NOT NULL OR i.ended IS NOT NULL OR coalesce(i.updated, i.first_seen) >= \(cut) OR coalesce((\(listedAtSQL)) >= \(cut), false))"
+    }
+
     /// The condition on the incidents table aliased `i` (its parameters bound into `query`),
     /// the same conditions as the SQLite store's `IncidentFilter.sql()`: the rows that answer for
     /// events (or with `reports`, for reports) and pass the filter.
@@ -50,7 +75,8 @@ extension IncidentFilter {
         if let activeAt {
             let t = query.bind(activeAt.timeIntervalSince1970)
             let start = query.bind(IncidentFilter.startText(of: activeAt))
-            clauses.append("(i.expires IS NULL OR \(t) < i.expires) AND (i.ended IS NULL OR \(t) < i.ended) AND " + Self.beganSQL(alias: "i.", start: start, seconds: t))
+            let cut = unconfirmedAfter.map { query.bind(activeAt.timeIntervalSince1970 - $0) }
+            clauses.append(Self.inEffectSQL(seconds: t, start: start, cut: cut))
         }
         if let since { clauses.append("i.updated >= \(query.bind(since.timeIntervalSince1970))") }
         if let until { clauses.append("i.updated < \(query.bind(until.timeIntervalSince1970))") }

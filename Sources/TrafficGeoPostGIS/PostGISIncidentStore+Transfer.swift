@@ -14,15 +14,15 @@ extension PostGISIncidentStore: TransferableStore {
         func handle(_ record: StoreRecord) throws { try asCaller { try receive(record) } }
         try read { connection in
             for row in try connection.rows("""
-                SELECT name, renamed_from, last_attempt, last_success, last_error, last_error_at, empty_streak, failure_streak, last_entries
+                SELECT name, renamed_from, last_attempt, last_success, last_error, last_error_at, empty_streak, failure_streak, last_entries, last_snapshot
                 FROM sources ORDER BY id
                 """, logger: logger) {
-                let (name, renamedFrom, attempt, success, error, errorAt, empty, failures, entries) =
-                    try row.decode((String, String?, Double?, Double?, String?, Double?, Int32, Int32, Int32?).self)
+                let (name, renamedFrom, attempt, success, error, errorAt, empty, failures, entries, snapshot) =
+                    try row.decode((String, String?, Double?, Double?, String?, Double?, Int32, Int32, Int32?, Double?).self)
                 func date(_ t: Double?) -> Date? { t.map(Date.init(timeIntervalSince1970:)) }
                 try handle(.source(SourceRecord(name: name, renamedFrom: renamedFrom, health: FeedHealth(
                     source: name, lastAttempt: date(attempt), lastSuccess: date(success), lastError: error, lastErrorAt: date(errorAt),
-                    emptyStreak: Int(empty), failureStreak: Int(failures), lastEntries: entries.map(Int.init)))))
+                    emptyStreak: Int(empty), failureStreak: Int(failures), lastEntries: entries.map(Int.init), lastSnapshot: date(snapshot)))))
             }
             var after = Int64.min
             let n = PostGISRows.selectionCount
@@ -109,10 +109,11 @@ extension PostGISIncidentStore: TransferableStore {
                 case let .source(s):
                     func t(_ d: Date?) -> Double? { d?.timeIntervalSince1970 }
                     let row = try connection.rows("""
-                        INSERT INTO sources (name, renamed_from, last_attempt, last_success, last_error, last_error_at, empty_streak, failure_streak, last_entries)
+                        INSERT INTO sources (name, renamed_from, last_attempt, last_success, last_error, last_error_at, empty_streak, failure_streak, last_entries,
+                                             last_snapshot)
                         VALUES (\(PostgresText.storable(s.name)), \(PostgresText.storable(s.renamedFrom)), \(t(s.health.lastAttempt)), \(t(s.health.lastSuccess)),
                                 \(PostgresText.storable(s.health.lastError)), \(t(s.health.lastErrorAt)), \(Int32(s.health.emptyStreak)),
-                                \(Int32(s.health.failureStreak)), \(s.health.lastEntries.map { Int32($0) }))
+                                \(Int32(s.health.failureStreak)), \(s.health.lastEntries.map { Int32($0) }), \(t(s.health.lastSnapshot)))
                         RETURNING id
                         """, logger: logger)
                     sourceIDs[s.name] = try row.first?.decode(Int64.self)

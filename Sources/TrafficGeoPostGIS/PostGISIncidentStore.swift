@@ -255,14 +255,14 @@ public final class PostGISIncidentStore: IncidentStore {
 
     private func feedHealth(_ connection: PostgresConnection) throws -> [FeedHealth] {
         try connection.rows("""
-            SELECT name, last_attempt, last_success, last_error, last_error_at, empty_streak, failure_streak, last_entries
+            SELECT name, last_attempt, last_success, last_error, last_error_at, empty_streak, failure_streak, last_entries, last_snapshot
             FROM sources WHERE last_attempt IS NOT NULL ORDER BY name
             """, logger: logger).map { row in
-            let (name, attempt, success, error, errorAt, empty, failures, entries) =
-                try row.decode((String, Double?, Double?, String?, Double?, Int32, Int32, Int32?).self)
+            let (name, attempt, success, error, errorAt, empty, failures, entries, snapshot) =
+                try row.decode((String, Double?, Double?, String?, Double?, Int32, Int32, Int32?, Double?).self)
             func date(_ t: Double?) -> Date? { t.map(Date.init(timeIntervalSince1970:)) }
             return FeedHealth(source: name, lastAttempt: date(attempt), lastSuccess: date(success), lastError: error, lastErrorAt: date(errorAt),
-                              emptyStreak: Int(empty), failureStreak: Int(failures), lastEntries: entries.map(Int.init))
+                              emptyStreak: Int(empty), failureStreak: Int(failures), lastEntries: entries.map(Int.init), lastSnapshot: date(snapshot))
         }
     }
 
@@ -339,19 +339,25 @@ public final class PostGISIncidentStore: IncidentStore {
 
     public func incidentCounts(now: Date) throws -> IncidentCounts {
         try read { connection in
-            let t = now.timeIntervalSince1970
             let row = try connection.rows("""
-                SELECT count(*), count(*) FILTER (WHERE (expires IS NULL OR \(t) < expires) AND ended IS NULL AND \(unescaped: Self.began(now)))
-                FROM incidents WHERE role <> 1
+                SELECT count(*), count(*) FILTER (WHERE \(unescaped: Self.inEffect(now)))
+                FROM incidents i WHERE role <> 1
                 """, logger: logger).first
             let (all, active) = try row?.decode((Int, Int).self) ?? (0, 0)
             return IncidentCounts(all: all, active: active)
         }
     }
 
-    /// `IncidentFilter.began` at `now`, with literals trafficgeo writes (digits and a "T").
-    private static func began(_ now: Date) -> String {
-        IncidentFilter.beganSQL(alias: "", start: "'\(IncidentFilter.startText(of: now))'", seconds: "\(now.timeIntervalSince1970)")
+    /// In effect at `now` as `--active-at now` asks (`IncidentFilter.inEffectSQL`, the default
+    /// `unconfirmedAfter`), table aliased `i`, with literals trafficgeo writes (digits, a "T").
+    private static func inEffect(_ now: Date) -> String {
+        IncidentFilter.inEffectSQL(seconds: "\(now.timeIntervalSince1970)", start: "'\(IncidentFilter.startText(of: now))'",
+                                   cut: unconfirmedCut(now))
+    }
+
+    /// The instant before which a report without an end is unconfirmed at `now`, as a literal.
+    private static func unconfirmedCut(_ now: Date) -> String {
+        "\(now.timeIntervalSince1970 - IncidentFilter.defaultUnconfirmedAfter)"
     }
 
     public func statistics(now: Date) throws -> StoreStatistics {
@@ -363,17 +369,20 @@ public final class PostGISIncidentStore: IncidentStore {
             // Events.
             if let row = try connection.rows("""
                 SELECT count(*), count(latitude), count(ended), count(*) FILTER (WHERE ended IS NULL AND expires IS NOT NULL AND expires <= \(t)),
-                       count(*) FILTER (WHERE ended IS NULL AND (expires IS NULL OR \(t) < expires) AND \(unescaped: Self.began(now))),
-                       count(*) FILTER (WHERE role = 2), min(updated), max(updated)
-                FROM incidents WHERE role <> 1
+                       count(*) FILTER (WHERE \(unescaped: Self.inEffect(now))),
+                       count(*) FILTER (WHERE role = 2), min(updated), max(updated),
+                       count(*) FILTER (WHERE i.expires IS NULL AND i.ended IS NULL AND NOT \(unescaped: IncidentFilter.confirmedSQL(cut: Self.unconfirmedCut(now))))
+                FROM incidents i WHERE role <> 1
                 """, logger: logger).first {
-                let (total, located, ended, expired, active, merged, oldest, newest) = try row.decode((Int, Int, Int, Int, Int, Int, Double?, Double?).self)
+                let (total, located, ended, expired, active, merged, oldest, newest, unconfirmed)
+                    = try row.decode((Int, Int, Int, Int, Int, Int, Double?, Double?, Int).self)
                 stats.total = total
                 stats.located = located
                 stats.expired = expired
                 stats.ended = ended
                 stats.active = active
-                stats.upcoming = total - active - expired - ended
+                stats.unconfirmed = unconfirmed
+                stats.upcoming = total - active - expired - ended - unconfirmed
                 stats.mergedEvents = merged
                 stats.oldestUpdate = oldest.map(Date.init(timeIntervalSince1970:))
                 stats.newestUpdate = newest.map(Date.init(timeIntervalSince1970:))

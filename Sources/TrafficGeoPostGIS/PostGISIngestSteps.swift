@@ -48,6 +48,8 @@ final class PostGISIngestSteps: IngestSteps {
 
     func endMissing(source: String, scope: SnapshotScope, skippedIDs: Set<String>, now: Date) throws -> [Int64] {
         if scope.parts?.isEmpty == true { return [] }
+        // What it still lists is vouched for now (a source read in parts: the parts read whole).
+        try connection.run("UPDATE sources SET last_snapshot = \(now.timeIntervalSince1970) WHERE name = \(PostgresText.storable(source))", logger: logger)
         let rows = try connection.rows("""
             SELECT i.id, i.external_id, i.properties ->> \(Incident.snapshotPartProperty) FROM incidents i
             WHERE i.source_id = (SELECT id FROM sources WHERE name = \(PostgresText.storable(source))) AND i.ended IS NULL ORDER BY i.id

@@ -15,10 +15,10 @@ enum PostGISRows {
         i.id, (SELECT name FROM sources WHERE id = i.source_id), i.external_id, i.title, i.summary, i.weblink, i.icon_url, \
         i.updated, i.expires, i.road, i.category, i.latitude, i.longitude, ST_AsBinary(i.segment), i.position_source, \
         i.geocoder, i.geocode_query, i.geocode_precision, i.geocode_confidence, i.properties::text, i.first_seen, \
-        i.last_changed, i.ended, i.content_hash, i.role, i.event_id, i.reports
+        i.last_changed, i.ended, i.content_hash, i.role, i.event_id, i.reports, (\(IncidentFilter.listedAtSQL))
         """
     /// How many columns `selection` has.
-    static let selectionCount = 27
+    static let selectionCount = 28
 
     /// The stored incident in `row`, whose `selection` columns start at column `c`.
     static func decode(_ row: PostgresRow, startingAt c: Int = 0) throws -> StoredIncident {
@@ -57,7 +57,8 @@ enum PostGISRows {
         return StoredIncident(storeID: try value(0) ?? 0, incident: incident,
                               firstSeen: try date(20) ?? Date(timeIntervalSince1970: 0),
                               lastChanged: try date(21) ?? Date(timeIntervalSince1970: 0),
-                              ended: try date(22), role: role, memberOf: role == .member ? try value(25) : nil, memberReports: members)
+                              ended: try date(22), role: role, memberOf: role == .member ? try value(25) : nil, memberReports: members,
+                              listedAt: try date(27))
     }
 
     /// The stored content hash in a `selection` row.

@@ -214,6 +214,13 @@ enum PostGISSchema {
             CREATE INDEX incidents_road ON incidents (road, latitude) WHERE road IS NOT NULL;
             UPDATE store_info SET value = 'trafficgeo postgis 3' WHERE key = 'schema';
             """),
+        // A source read as snapshots vouches for the reports it still lists: a report with no
+        // end stays in effect while updated, first read or listed within `unconfirmedAfter`
+        // (`IncidentFilter.listedAtSQL`).
+        Migration(version: 4, name: "when a snapshot last listed a source's reports", sql: """
+            ALTER TABLE sources ADD COLUMN last_snapshot double precision;
+            UPDATE store_info SET value = 'trafficgeo postgis 4' WHERE key = 'schema';
+            """),
     ]
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }

@@ -19,6 +19,44 @@ extension IncidentFilter {
         [date.timeIntervalSince1970]
     }
 
+    /// `StoredIncident.listedAt` in SQL, for the table aliased `i`: for a row with no end, the
+    /// last snapshot read of its source, or for an event's row the latest of its open reports'
+    /// sources (through the event index). NULL for rows with an end, so a query pays nothing
+    /// for them.
+    static let listedAtSQL = """
+        CASE WHEN i.expires IS NULL AND i.ended IS NULL THEN
+          CASE i.role WHEN 2 THEN (SELECT max(s.last_snapshot) FROM incidents r JOIN sources s ON s.id = r.source_id
+                                   WHERE r.event_id = i.id AND r.ended IS NULL)
+          ELSE (SELECT last_snapshot FROM sources WHERE id = i.source_id) END
+        END
+        """
+
+    /// In effect at `t` (`IncidentFilter.matches` with `activeAt`), for the table aliased `i`:
+    /// begun, not expired, not ended, and without an end heard of since `unconfirmedAfter`
+    /// before t (`IncidentFilter.isUnconfirmed`). Stats, counts and filters all use this one.
+    static func inEffectSQL(at t: Date, unconfirmedAfter: TimeInterval?) -> (String, StatementArguments) {
+        let seconds = t.timeIntervalSince1970
+        var sql = "(i.expires IS NULL OR ? < i.expires) AND (i.ended IS NULL OR ? < i.ended) AND " + beganSQL(alias: "i.")
+        var arguments: StatementArguments = [seconds, seconds]
+        arguments += beganArguments(t)
+        if let unconfirmedAfter {
+            sql += " AND " + confirmedSQL
+            arguments += [seconds - unconfirmedAfter, seconds - unconfirmedAfter]
+        }
+        return (sql, arguments)
+    }
+
+    /// Not `isUnconfirmed` (two arguments: the instant before which a report without an end is
+    /// no longer in effect, twice). The cheap tests first: the snapshot's lookup runs only for
+    /// the old rows with no end.
+    static let confirmedSQL = "(i.expires IS NOT NULL OR i.ended IS NOT NULL OR coalesce(i.updated, i.first_seen) >= ? OR ifnull((\(listedAtSQL)) >= ?, 0))"
+
+    /// Whether a row is unconfirmed at `t` (for the statistics' count), with its arguments.
+    static func unconfirmedSQL(at t: Date, after: TimeInterval) -> (String, StatementArguments) {
+        let cut = t.timeIntervalSince1970 - after
+        return ("(i.expires IS NULL AND i.ended IS NULL AND NOT " + confirmedSQL + ")", [cut, cut])
+    }
+
     /// The SQL condition on the table aliased `i`, with its arguments: the rows that answer for
     /// events (or with `reports`, for reports) and pass the filter.
     func sql() -> (String, StatementArguments) {
@@ -26,9 +64,9 @@ extension IncidentFilter {
         var clauses: [String] = [reports ? "i.role <> 2" : "i.role <> 1"]
         var arguments = StatementArguments()
         if let activeAt {
-            clauses.append("(i.expires IS NULL OR ? < i.expires) AND (i.ended IS NULL OR ? < i.ended) AND " + Self.beganSQL(alias: "i."))
-            arguments += [activeAt.timeIntervalSince1970, activeAt.timeIntervalSince1970]
-            arguments += Self.beganArguments(activeAt)
+            let (sql, values) = Self.inEffectSQL(at: activeAt, unconfirmedAfter: unconfirmedAfter)
+            clauses.append(sql)
+            arguments += values
         }
         if let since {
             clauses.append("i.updated >= ?")

@@ -56,8 +56,9 @@ enum IncidentRowLayout {
     private static let leadingSelection = ["i.id", "(SELECT name FROM sources WHERE id = i.source_id)", "i.external_id"]
     /// After the fields: first seen, last changed (NULL while unchanged: stored as first seen),
     /// ended, and its place among reports and events (`EventRole`, the event of a member, the
-    /// reports of an event).
-    private static let trailingSelection = ["i.first_seen", "coalesce(i.last_changed, i.first_seen)", "i.ended", "i.role", "i.event_id", "i.reports"]
+    /// reports of an event), and when a snapshot last listed it (`IncidentFilter.listedAtSQL`).
+    private static let trailingSelection = ["i.first_seen", "coalesce(i.last_changed, i.first_seen)", "i.ended", "i.role", "i.event_id", "i.reports",
+                                            "(\(IncidentFilter.listedAtSQL))"]
 
     /// The columns `decode(_:startingAt:)` reads, in order, for a table aliased `i`.
     /// Decoding by position: GRDB's lookup by name lower-cases every name on every access, which
@@ -76,6 +77,7 @@ enum IncidentRowLayout {
         static let role = firstSeen + 3
         static let event = firstSeen + 4
         static let reports = firstSeen + 5
+        static let listedAt = firstSeen + 6
     }
 
     /// The stored incident in `row`, whose `selection` columns start at column `c`.
@@ -117,6 +119,8 @@ enum IncidentRowLayout {
         // (A local, not `.map(Date.init)` in the call: that crashed the 6.3 optimiser, CopyPropagation.)
         var ended: Date?
         if let seconds = columns.real(Selected.ended) { ended = Date(timeIntervalSince1970: seconds) }
+        var listedAt: Date?
+        if let seconds = columns.real(Selected.listedAt) { listedAt = Date(timeIntervalSince1970: seconds) }
         let role = columns.integer(Selected.role).flatMap { EventRole(rawValue: Int($0)) } ?? .report
         var members: [ReportReference] = []
         if role == .event {
@@ -129,7 +133,7 @@ enum IncidentRowLayout {
                               firstSeen: Date(timeIntervalSince1970: columns.real(Selected.firstSeen) ?? 0),
                               lastChanged: Date(timeIntervalSince1970: columns.real(Selected.lastChanged) ?? 0),
                               ended: ended, role: role, memberOf: role == .member ? columns.integer(Selected.event) : nil,
-                              memberReports: members)
+                              memberReports: members, listedAt: listedAt)
     }
 
     /// The incidents with these ids (those that exist). Up to 64 ids (a page of nearest

@@ -11,14 +11,14 @@ extension SQLiteIncidentStore: TransferableStore {
     public func exportRecords(_ handle: (StoreRecord) throws -> Void) throws {
         try read { db in
             for row in try Row.fetchAll(db, sql: """
-                SELECT name, renamed_from, last_attempt, last_success, last_error, last_error_at, empty_streak, failure_streak, last_entries
+                SELECT name, renamed_from, last_attempt, last_success, last_error, last_error_at, empty_streak, failure_streak, last_entries, last_snapshot
                 FROM sources ORDER BY id
                 """) {
                 func date(_ k: Int) -> Date? { (row[k] as Double?).map(Date.init(timeIntervalSince1970:)) }
                 let name: String = row[0]
                 try handle(.source(SourceRecord(name: name, renamedFrom: row[1], health: FeedHealth(
                     source: name, lastAttempt: date(2), lastSuccess: date(3), lastError: row[4], lastErrorAt: date(5),
-                    emptyStreak: row[6], failureStreak: row[7], lastEntries: row[8]))))
+                    emptyStreak: row[6], failureStreak: row[7], lastEntries: row[8], lastSnapshot: date(9)))))
             }
             let n = IncidentRowLayout.selectionCount
             let cursor = try Row.fetchCursor(db, sql: """
@@ -76,10 +76,11 @@ extension SQLiteIncidentStore: TransferableStore {
                 case let .source(s):
                     func t(_ d: Date?) -> Double? { d?.timeIntervalSince1970 }
                     try db.execute(sql: """
-                        INSERT INTO sources (name, renamed_from, last_attempt, last_success, last_error, last_error_at, empty_streak, failure_streak, last_entries)
-                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                        INSERT INTO sources (name, renamed_from, last_attempt, last_success, last_error, last_error_at, empty_streak, failure_streak, last_entries, last_snapshot)
+                        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                         """, arguments: [s.name, s.renamedFrom, t(s.health.lastAttempt), t(s.health.lastSuccess), s.health.lastError,
-                                         t(s.health.lastErrorAt), s.health.emptyStreak, s.health.failureStreak, s.health.lastEntries])
+                                         t(s.health.lastErrorAt), s.health.emptyStreak, s.health.failureStreak, s.health.lastEntries,
+                                         t(s.health.lastSnapshot)])
                     sourceIDs[s.name] = db.lastInsertedRowID
                 case let .incident(r):
                     let i = r.stored.incident

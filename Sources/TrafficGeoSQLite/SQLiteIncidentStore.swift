@@ -367,12 +367,12 @@ public final class SQLiteIncidentStore: IncidentStore {
 
     private static func feedHealth(_ db: Database) throws -> [FeedHealth] {
             try Row.fetchAll(db, sql: """
-                SELECT name, last_attempt, last_success, last_error, last_error_at, empty_streak, failure_streak, last_entries
+                SELECT name, last_attempt, last_success, last_error, last_error_at, empty_streak, failure_streak, last_entries, last_snapshot
                 FROM sources WHERE last_attempt IS NOT NULL ORDER BY name
                 """).map { row in
                 func date(_ k: Int) -> Date? { (row[k] as Double?).map(Date.init(timeIntervalSince1970:)) }
                 return FeedHealth(source: row[0], lastAttempt: date(1), lastSuccess: date(2), lastError: row[3], lastErrorAt: date(4),
-                                  emptyStreak: row[5], failureStreak: row[6], lastEntries: row[7])
+                                  emptyStreak: row[5], failureStreak: row[6], lastEntries: row[7], lastSnapshot: date(8))
             }
     }
 
@@ -388,11 +388,8 @@ public final class SQLiteIncidentStore: IncidentStore {
 
     public func incidentCounts(now: Date) throws -> IncidentCounts {
         try read { db in
-            let t = now.timeIntervalSince1970
-            let row = try Row.fetchOne(db, sql: """
-                SELECT count(*), sum((expires IS NULL OR ? < expires) AND ended IS NULL AND \(IncidentFilter.beganSQL(alias: "")))
-                FROM incidents WHERE role <> 1
-                """, arguments: [t] + IncidentFilter.beganArguments(now))
+            let (inEffect, arguments) = IncidentFilter.inEffectSQL(at: now, unconfirmedAfter: IncidentFilter.defaultUnconfirmedAfter)
+            let row = try Row.fetchOne(db, sql: "SELECT count(*), sum(\(inEffect)) FROM incidents i WHERE role <> 1", arguments: arguments)
             return IncidentCounts(all: row?[0] ?? 0, active: row?[1] ?? 0)
         }
     }
@@ -401,22 +398,26 @@ public final class SQLiteIncidentStore: IncidentStore {
         try read { db in
             var stats = StoreStatistics(path: path, indexCRS: indexCRS)
             let t = now.timeIntervalSince1970
-            // Events, each in one state (`StoreStatistics.ended`).
+            // Events, each in one state (`StoreStatistics.ended`; ended by now: nothing ends later).
+            let (inEffect, inEffectArguments) = IncidentFilter.inEffectSQL(at: now, unconfirmedAfter: IncidentFilter.defaultUnconfirmedAfter)
+            let (unconfirmed, unconfirmedArguments) = IncidentFilter.unconfirmedSQL(at: now, after: IncidentFilter.defaultUnconfirmedAfter)
             if let row = try Row.fetchOne(db, sql: """
                 SELECT count(*) AS total, count(latitude) AS located,
                        count(ended) AS ended,
                        sum(ended IS NULL AND expires IS NOT NULL AND expires <= ?) AS expired,
-                       sum(ended IS NULL AND (expires IS NULL OR ? < expires) AND \(IncidentFilter.beganSQL(alias: ""))) AS active,
+                       sum(\(unconfirmed)) AS unconfirmed,
+                       sum(\(inEffect)) AS active,
                        sum(role = 2) AS merged,
                        min(updated) AS oldest, max(updated) AS newest
-                FROM incidents WHERE role <> 1
-                """, arguments: [t, t] + IncidentFilter.beganArguments(now)) {
+                FROM incidents i WHERE role <> 1
+                """, arguments: [t] + unconfirmedArguments + inEffectArguments) {
                 stats.total = row["total"]
                 stats.located = row["located"]
                 stats.expired = row["expired"] ?? 0
+                stats.unconfirmed = row["unconfirmed"] ?? 0
                 stats.active = row["active"] ?? 0
                 stats.ended = row["ended"] ?? 0
-                stats.upcoming = stats.total - stats.active - stats.expired - stats.ended
+                stats.upcoming = stats.total - stats.active - stats.expired - stats.ended - stats.unconfirmed
                 stats.mergedEvents = row["merged"] ?? 0
                 stats.oldestUpdate = (row["oldest"] as Double?).map(Date.init(timeIntervalSince1970:))
                 stats.newestUpdate = (row["newest"] as Double?).map(Date.init(timeIntervalSince1970:))

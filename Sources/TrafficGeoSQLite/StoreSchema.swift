@@ -251,6 +251,12 @@ enum StoreSchema {
                   AND json_extract(properties, '$.valid_from') GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T*';
                 """)
         }
+        migrator.registerMigration("v10: when a snapshot last listed a source's reports") { db in
+            // A source read as snapshots vouches for every report it still lists: a report with no
+            // end is in effect while it was updated, first read or listed by a snapshot within
+            // `IncidentFilter.unconfirmedAfter` (`IncidentFilter.listedAtSQL`).
+            try db.execute(sql: "ALTER TABLE sources ADD COLUMN last_snapshot REAL")
+        }
         return migrator
     }
 }

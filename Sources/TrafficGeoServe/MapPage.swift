@@ -10,7 +10,7 @@ import TrafficGeoSupport
 /// Without tiles the pins and the list still work; without Leaflet, the list does.
 enum MapPage {
     /// The conditions the page passes on to its requests (its own URL's, already checked).
-    static let passedParameters = ["road", "category", "q", "active-at", "datetime", "min-confidence", "precision", "min-severity", "sortby"]
+    static let passedParameters = ["road", "category", "q", "active-at", "unconfirmed-after", "datetime", "min-confidence", "precision", "min-severity", "sortby"]
 
     static func html(configuration: ServeConfiguration, parameters: QueryParameters, query: ItemsQuery) -> String {
         var passed = JSONObjectText()

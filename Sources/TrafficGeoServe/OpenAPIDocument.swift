@@ -438,6 +438,16 @@ enum OpenAPIDocument {
       }
      },
      {
+      "name": "unconfirmed-after",
+      "in": "query",
+      "required": false,
+      "description": "With active-at: a report that gives no end is no longer in effect once it has not been heard of for this long (not updated, not first read, not listed by a snapshot of its feed): a length of time such as 7d (the default), or never.",
+      "schema": {
+       "type": "string",
+       "default": "7d"
+      }
+     },
+     {
       "name": "reports",
       "in": "query",
       "required": false,

@@ -114,9 +114,13 @@ public struct FeedHealth: Sendable, Equatable {
     public var failureStreak: Int
     /// Entries the last successful fetch read.
     public var lastEntries: Int?
+    /// The last read as a snapshot (whole, or in parts): it vouches for the reports it still
+    /// lists (`StoredIncident.listedAt`).
+    public var lastSnapshot: Date?
 
     public init(source: String, lastAttempt: Date? = nil, lastSuccess: Date? = nil, lastError: String? = nil, lastErrorAt: Date? = nil,
-                emptyStreak: Int = 0, failureStreak: Int = 0, lastEntries: Int? = nil) {
+                emptyStreak: Int = 0, failureStreak: Int = 0, lastEntries: Int? = nil, lastSnapshot: Date? = nil) {
+        self.lastSnapshot = lastSnapshot
         self.source = source
         self.lastAttempt = lastAttempt
         self.lastSuccess = lastSuccess

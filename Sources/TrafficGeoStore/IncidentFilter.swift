@@ -7,9 +7,14 @@ import TrafficGeoSupport
 /// query language with bound parameters only, never string-spliced user input
 /// (`IncidentFilter+SQL` for SQLite).
 public struct IncidentFilter: Sendable, Equatable {
-    /// In effect at this instant: begun by t (`IncidentFilter.began(_:by:)`), t < expires and not
-    /// ended by t (a missing bound does not exclude).
+    /// In effect at this instant: begun by t (`IncidentFilter.began(_:by:)`), t < expires, not
+    /// ended by t (a missing bound does not exclude), and, without an end, heard of within
+    /// `unconfirmedAfter` before t (`isUnconfirmed`).
     public var activeAt: Date?
+    /// How long a report without an end stays in effect after it was last heard of (its update,
+    /// else when it was first read, or a snapshot of its feed that listed it); nil: for ever.
+    /// `--unconfirmed-after`, `unconfirmed-after=`; `defaultUnconfirmedAfter` unless given.
+    public var unconfirmedAfter: TimeInterval? = IncidentFilter.defaultUnconfirmedAfter
     /// Updated at or after.
     public var since: Date?
     /// Updated before.
@@ -103,6 +108,27 @@ extension IncidentFilter {
     public static func startSeconds(_ incident: Incident) -> Double? {
         guard let text = incident.properties["valid_from"], startText(text) != nil, let date = TimestampParser.parse(text) else { return nil }
         return date.timeIntervalSince1970.rounded(.down)
+    }
+
+    /// A week: long enough that a report of a feed read once a day, or over a weekend, stays in
+    /// effect; short enough that the two-year-old warnings of a file read once are not "active
+    /// now". docs/feeds.md says why.
+    public static let defaultUnconfirmedAfter: TimeInterval = 7 * 86_400
+
+    /// When the report was last heard of: its feed's update time, else when trafficgeo first
+    /// read it, or later the last snapshot of its feed that listed it (`StoredIncident.listedAt`).
+    public static func lastHeard(_ stored: StoredIncident) -> Date {
+        let own = stored.incident.updated ?? stored.firstSeen
+        guard let listed = stored.listedAt else { return own }
+        return max(own, listed)
+    }
+
+    /// Whether a report with no end (no expiry, not ended) has gone unheard of for longer than
+    /// `after` at `t`: a file read once that gives no end does not stay "in effect" for ever.
+    /// Such a report is not in effect at t; its state says `unconfirmed` and why.
+    public static func isUnconfirmed(_ stored: StoredIncident, at t: Date, after: TimeInterval?) -> Bool {
+        guard let after, stored.incident.expires == nil, stored.ended == nil else { return false }
+        return lastHeard(stored).timeIntervalSince1970 < t.timeIntervalSince1970 - after
     }
 
     /// An instant as a stored start is compared with it.

@@ -8,11 +8,14 @@ public struct StoreStatistics: Sendable {
     public var total = 0
     public var located = 0
     /// Each event is in one state: ended (whose reports a snapshot of their source no longer
-    /// listed, or their feed said are over), else expired (its end time passed), else active (in
-    /// effect: begun, as `--active-at` asks), else upcoming (begins later). They add up to `total`.
+    /// listed, or their feed said are over), else expired (its end time passed), else
+    /// unconfirmed (no end given and not heard of for `IncidentFilter.defaultUnconfirmedAfter`),
+    /// else active (in effect: begun, as `--active-at` asks), else upcoming (begins later). They
+    /// add up to `total`.
     public var active = 0
     public var expired = 0
     public var ended = 0
+    public var unconfirmed = 0
     public var upcoming = 0
     /// The reports the feeds gave, which make the events.
     public var reports = 0

@@ -17,9 +17,13 @@ public struct StoredIncident: Sendable, Equatable {
     public var memberOf: Int64?
     /// For an event of several reports (`EventRole.event`): its reports, the first one first.
     public var memberReports: [ReportReference]
+    /// For one that neither expires nor has ended: the last time a snapshot of its source
+    /// (of one of its reports' sources, for an event) was read, which listed it, else nil. A feed
+    /// followed by snapshots vouches for what it still lists (`IncidentFilter.isUnconfirmed`).
+    public var listedAt: Date?
 
     public init(storeID: Int64, incident: Incident, firstSeen: Date, lastChanged: Date, ended: Date? = nil,
-                role: EventRole = .report, memberOf: Int64? = nil, memberReports: [ReportReference] = []) {
+                role: EventRole = .report, memberOf: Int64? = nil, memberReports: [ReportReference] = [], listedAt: Date? = nil) {
         self.storeID = storeID
         self.incident = incident
         self.firstSeen = firstSeen
@@ -28,6 +32,7 @@ public struct StoredIncident: Sendable, Equatable {
         self.role = role
         self.memberOf = memberOf
         self.memberReports = memberReports
+        self.listedAt = listedAt
     }
 
     /// The store id of the event it is or belongs to: what `serve` links to, `watch` follows and

@@ -31,7 +31,7 @@ struct StatsCommand: AsyncParsableCommand {
             print("database:        \(s.path) (\(ByteCountFormatter.string(fromByteCount: s.fileBytes, countStyle: .file)))")
             print("index CRS:       \(s.indexCRS) (\(s.indexKind))")
             print("incidents:       \(s.total) (\(s.located) located, \(s.total - s.located) without position)")
-            print("active now:      \(s.active), upcoming: \(s.upcoming), expired: \(s.expired), ended: \(s.ended)")
+            print("active now:      \(s.active), upcoming: \(s.upcoming), expired: \(s.expired), ended: \(s.ended), unconfirmed: \(s.unconfirmed)")
             if s.hasBlockIndex { print("spatial index:   \(s.indexBlocks) blocks, \(s.indexSingles) single incidents") }
             print("updated:         \(date(s.oldestUpdate)) … \(date(s.newestUpdate))")
             print("geocode cache:   \(s.geocodeCacheEntries) answers")

@@ -156,8 +156,11 @@ struct FilterOptions: ParsableArguments, QueryTextOptions {
 /// Conditions on what an incident is: active, road, category, words, placement. Read by the
 /// query model (`QueryText.filter`), as `serve`'s parameters and a watches file's keys are.
 struct ContentFilterOptions: ParsableArguments, QueryTextOptions {
-    @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents in effect at TIME (begun by then — the feed's own start, else the last update — not expired, not ended): 'now', 'today', an ISO 8601 time, or -2h / +1h.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents in effect at TIME (begun by then — the feed's own start, else the last update — not expired, not ended, and if they give no end, not unconfirmed): 'now', 'today', an ISO 8601 time, or -2h / +1h.", valueName: "time"))
     var activeAt: String?
+
+    @Option(name: .customLong("unconfirmed-after"), help: ArgumentHelp("With --active-at: a report that gives no end is no longer in effect once it has not been heard of for this long — not updated, not first read, not listed by a snapshot of its feed (7d unless given; 'never' keeps it in effect). A file read once does not stay 'active now' for ever.", valueName: "duration"))
+    var unconfirmedAfter: String?
 
     @Option(help: ArgumentHelp("Only incidents on these roads (A4 = a4 = A 4 = BAB 4; a comma list, or the option repeated).", valueName: "road"))
     var road: [String] = []
@@ -190,6 +193,7 @@ struct ContentFilterOptions: ParsableArguments, QueryTextOptions {
         text.add(.minConfidence, minConfidence)
         text.add(.precision, precision)
         text.add(.minSeverity, minSeverity)
+        text.add(.unconfirmedAfter, unconfirmedAfter)
         if reports { text.add(.reports, "true") }
     }
 
@@ -273,7 +277,7 @@ struct QueryOptions: ParsableArguments {
         let writer = format.makeWriter(sink: sink, color: output == nil && Terminal.useColor, geometry: geometry,
                                        width: output == nil ? Terminal.columns : nil, crs: crs, file: output)
         let onlySegments = geometry == .segment && (format == .geojson || format == .geojsonseq)
-        var count = 0, leftOut = 0, over = 0
+        var count = 0, leftOut = 0, over = 0, unconfirmed = 0
         defer {
             if leftOut > 0 && !quiet {
                 Terminal.printError("trafficgeo: note: \(leftOut) incidents without a segment were left out (--geometry point writes every incident)")
@@ -288,6 +292,7 @@ struct QueryOptions: ParsableArguments {
                 if onlySegments && !geometry.fits(result.incident) { leftOut += 1; return }
                 try writer.write(result)
                 if !result.stored.isLive(at: now) { over += 1 }
+                else if IncidentFilter.isUnconfirmed(result.stored, at: now, after: IncidentFilter.defaultUnconfirmedAfter) { unconfirmed += 1 }
                 count += 1
             }
             try writer.end()
@@ -306,6 +311,10 @@ struct QueryOptions: ParsableArguments {
             // say how to leave them out, so that nobody takes them for today's traffic.
             if over > 0, filters.content.activeAt == nil {
                 Terminal.printError("trafficgeo: note: \(over) of \(count) incidents have expired or ended (state in the output); --active-at now leaves them out")
+            }
+            if unconfirmed > 0, filters.content.activeAt == nil {
+                let limit = Int(IncidentFilter.defaultUnconfirmedAfter / 86_400)
+                Terminal.printError("trafficgeo: note: \(unconfirmed) of \(count) incidents give no end and have not been heard of for \(limit) days (state unconfirmed: a file read once, not a feed followed); --active-at now leaves them out, --unconfirmed-after changes the limit")
             }
         }
         return count

@@ -12,6 +12,8 @@ public enum QueryField: String, Sendable, CaseIterable, Hashable {
     case lat, lon, radius, bbox, route, buffer
     // What: the filter.
     case activeAt, since, until, road, category, search, source, minConfidence, precision, minSeverity
+    /// How long a report without an end stays in effect unheard of (`IncidentFilter.unconfirmedAfter`).
+    case unconfirmedAfter
     /// Answer with the reports the feeds gave, each naming its event, instead of the events
     /// (docs/conflation.md): `--reports`, `reports=true`.
     case reports
@@ -20,7 +22,7 @@ public enum QueryField: String, Sendable, CaseIterable, Hashable {
 
     /// The fields that make up an `IncidentFilter`.
     public static let filterFields: [QueryField] = [.activeAt, .since, .until, .road, .category, .search, .source, .minConfidence, .precision,
-                                                    .minSeverity, .reports]
+                                                    .minSeverity, .unconfirmedAfter, .reports]
 
     /// Fields that take a list (repeated, or a comma list): any of the values matches.
     public var isList: Bool { self == .road || self == .category || self == .precision }
@@ -54,6 +56,7 @@ public enum QueryField: String, Sendable, CaseIterable, Hashable {
         case .activeAt: return "active-at"
         case .minConfidence: return "min-confidence"
         case .minSeverity: return "min-severity"
+        case .unconfirmedAfter: return "unconfirmed-after"
         default: return rawValue
         }
     }

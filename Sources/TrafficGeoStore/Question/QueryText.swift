@@ -100,6 +100,16 @@ public struct QueryText: Sendable, Equatable {
             }
             filter.minSeverity = severity
         }
+        if let text = try single(.unconfirmedAfter), !text.isEmpty {
+            switch text.lowercased() {
+            case "never", "off": filter.unconfirmedAfter = nil
+            default:
+                guard let seconds = DurationExpression.parse(text), seconds > 0, seconds <= DurationExpression.longest else {
+                    throw QueryTextError(.unconfirmedAfter, text, "is not a length of time or 'never': \(DurationExpression.explain(text)) (default 7d)")
+                }
+                filter.unconfirmedAfter = seconds
+            }
+        }
         return filter
     }
 

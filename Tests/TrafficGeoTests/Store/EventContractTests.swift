@@ -200,6 +200,58 @@ enum EventContract {
     }
 }
 
+extension EventContract {
+    /// A report that gives no end is in effect while it is heard of: updated, first read, or
+    /// listed by a snapshot of its feed within `unconfirmedAfter`. A file read once is not "active
+    /// now" for ever; a feed followed by snapshots vouches for what it lists, also for an event
+    /// it shares with a file's report. The store's SQL, `IncidentFilter.matches` and the
+    /// statistics agree.
+    static func unconfirmedReportsAreNotInEffect(_ backend: StoreBackend) throws {
+        let (store, _, cleanup) = try backend.makeStore()
+        defer { cleanup() }
+        let month = now.addingTimeInterval(-30 * 86_400)
+        // A file read once: a month-old report, and one with an end.
+        try ingest(store, [report("file-old", source: "file", lat: 51.25, updated: month),
+                           report("file-ends", source: "file", lat: 51.75, updated: month, expires: now.addingTimeInterval(86_400))],
+                   source: "file", at: now)
+        // A feed followed by snapshots lists a month-old report of its own, and one the file's
+        // last report shares (one event).
+        try ingest(store, [report("api-old", source: "api", lat: 52.25, updated: month),
+                           report("api-shared", source: "api", updated: month)], source: "api", snapshot: true, at: now)
+        try ingest(store, [report("file-shared", source: "file", lat: 50.9801, updated: month)], source: "file", at: now)
+        #expect(try events(store).count == 4, "the shared reports are one event")
+        func ids(_ filter: IncidentFilter) throws -> Set<String> {
+            var out: Set<String> = []
+            try store.all(filter: filter, locatedOnly: false) { out.insert($0.incident.id) }
+            let matched = try store.allIncidents().filter { filter.matches($0) }.map(\.incident.id)
+            #expect(Set(matched) == out, "the store's SQL and IncidentFilter.matches disagree: \(matched) \(out)")
+            return out
+        }
+        let sharedID = try #require(try events(store).first { $0.role == .event }?.incident.id)
+        #expect(try ids(IncidentFilter(activeAt: now)) == ["file-ends", "api-old", sharedID])
+        #expect(try store.statistics(now: now).unconfirmed == 1 && store.statistics(now: now).active == 3)
+        #expect(try store.incidentCounts(now: now).active == 3)
+        var forever = IncidentFilter(activeAt: now)
+        forever.unconfirmedAfter = nil
+        #expect(try ids(forever).count == 4)
+        var longer = IncidentFilter(activeAt: now)
+        longer.unconfirmedAfter = 31 * 86_400
+        #expect(try ids(longer).count == 4)
+        // A month ago the file's report was news.
+        #expect(try ids(IncidentFilter(activeAt: month.addingTimeInterval(3600))).contains("file-old"))
+
+        // Eight days on, the feed's next snapshot still lists its own report but no longer the
+        // shared one: that event is the file's alone, heard of a month ago, and no longer in effect.
+        let later = now.addingTimeInterval(8 * 86_400)
+        try ingest(store, [report("api-old", source: "api", lat: 52.25, updated: month)], source: "api", snapshot: true, at: later)
+        #expect(try ids(IncidentFilter(activeAt: later)) == ["api-old"], "file-ends expired a week ago")
+        let stats = try store.statistics(now: later)
+        #expect(stats.unconfirmed == 2 && stats.active == 1 && stats.expired == 1 && stats.active + stats.unconfirmed + stats.upcoming + stats.expired + stats.ended == stats.total,
+                "\(stats.active) active, \(stats.unconfirmed) unconfirmed of \(stats.total)")
+        #expect(try store.feedHealth().isEmpty || store.feedHealth().allSatisfy { $0.source != "file" || $0.lastSnapshot == nil })
+    }
+}
+
 @Suite("Events: SQLite")
 struct EventContractSQLiteTests {
     @Test func threeFeedsMakeOneEvent() throws { try EventContract.threeFeedsMakeOneEvent(.sqlite) }
@@ -207,6 +259,7 @@ struct EventContractSQLiteTests {
     @Test func eventsEndSplitAndArePruned() throws { try EventContract.eventsEndSplitAndArePruned(.sqlite) }
     @Test func geocodedReportsJoinAndRebuildMerges() throws { try EventContract.geocodedReportsJoinAndRebuildMerges(.sqlite) }
     @Test func aRebuildKeepsEventIDs() throws { try EventContract.aRebuildKeepsEventIDs(.sqlite) }
+    @Test func unconfirmedReportsAreNotInEffect() throws { try EventContract.unconfirmedReportsAreNotInEffect(.sqlite) }
 
     @Test func theIndexStaysSound() throws {
         let (store, _, cleanup) = try StoreBackend.sqlite.makeStore()
@@ -230,4 +283,5 @@ struct EventContractPostGISTests {
     @Test func eventsEndSplitAndArePruned() throws { try EventContract.eventsEndSplitAndArePruned(.postgis) }
     @Test func geocodedReportsJoinAndRebuildMerges() throws { try EventContract.geocodedReportsJoinAndRebuildMerges(.postgis) }
     @Test func aRebuildKeepsEventIDs() throws { try EventContract.aRebuildKeepsEventIDs(.postgis) }
+    @Test func unconfirmedReportsAreNotInEffect() throws { try EventContract.unconfirmedReportsAreNotInEffect(.postgis) }
 }
