@@ -62,9 +62,16 @@ extension IncidentFilter {
         return sql
     }
 
+    /// `IncidentFilter.startSeconds` of the table aliased `i`: the `valid_from` detail's first 19
+    /// characters (UTC, as trafficgeo writes it) in seconds, NULL when it is not in that form.
+    static let startSecondsSQL = """
+        (CASE WHEN i.properties ->> 'valid_from' ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}' \
+        THEN extract(epoch FROM (left(i.properties ->> 'valid_from', \(IncidentFilter.startTextLength)) || '+00')::timestamptz)::double precision END)
+        """
+
     /// Not `isUnconfirmed` before `cut`; the snapshot's lookup only for old rows with no end.
     static func confirmedSQL(cut: String) -> String {
-        "(i.expires IS NOT NULL OR i.ended IS NOT NULL OR coalesce(i.updated, i.first_seen) >= \(cut) OR coalesce((\(listedAtSQL)) >= \(cut), false))"
+        "(i.expires IS NOT NULL OR i.ended IS NOT NULL OR coalesce(i.updated, i.first_seen) >= \(cut) OR coalesce(\(startSecondsSQL) >= \(cut), false) OR coalesce((\(listedAtSQL)) >= \(cut), false))"
     }
 
     /// The condition on the incidents table aliased `i` (its parameters bound into `query`),

@@ -41,20 +41,20 @@ extension IncidentFilter {
         arguments += beganArguments(t)
         if let unconfirmedAfter {
             sql += " AND " + confirmedSQL
-            arguments += [seconds - unconfirmedAfter, seconds - unconfirmedAfter]
+            arguments += [seconds - unconfirmedAfter, seconds - unconfirmedAfter, seconds - unconfirmedAfter]
         }
         return (sql, arguments)
     }
 
-    /// Not `isUnconfirmed` (two arguments: the instant before which a report without an end is
-    /// no longer in effect, twice). The cheap tests first: the snapshot's lookup runs only for
+    /// Not `isUnconfirmed` (three arguments: the instant before which a report without an end
+    /// is no longer in effect, thrice: its update, its start, a snapshot's listing). The cheap tests first: the snapshot's lookup runs only for
     /// the old rows with no end.
-    static let confirmedSQL = "(i.expires IS NOT NULL OR i.ended IS NOT NULL OR coalesce(i.updated, i.first_seen) >= ? OR ifnull((\(listedAtSQL)) >= ?, 0))"
+    static let confirmedSQL = "(i.expires IS NOT NULL OR i.ended IS NOT NULL OR coalesce(i.updated, i.first_seen) >= ? OR ifnull(i.valid_from >= ?, 0) OR ifnull((\(listedAtSQL)) >= ?, 0))"
 
     /// Whether a row is unconfirmed at `t` (for the statistics' count), with its arguments.
     static func unconfirmedSQL(at t: Date, after: TimeInterval) -> (String, StatementArguments) {
         let cut = t.timeIntervalSince1970 - after
-        return ("(i.expires IS NULL AND i.ended IS NULL AND NOT " + confirmedSQL + ")", [cut, cut])
+        return ("(i.expires IS NULL AND i.ended IS NULL AND NOT " + confirmedSQL + ")", [cut, cut, cut])
     }
 
     /// The SQL condition on the table aliased `i`, with its arguments: the rows that answer for

@@ -115,20 +115,25 @@ extension IncidentFilter {
     /// now". docs/feeds.md says why.
     public static let defaultUnconfirmedAfter: TimeInterval = 7 * 86_400
 
-    /// When the report was last heard of: its feed's update time, else when trafficgeo first
-    /// read it, or later the last snapshot of its feed that listed it (`StoredIncident.listedAt`).
-    public static func lastHeard(_ stored: StoredIncident) -> Date {
-        let own = stored.incident.updated ?? stored.firstSeen
-        guard let listed = stored.listedAt else { return own }
-        return max(own, listed)
+    /// When the report was last heard of: its feed's update time (else when trafficgeo first
+    /// read it), or its own start if later (works announced weeks ahead are news when they
+    /// begin), or later still the last snapshot of its feed that listed it
+    /// (`StoredIncident.listedAt`). In seconds, as the stores compare it.
+    public static func lastHeardSeconds(_ stored: StoredIncident) -> Double {
+        var heard = (stored.incident.updated ?? stored.firstSeen).timeIntervalSince1970
+        if let start = startSeconds(stored.incident) { heard = max(heard, start) }
+        if let listed = stored.listedAt?.timeIntervalSince1970 { heard = max(heard, listed) }
+        return heard
     }
+
+    public static func lastHeard(_ stored: StoredIncident) -> Date { Date(timeIntervalSince1970: lastHeardSeconds(stored)) }
 
     /// Whether a report with no end (no expiry, not ended) has gone unheard of for longer than
     /// `after` at `t`: a file read once that gives no end does not stay "in effect" for ever.
     /// Such a report is not in effect at t; its state says `unconfirmed` and why.
     public static func isUnconfirmed(_ stored: StoredIncident, at t: Date, after: TimeInterval?) -> Bool {
         guard let after, stored.incident.expires == nil, stored.ended == nil else { return false }
-        return lastHeard(stored).timeIntervalSince1970 < t.timeIntervalSince1970 - after
+        return lastHeardSeconds(stored) < t.timeIntervalSince1970 - after
     }
 
     /// An instant as a stored start is compared with it.

@@ -158,7 +158,9 @@ struct OutputFormatTests {
 
     @Test func cardsAndTableAreReadable() throws {
         let cards = try Self.render(.annotations)
-        #expect(cards.contains("● A4 : Koeln - Olpe  [red · wrong-way driver]"))
+        // From 2009 with no end: not taken as in effect, and the card says why.
+        #expect(cards.contains("● A4 : Koeln - Olpe  [red · wrong-way driver · unconfirmed]"))
+        #expect(cards.contains("no end given, not heard of since 2009-04-18T21:58:35Z"))
         #expect(cards.contains("50.991661, 7.922761 · 1.2 km E (81°)"))
         #expect(!cards.contains("\u{1B}["))
         #expect(try Self.render(.annotations, color: true).contains("\u{1B}[31m●"))
