@@ -42,16 +42,6 @@ extension IncidentFilter {
             """
     }
 
-    /// `StoredIncident.listedAt` for the table aliased `i`, as the SQLite store's
-    /// (`IncidentFilter.listedAtSQL` there): NULL for rows with an end.
-    static let listedAtSQL = """
-        CASE WHEN i.expires IS NULL AND i.ended IS NULL THEN
-          CASE i.role WHEN 2 THEN (SELECT max(s.last_snapshot) FROM incidents r JOIN sources s ON s.id = r.source_id
-                                   WHERE r.event_id = i.id AND r.ended IS NULL)
-          ELSE (SELECT last_snapshot FROM sources WHERE id = i.source_id) END
-        END
-        """
-
     /// In effect at the instant `seconds` (start text `start`), for the table aliased `i`, as the
     /// SQLite store's `inEffectSQL`; `cut` (seconds): the instant before which a report without
     /// an end is no longer in effect (`IncidentFilter.isUnconfirmed`), nil for never.

@@ -19,18 +19,6 @@ extension IncidentFilter {
         [date.timeIntervalSince1970]
     }
 
-    /// `StoredIncident.listedAt` in SQL, for the table aliased `i`: for a row with no end, the
-    /// last snapshot read of its source, or for an event's row the latest of its open reports'
-    /// sources (through the event index). NULL for rows with an end, so a query pays nothing
-    /// for them.
-    static let listedAtSQL = """
-        CASE WHEN i.expires IS NULL AND i.ended IS NULL THEN
-          CASE i.role WHEN 2 THEN (SELECT max(s.last_snapshot) FROM incidents r JOIN sources s ON s.id = r.source_id
-                                   WHERE r.event_id = i.id AND r.ended IS NULL)
-          ELSE (SELECT last_snapshot FROM sources WHERE id = i.source_id) END
-        END
-        """
-
     /// In effect at `t` (`IncidentFilter.matches` with `activeAt`), for the table aliased `i`:
     /// begun, not expired, not ended, and without an end heard of since `unconfirmedAfter`
     /// before t (`IncidentFilter.isUnconfirmed`). Stats, counts and filters all use this one.

@@ -136,6 +136,19 @@ extension IncidentFilter {
         return lastHeardSeconds(stored) < t.timeIntervalSince1970 - after
     }
 
+    /// `StoredIncident.listedAt` in SQL, for the table aliased `i`, the same text in both stores
+    /// (SQLite and PostgreSQL read it alike): for a row with no end, the
+    /// last snapshot read of its source, or for an event's row the latest of its open reports'
+    /// sources (through the event index). NULL for rows with an end, so a query pays nothing
+    /// for them.
+    package static let listedAtSQL = """
+        CASE WHEN i.expires IS NULL AND i.ended IS NULL THEN
+          CASE i.role WHEN 2 THEN (SELECT max(s.last_snapshot) FROM incidents r JOIN sources s ON s.id = r.source_id
+                                   WHERE r.event_id = i.id AND r.ended IS NULL)
+          ELSE (SELECT last_snapshot FROM sources WHERE id = i.source_id) END
+        END
+        """
+
     /// An instant as a stored start is compared with it.
     public static func startText(of date: Date) -> String { String(TimestampParser.format(date).prefix(startTextLength)) }
 

@@ -221,13 +221,7 @@ extension EventContract {
                            report("api-shared", source: "api", updated: month)], source: "api", snapshot: true, at: now)
         try ingest(store, [report("file-shared", source: "file", lat: 50.9801, updated: month)], source: "file", at: now)
         #expect(try events(store).count == 4, "the shared reports are one event")
-        func ids(_ filter: IncidentFilter) throws -> Set<String> {
-            var out: Set<String> = []
-            try store.all(filter: filter, locatedOnly: false) { out.insert($0.incident.id) }
-            let matched = try store.allIncidents().filter { filter.matches($0) }.map(\.incident.id)
-            #expect(Set(matched) == out, "the store's SQL and IncidentFilter.matches disagree: \(matched) \(out)")
-            return out
-        }
+        func ids(_ filter: IncidentFilter) throws -> Set<String> { try StoreContract.answeredIDs(store, filter) }
         let sharedID = try #require(try events(store).first { $0.role == .event }?.incident.id)
         #expect(try ids(IncidentFilter(activeAt: now)) == ["file-ends", "api-old", sharedID])
         #expect(try store.statistics(now: now).unconfirmed == 1 && store.statistics(now: now).active == 3)

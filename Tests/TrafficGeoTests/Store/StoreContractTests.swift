@@ -62,6 +62,16 @@ enum StoreContract {
                  position: lat.map { Coordinate(latitude: $0, longitude: lon) })
     }
 
+    /// The feed ids the store answers for `filter`, checked against `IncidentFilter.matches` on
+    /// every stored incident: the store's SQL and the in-memory test must agree.
+    static func answeredIDs(_ store: any IncidentStore, _ filter: IncidentFilter) throws -> Set<String> {
+        var out: Set<String> = []
+        try store.all(filter: filter, locatedOnly: false) { out.insert($0.incident.id) }
+        let matched = try store.allIncidents().filter { filter.matches($0) }.map(\.incident.id)
+        #expect(Set(matched) == out, "the store's SQL and IncidentFilter.matches disagree: \(matched.sorted()) \(out.sorted())")
+        return out
+    }
+
     @discardableResult
     static func ingest(_ store: any IncidentStore, _ incidents: [Incident], snapshot: SnapshotScope? = nil, skipped: [SkippedEntry] = [],
                        source: String = "feed", now: Date = Date()) throws -> IngestSummary {
@@ -338,13 +348,7 @@ enum StoreContract {
             made("over", start: t0.addingTimeInterval(-7200), updated: t0.addingTimeInterval(-7200), expires: t0.addingTimeInterval(-1), severity: "low"),
         ]
         try ingest(store, list, now: t0.addingTimeInterval(10_000))
-        func ids(_ filter: IncidentFilter) throws -> Set<String> {
-            var out: Set<String> = []
-            try store.all(filter: filter, locatedOnly: false) { out.insert($0.incident.id) }
-            let stored = try store.allIncidents().filter { filter.matches($0) }.map(\.incident.id)
-            #expect(Set(stored) == out, "the store's SQL and IncidentFilter.matches disagree")
-            return out
-        }
+        func ids(_ filter: IncidentFilter) throws -> Set<String> { try answeredIDs(store, filter) }
         #expect(try ids(IncidentFilter(activeAt: t0)) == ["updated-after-start", "no-start"])
         #expect(try ids(IncidentFilter(activeAt: t0.addingTimeInterval(7200))) == ["updated-after-start", "planned", "no-start-later"])
         let stats = try store.statistics(now: t0)
