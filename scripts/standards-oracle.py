@@ -125,6 +125,13 @@ def datex(path, now):
     with opener(path, "rb") as f:
         root = ET.parse(f).getroot()
     parents = {c: p for p in root.iter() for c in p}
+    country = None
+    for e in root.iter():
+        if local(e.tag) == "situation":
+            break
+        if local(e.tag) == "country" and e.text and len(e.text.strip()) == 2:
+            country = e.text.strip().lower()
+            break
     for situation in root.iter():
         if local(situation.tag) != "situation":
             continue
@@ -154,8 +161,10 @@ def datex(path, now):
                 starts.append(start)
             ends.append(end)
             over.append(told or status == "suspended" or (end is not None and end <= now))
+        # The roads the records name, as written (`roadNumber`); the publication's country.
+        roads = list(dict.fromkeys(e.text.strip() for e in situation.iter() if local(e.tag) == "roadNumber" and e.text and e.text.strip()))
         yield {
-            "id": sid, "position": position, "category": category,
+            "id": sid, "position": position, "category": category, "roads": roads, "country": country,
             "valid_from": iso(min(starts)) if starts else None,
             "expires": iso(max(ends)) if ends and all(e is not None for e in ends) else None,
             "ended": all(over),
@@ -179,8 +188,9 @@ def wzdx(path, now):
         elif coords:
             position = (coords[0][1], coords[0][0])
         status = (p.get("event_status") or core.get("event_status") or "").lower()
+        roads = [r for r in core.get("road_names", []) if isinstance(r, str) and r.strip()]
         yield {
-            "id": fid, "position": position,
+            "id": fid, "position": position, "roads": roads,
             "category": {"detour": "detour", "restriction": "restriction"}.get(kind, "roadworks"),
             "valid_from": iso(parse_time(p.get("start_date"))), "expires": iso(parse_time(p.get("end_date"))),
             "ended": status in ("completed", "cancelled"),
@@ -220,6 +230,7 @@ def open511_event(e):
         position = (coords[0][1], coords[0][0])
     return {
         "id": e["id"], "position": position, "category": open511_category(e.get("event_type"), e.get("event_subtypes", [])),
+        "roads": [r["name"] for r in e.get("roads", []) if isinstance(r, dict) and r.get("name")],
         "valid_from": iso(min([s for s in starts if s], default=None)),
         "expires": iso(max(ends)) if ends and all(ends) else None,
         "ended": (e.get("status") or "").upper() == "ARCHIVED",
@@ -236,6 +247,8 @@ def open511(path, now):
             child = {local(c.tag): c for c in ev}
             e = {k: (child[k].text or "").strip() for k in ("id", "status", "event_type", "updated", "created") if k in child}
             e["event_subtypes"] = [s.text.strip() for s in ev.iter() if local(s.tag) == "event_subtype" and s.text]
+            e["roads"] = [{"name": r.text.strip()} for road in ev.iter() if local(road.tag) == "road"
+                          for r in road if local(r.tag) == "name" and r.text and r.text.strip()]
             e["schedule"] = {"intervals": [s.text.strip() for s in ev.iter() if local(s.tag) == "interval" and s.text]}
             for g in ev.iter():
                 if local(g.tag) == "coordinates" and g.text:

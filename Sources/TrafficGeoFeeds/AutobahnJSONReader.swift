@@ -70,6 +70,8 @@ struct AutobahnJSONReader: FeedReader {
             "identifier", "title", "subtitle", "description", "coordinate", "startTimestamp", "icon", "extent", "point", "geometry",
         ])
         fields.properties["service"] = service
+        // Germany's federal motorways: "de:A7" is this A7, not France's.
+        fields.properties[Incident.countryProperty] = "de"
         do {
             return .incident(try fields.makeIncident(source: source, index: index))
         } catch {

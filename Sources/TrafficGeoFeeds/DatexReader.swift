@@ -24,11 +24,26 @@ struct DatexReader: FeedReader {
         let interpreter = DatexInterpreter(names: names, locationTable: locationTable)
         var index = 0
         let outcome = try XMLRecordReading.read(input, format: .datex2, names: names, recordNames: ["situation"],
-                                                headerNames: ["publicationTime"]) { tree, header, line in
+                                                headerNames: ["publicationTime", "country"]) { tree, header, line in
             index += 1
-            try handle(interpreter.event(tree, situation: 0, source: source, index: index, line: line))
+            var event = interpreter.event(tree, situation: 0, source: source, index: index, line: line)
+            // The publication's country (the v2 exchange's supplier, or v3's publication creator:
+            // the first `country` outside the situations) tells its A7 from another country's.
+            if case var .incident(incident) = event, let country = Self.countryCode(header["country"]) {
+                incident.properties[Incident.countryProperty] = country
+                event = .incident(incident)
+            }
+            try handle(event)
         }
         try Self.checkOutcome(outcome, input: input, skipped: outcome.oversized, handle: handle, startIndex: index)
+    }
+
+    /// An ISO 3166 alpha-2 code as DATEX II's `CountryEnum` writes it ("fr", "gb"), lower case;
+    /// nil for "other" or anything else.
+    static func countryCode(_ text: String?) -> String? {
+        guard let t = text?.trimmingCharacters(in: .whitespacesAndNewlines).lowercased(), t.count == 2,
+              t.unicodeScalars.allSatisfy({ $0.value >= 0x61 && $0.value <= 0x7A }) else { return nil }
+        return t
     }
 
     /// A document without situations is an empty publication when it is a DATEX II document,

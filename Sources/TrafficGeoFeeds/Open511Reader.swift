@@ -72,7 +72,8 @@ struct Open511Reader: FeedReader {
         var details: [String: String] = [:]
         if let severity = event.severity { details["severity"] = severity.lowercased() }
         if let type = event.eventType { details["record_types"] = ([type] + event.subtypes).joined(separator: ", ") }
-        if let name = roads.first?.name { details["road_name"] = name }
+        let names = roads.compactMap(\.name)
+        if !names.isEmpty { details["road_name"] = names.joined(separator: ", ") }
         if let direction = roads.first?.direction { details["direction"] = direction }
         if let status = event.status { details["status"] = status }
         if !stretch.isEmpty { details["roads"] = stretch.joined(separator: "; ") }
@@ -113,7 +114,7 @@ struct Open511Reader: FeedReader {
         do {
             var incident = try fields.makeIncident(source: source, index: index)
             incident.category = category
-            if let name = roads.first?.name { incident.road = RoadReference.field(name) ?? name }
+            if !names.isEmpty { incident.setRoads(names.map { RoadReference.field($0) ?? $0 }) }
             if event.status?.uppercased() == "ARCHIVED" { incident.endedAt = min(incident.updated ?? now, now) }
             return .incident(incident)
         } catch {

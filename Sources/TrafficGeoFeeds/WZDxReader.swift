@@ -112,7 +112,8 @@ struct WZDxReader: FeedReader {
         do {
             var incident = try fields.makeIncident(source: source, index: index)
             // The feed's own road name ("I-76") is the road, never a number found in the description.
-            if let first = roads.first { incident.road = RoadReference.field(first) ?? first }
+            // Every road it names is filterable (I-80 and I-35 where they run together).
+            if !roads.isEmpty { incident.setRoads(roads.map { RoadReference.field($0) ?? $0 }) }
             incident.category = category
             // v3's event_status says when a road event is over.
             if let status = details["event_status"]?.lowercased(), status == "completed" || status == "cancelled" {

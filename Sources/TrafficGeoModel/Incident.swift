@@ -12,6 +12,13 @@ public struct Incident: Sendable, Equatable {
     /// fetched separately (the Autobahn API: "A1/warning"); a snapshot of some parts ends only
     /// what those parts no longer list (`SnapshotScope`).
     public static let snapshotPartProperty = "feed_part"
+    /// The roads an incident is on besides `road` (a WZDx feature on I-80 and I-35, an Open511
+    /// event's second road), normal forms joined by "|": a road filter finds it on any of them.
+    public static let otherRoadsProperty = "other_roads"
+    /// The country the feed says it publishes for (ISO 3166 alpha-2, lower case: DATEX II's
+    /// supplier or publication creator, "de" for the Autobahn API), so that a road filter can tell
+    /// A7 in France ("fr:A7") from A7 in Germany ("de:A7").
+    public static let countryProperty = "country"
     /// The details the official standards (DATEX II, WZDx, Open511) give, kept as properties under
     /// these names and shown by every output (docs/feeds.md): in this order.
     public static let detailProperties = [
@@ -66,6 +73,28 @@ public struct Incident: Sendable, Equatable {
         self.positionSource = positionSource
         self.properties = properties
         self.endedAt = endedAt
+    }
+
+    /// The roads besides `road` (`otherRoadsProperty`).
+    public var otherRoads: [String] {
+        properties[Self.otherRoadsProperty].map { $0.split(separator: "|").map(String.init) } ?? []
+    }
+
+    /// Sets `road` to the first of these roads (in their normal forms) and keeps the others
+    /// (`otherRoads`), each once.
+    public mutating func setRoads(_ roads: [String]) {
+        var seen: Set<String> = []
+        let distinct = roads.filter { !$0.isEmpty && !$0.contains("|") && seen.insert($0).inserted }
+        road = distinct.first
+        properties[Self.otherRoadsProperty] = distinct.count > 1 ? distinct.dropFirst().joined(separator: "|") : nil
+    }
+
+    /// Whether it is on `road` (its own or one of its other roads), in `country` if one is asked
+    /// and the feed gave one (a feed that names no country is not refused by one).
+    public func isOn(road wanted: String, country: String?) -> Bool {
+        guard road == wanted || otherRoads.contains(wanted) else { return false }
+        guard let country, let own = properties[Self.countryProperty] else { return true }
+        return own == country
     }
 
     /// The pin colour for map output; incidents of unknown kind are notices (green).

@@ -77,7 +77,21 @@ extension IncidentFilter {
         }
         if let since { clauses.append("i.updated >= \(query.bind(since.timeIntervalSince1970))") }
         if let until { clauses.append("i.updated < \(query.bind(until.timeIntervalSince1970))") }
-        if !roads.isEmpty { clauses.append("i.road = ANY(\(query.bind(roads.map(PostgresText.storable)))::text[])") }
+        if !roads.isEmpty {
+            // As the SQLite store's: the road, or one of the other roads (a partial index over the
+            // rows that have any), in the country asked if the feed names one.
+            let terms = RoadCondition.of(roads).map { condition -> String in
+                let road = query.bind(PostgresText.storable(condition.road))
+                let bars = query.bind(PostgresText.storable("|" + condition.road + "|"))
+                var term = "(i.road = \(road) OR (i.properties ? '\(Incident.otherRoadsProperty)' AND "
+                    + "position(\(bars) in '|' || (i.properties ->> '\(Incident.otherRoadsProperty)') || '|') > 0))"
+                if let country = condition.country {
+                    term = "(\(term) AND coalesce(i.properties ->> '\(Incident.countryProperty)' = \(query.bind(country)), true))"
+                }
+                return term
+            }
+            clauses.append("(" + terms.joined(separator: " OR ") + ")")
+        }
         if !categories.isEmpty { clauses.append("i.category = ANY(\(query.bind(categories.map(\.rawValue)))::text[])") }
         if let minSeverity {
             clauses.append("lower(i.properties ->> 'severity') = ANY(\(query.bind(Severity.words(atLeast: minSeverity)))::text[])")

@@ -59,6 +59,10 @@ enum PostGISSchema {
         // New rows are reports of their own.
         IncidentIndex(name: "incidents_event", sql: "CREATE INDEX incidents_event ON incidents (event_id) WHERE event_id IS NOT NULL",
                       indexes: { _ in false }),
+        // Migration 4: the rows on more than one road.
+        IncidentIndex(name: "incidents_other_roads",
+                      sql: "CREATE INDEX incidents_other_roads ON incidents ((properties ->> 'other_roads')) WHERE properties ? 'other_roads'",
+                      indexes: { !$0.otherRoads.isEmpty }),
     ]
 
     /// The indexes migration 1 made (as shipped: never edit).
@@ -217,8 +221,12 @@ enum PostGISSchema {
         // A source read as snapshots vouches for the reports it still lists: a report with no
         // end stays in effect while updated, first read or listed within `unconfirmedAfter`
         // (`IncidentFilter.listedAtSQL`).
-        Migration(version: 4, name: "when a snapshot last listed a source's reports", sql: """
+        // The other roads an incident is on are a detail (`Incident.otherRoadsProperty`); a
+        // partial index over the rows that have any lets a road filter read only those besides
+        // its road's rows.
+        Migration(version: 4, name: "when a snapshot last listed a source's reports; other roads", sql: """
             ALTER TABLE sources ADD COLUMN last_snapshot double precision;
+            CREATE INDEX incidents_other_roads ON incidents ((properties ->> 'other_roads')) WHERE properties ? 'other_roads';
             UPDATE store_info SET value = 'trafficgeo postgis 4' WHERE key = 'schema';
             """),
     ]

@@ -65,8 +65,19 @@ extension IncidentFilter {
             arguments += [until.timeIntervalSince1970]
         }
         if !roads.isEmpty {
-            clauses.append("i.road IN (" + roads.map { _ in "?" }.joined(separator: ",") + ")")
-            for r in roads { arguments += [r] }
+            // Each road by the road index or the other roads' partial index (`other_roads > ''`
+            // is what lets the planner read that index for its half of the OR).
+            var terms: [String] = []
+            for condition in RoadCondition.of(roads) {
+                var term = "(i.road = ? OR (i.other_roads > '' AND instr(i.other_roads, ?) > 0))"
+                arguments += [condition.road, "|" + condition.road + "|"]
+                if let country = condition.country {
+                    term = "(\(term) AND ifnull(json_extract(i.properties, '$.\(Incident.countryProperty)') = ?, 1))"
+                    arguments += [country]
+                }
+                terms.append(term)
+            }
+            clauses.append("(" + terms.joined(separator: " OR ") + ")")
         }
         if !categories.isEmpty {
             clauses.append("i.category IN (" + categories.map { _ in "?" }.joined(separator: ",") + ")")

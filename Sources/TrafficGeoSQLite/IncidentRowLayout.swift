@@ -20,6 +20,10 @@ enum IncidentRowLayout {
         /// (`IncidentFilter.began`) without parsing the properties' JSON (v9; not decoded: the
         /// detail is in the properties).
         case validFrom
+        /// The other roads it is on (`Incident.otherRoads`) as "|I-35|US-6|", where a road filter
+        /// finds "|I-35|" (v10; not decoded: the detail is in the properties). NULL for most rows,
+        /// and a partial index over the others, so a road filter still reads only its roads' rows.
+        case otherRoads
 
         var column: String {
             switch self {
@@ -41,6 +45,7 @@ enum IncidentRowLayout {
             case .geocodeConfidence: "geocode_confidence"
             case .properties: "properties"
             case .validFrom: "valid_from"
+            case .otherRoads: "other_roads"
             }
         }
     }
@@ -217,6 +222,7 @@ enum IncidentRowLayout {
             case .geocodeConfidence: value(source?.confidence)
             case .properties: value(i.properties.isEmpty ? nil : PropertiesJSON.text(i.properties))
             case .validFrom: value(IncidentFilter.startSeconds(i))
+            case .otherRoads: value(i.otherRoads.isEmpty ? nil : "|" + i.otherRoads.joined(separator: "|") + "|")
             }
         }
         return values

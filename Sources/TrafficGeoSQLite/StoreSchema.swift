@@ -251,11 +251,18 @@ enum StoreSchema {
                   AND json_extract(properties, '$.valid_from') GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T*';
                 """)
         }
-        migrator.registerMigration("v10: when a snapshot last listed a source's reports") { db in
+        migrator.registerMigration("v10: when a snapshot last listed a source's reports; other roads") { db in
             // A source read as snapshots vouches for every report it still lists: a report with no
             // end is in effect while it was updated, first read or listed by a snapshot within
             // `IncidentFilter.unconfirmedAfter` (`IncidentFilter.listedAtSQL`).
-            try db.execute(sql: "ALTER TABLE sources ADD COLUMN last_snapshot REAL")
+            // The roads an incident is on besides its road (`IncidentRowLayout.Field.otherRoads`),
+            // with a partial index: a road filter's "road = ? OR other roads hold it" reads both
+            // indexes (older rows have none: their feeds were read with one road).
+            try db.execute(sql: """
+                ALTER TABLE sources ADD COLUMN last_snapshot REAL;
+                ALTER TABLE incidents ADD COLUMN other_roads TEXT;
+                CREATE INDEX incidents_other_roads ON incidents(other_roads) WHERE other_roads IS NOT NULL;
+                """)
         }
         return migrator
     }

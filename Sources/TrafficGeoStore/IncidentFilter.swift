@@ -19,7 +19,8 @@ public struct IncidentFilter: Sendable, Equatable {
     public var since: Date?
     /// Updated before.
     public var until: Date?
-    /// Normalised road references (A4); any of them matches.
+    /// Normalised road references (A4), each perhaps with the country the feed names
+    /// ("fr:A7", `RoadCondition`); any of them matches, on an incident's road or its other roads.
     public var roads: [String] = []
     public var categories: [IncidentCategory] = []
     /// Every word must occur in the title, summary or road (folded: case, diacritics, umlauts).
@@ -42,7 +43,7 @@ public struct IncidentFilter: Sendable, Equatable {
         self.since = since
         self.until = until
         self.roads = (road.map { [$0] } ?? []) + roads
-        self.roads = self.roads.map { RoadReference.normalize($0) ?? $0 }
+        self.roads = self.roads.map { RoadCondition($0)?.text ?? $0 }
         self.categories = categories
         self.words = search.map(Self.searchWords) ?? []
         self.source = source
@@ -74,6 +75,37 @@ public struct IncidentFilter: Sendable, Equatable {
     /// row's text, and SQLite refuses a deep enough expression ("Expression tree is too large").
     public static let maxWords = 16
     public static let maxSearchBytes = 1_000
+}
+
+/// A road a filter asks for: a reference in its normal form, and the country the feed must name
+/// if it names one ("fr:A7" is A7 in France; "A7" is A7 anywhere).
+public struct RoadCondition: Sendable, Equatable {
+    public var road: String
+    /// ISO 3166 alpha-2, lower case.
+    public var country: String?
+
+    /// "A7", "a 7", "FR:A7", "fr:RN7"; nil when the road is not a road reference.
+    public init?(_ text: String) {
+        var body = Substring(text.trimmingCharacters(in: .whitespaces))
+        if let colon = body.firstIndex(of: ":"), body.distance(from: body.startIndex, to: colon) == 2,
+           body[..<colon].allSatisfy({ $0.isASCII && $0.isLetter }) {
+            country = body[..<colon].lowercased()
+            body = body[body.index(after: colon)...]
+        }
+        guard let road = RoadReference.normalize(String(body)) else { return nil }
+        self.road = road
+    }
+
+    public init(road: String, country: String? = nil) {
+        self.road = road
+        self.country = country
+    }
+
+    /// The conditions of a filter's `roads` (a text that is no reference is a road named so).
+    public static func of(_ roads: [String]) -> [RoadCondition] { roads.map { RoadCondition($0) ?? RoadCondition(road: $0) } }
+
+    /// As a filter keeps it: "fr:A7", or "A7".
+    public var text: String { country.map { "\($0):\(road)" } ?? road }
 }
 
 /// When an incident is in effect: from its start to its end, as the standards define it.

@@ -56,10 +56,10 @@ public struct QueryText: Sendable, Equatable {
         filter.since = try time(.since, now: now)
         filter.until = try time(.until, now: now)
         filter.roads = try list(.road).map { (item: String) throws(QueryTextError) -> String in
-            guard let road = RoadReference.normalize(item) else {
-                throw QueryTextError(.road, item, "is not a road reference such as A4, B54, M1, A1(M), I-25, US-40, CO-7, N7 or E40")
+            guard let condition = RoadCondition(item) else {
+                throw QueryTextError(.road, item, "is not a road reference such as A4, B54, M1, A1(M), I-25, US-40, CO-7, N7 or E40 (fr:A7 for A7 in France)")
             }
-            return road
+            return condition.text
         }
         filter.categories = try list(.category).map { (item: String) throws(QueryTextError) -> IncidentCategory in
             guard let category = IncidentCategory(loose: item) else {

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Testing
+import TrafficGeoStore
 import TrafficGeoModel
 import TrafficGeoProjection
 
@@ -133,6 +134,78 @@ struct StandardsFeedTests {
             #expect(states.allSatisfy { $0 >= 0 } && states.reduce(0, +) == counts["incidents"] as? Int,
                     "\(file.lastPathComponent): states \(states) do not add up to \(String(describing: counts["incidents"]))")
         }
+    }
+
+    /// Every published document in one store, asked through the command line and `serve` alike:
+    /// a road filter on every road a record names (as the oracle reads the file: DATEX II
+    /// `roadNumber`, WZDx `road_names`, Open511 `roads`; a WZDx zone on I-80 and I-35 on either),
+    /// with the publication's country where it names one (and not with another's), and
+    /// `--active-at` / `active-at=` inside records' validity.
+    @Test(.enabled(if: standardsFolder != nil, "../shared/data/standards is not there"), .timeLimit(.minutes(3)))
+    func everyDocumentsRoadsAndTimesThroughTheCommandLineAndServe() async throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let db = folder.appendingPathComponent("all.sqlite").path
+        var documents: [(file: URL, source: String, expected: [[String: Any]])] = []
+        for sub in ["datex2", "wzdx", "open511"] {
+            let dir = Self.standardsFolder!.appendingPathComponent(sub)
+            for name in try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted() where name.hasSuffix(".xml") || name.hasSuffix(".json") || name.hasSuffix(".geojson") {
+                let file = dir.appendingPathComponent(name)
+                let out = try await Self.cli(["ingest", "--db", db, "--no-geocode", file.path], folder: folder)
+                #expect(out.status == 0, "\(name): \(out.stderr)")
+                documents.append((file, Self.filedSource(out.stderr, else: name), try Self.oracle(file)))
+            }
+        }
+        let server = try await ServeLiveTests.ServeProcess(db: db, folder: folder).started()
+        defer { server.stop() }
+        #expect(server.port > 0, Comment(rawValue: server.stderr))
+        // Answers as (source, id) pairs.
+        func byCLI(_ arguments: [String]) async throws -> Set<String> {
+            let out = try await Self.cli(["export", "--db", db, "--include-unlocated", "--reports", "--format", "json"] + arguments, folder: folder)
+            #expect(out.status == 0, Comment(rawValue: out.stderr))
+            return Set((try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [[String: Any]] ?? []).map { "\($0["source"] ?? "") \($0["id"] ?? "")" })
+        }
+        func byServe(_ query: String) async throws -> Set<String> {
+            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: server.base + "/collections/incidents/items?reports=true&limit=1000&" + query), timeout: .seconds(30))
+            let body = try await response.body.collect(upTo: 64 << 20)
+            #expect(response.status == .ok, "\(query): \(response.status)")
+            let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+            return Set((object?["features"] as? [[String: Any]] ?? []).map { feature in
+                let p = feature["properties"] as? [String: Any] ?? [:]
+                return "\(p["source"] ?? "") \(p["id"] ?? "")"
+            })
+        }
+        var roadsAsked = 0
+        for (file, source, expected) in documents {
+            let name = file.lastPathComponent
+            func ours(_ answers: Set<String>) -> Set<String> { answers.filter { $0.hasPrefix(source + " ") } }
+            var roads: Set<String> = []
+            for record in expected { for raw in record["roads"] as? [String] ?? [] { if let c = RoadCondition(raw) { roads.insert(c.road) } } }
+            for road in roads.sorted() {
+                roadsAsked += 1
+                let inFile = Set(expected.filter { r in (r["roads"] as? [String] ?? []).contains { RoadCondition($0)?.road == road } }
+                    .map { "\(source) \($0["id"] as! String)" })
+                let cli = ours(try await byCLI(["--road", road])), served = ours(try await byServe("road=" + road))
+                #expect(cli == inFile && served == inFile, "\(name) --road \(road): file \(inFile.count), CLI \(cli.count), serve \(served.count)")
+                if let country = expected.first?["country"] as? String {
+                    let own = ours(try await byCLI(["--road", "\(country):\(road)"]))
+                    let other = ours(try await byServe("road=" + (country == "de" ? "fr" : "de") + ":" + road))
+                    #expect(own == inFile && other.isEmpty, "\(name) \(country):\(road): \(own.count) of \(inFile.count); another country's: \(other.count)")
+                }
+            }
+            // In effect at times inside records' validity, through serve as through the CLI.
+            let spans = expected.compactMap { r -> Double? in
+                guard let from = r["valid_from"] as? Double, r["ended"] as? Bool != true else { return nil }
+                let to = r["expires"] as? Double ?? from + 7200
+                return to > from ? from + (to - from) / 2 : nil
+            }
+            for t in Set(spans).sorted().prefix(2) {
+                let at = ISO8601DateFormatter().string(from: Date(timeIntervalSince1970: t.rounded(.down)))
+                let cli = ours(try await byCLI(["--active-at", at])), served = ours(try await byServe("active-at=" + at))
+                #expect(!cli.isEmpty && cli == served, "\(name) at \(at): CLI \(cli.count), serve \(served.count)")
+            }
+        }
+        #expect(roadsAsked >= 15, "roads asked: \(roadsAsked)")
     }
 
     /// Colorado's real WZDx feed asked as a desk asks it, through the command line and `serve`

@@ -31,6 +31,20 @@ struct RoadReferenceWorldTests {
         #expect(RoadReference.normalize(text) == nil, "\(text)")
     }
 
+    /// A road filter may name the country the feed publishes for: "fr:A7" is A7 in France.
+    @Test(arguments: [
+        ("fr:A7", "fr:A7"), ("FR:a 7", "fr:A7"), ("gb:A1(M)", "gb:A1(M)"), ("us:Interstate 25", "us:I-25"), ("de:BAB 4", "de:A4"),
+        ("A7", "A7"), (" nl:A2 ", "nl:A2"),
+    ])
+    func roadConditionsWithACountry(text: String, condition: String) {
+        #expect(RoadCondition(text)?.text == condition, "\(text)")
+    }
+
+    @Test(arguments: ["fra:A7", "f:A7", "fr:", "fr:Köln", "12:A7", "A7:fr", "fr:A4 paper"])
+    func notARoadCondition(text: String) {
+        #expect(RoadCondition(text) == nil, "\(text)")
+    }
+
     /// A search's road references are one word in their normal form, folded (so "I-25" does not
     /// become "i" and "25", and "i" is in every text); plain words stay words.
     @Test(arguments: [

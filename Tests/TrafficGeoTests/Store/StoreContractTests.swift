@@ -362,6 +362,33 @@ enum StoreContract {
         #expect(try ids(severe) == ["updated-after-start", "planned", "no-start", "over"])
     }
 
+    /// A road filter finds an incident on any road it is on (WZDx's I-80 and I-35), and with a
+    /// country ("fr:A7") only where the feed names that country or none.
+    static func roadsOtherRoadsAndCountries(_ backend: StoreBackend) throws {
+        let (store, _, cleanup) = try backend.makeStore()
+        defer { cleanup() }
+        var together = incident("together", road: nil)
+        together.setRoads(["I-80", "I-35", "I-80"])
+        var france = incident("a7-fr", lat: 45.7, lon: 4.8, road: "A7")
+        france.properties[Incident.countryProperty] = "fr"
+        var germany = incident("a7-de", lat: 53.5, lon: 10.0, road: "A7")
+        germany.properties[Incident.countryProperty] = "de"
+        let unsaid = incident("a7-csv", lat: 52.0, lon: 9.9, road: "A7")
+        try ingest(store, [together, france, germany, unsaid, incident("i35", road: "I-35"), incident("a4")])
+        #expect(together.road == "I-80" && together.otherRoads == ["I-35"])
+        func ids(_ roads: [String]) throws -> Set<String> {
+            var filter = IncidentFilter()
+            filter.roads = roads
+            return try answeredIDs(store, filter)
+        }
+        #expect(try ids(["I-35"]) == ["together", "i35"])
+        #expect(try ids(["I-80"]) == ["together"])
+        #expect(try ids(["A7"]) == ["a7-fr", "a7-de", "a7-csv"])
+        #expect(try ids(["fr:A7"]) == ["a7-fr", "a7-csv"], "a feed that names no country is not refused by one")
+        #expect(try ids(["de:A7", "I-35"]) == ["a7-de", "a7-csv", "together", "i35"])
+        #expect(try ids([RoadCondition("FR:a 7")!.text]) == ["a7-fr", "a7-csv"])
+    }
+
     static func feedHealthIsKept(_ backend: StoreBackend) throws {
         let (store, _, cleanup) = try backend.makeStore()
         defer { cleanup() }
@@ -484,6 +511,7 @@ struct SQLiteStoreContractTests {
     @Test func geocodingOutcomesAreRecorded() async throws { try await StoreContract.geocodingOutcomesAreRecorded(.sqlite) }
     @Test func filtersPagesAndCounts() throws { try StoreContract.filtersPagesAndCounts(.sqlite) }
     @Test func validityAndSeverity() throws { try StoreContract.validityAndSeverity(.sqlite) }
+    @Test func roadsOtherRoadsAndCountries() throws { try StoreContract.roadsOtherRoadsAndCountries(.sqlite) }
     @Test func feedHealthIsKept() throws { try StoreContract.feedHealthIsKept(.sqlite) }
     @Test func junctionKnowledgeIsLearnedAndReplaced() throws { try StoreContract.junctionKnowledgeIsLearnedAndReplaced(.sqlite) }
     @Test func adoptingAFormerSourceCountsItsJunctionKnowledgeOnce() throws { try StoreContract.adoptingAFormerSourceCountsItsJunctionKnowledgeOnce(.sqlite) }
@@ -500,6 +528,7 @@ struct PostGISStoreContractTests {
     @Test func geocodingOutcomesAreRecorded() async throws { try await StoreContract.geocodingOutcomesAreRecorded(.postgis) }
     @Test func filtersPagesAndCounts() throws { try StoreContract.filtersPagesAndCounts(.postgis) }
     @Test func validityAndSeverity() throws { try StoreContract.validityAndSeverity(.postgis) }
+    @Test func roadsOtherRoadsAndCountries() throws { try StoreContract.roadsOtherRoadsAndCountries(.postgis) }
     @Test func feedHealthIsKept() throws { try StoreContract.feedHealthIsKept(.postgis) }
     @Test func junctionKnowledgeIsLearnedAndReplaced() throws { try StoreContract.junctionKnowledgeIsLearnedAndReplaced(.postgis) }
     @Test func adoptingAFormerSourceCountsItsJunctionKnowledgeOnce() throws { try StoreContract.adoptingAFormerSourceCountsItsJunctionKnowledgeOnce(.postgis) }
