@@ -30,7 +30,7 @@ extension Annotation {
         o.add("confidence", confidence, digits: 2)
         o.add("ended", ended)
         o.add("state", state.rawValue)
-        o.add("last_heard", lastHeard)
+        o.add("lastHeard", lastHeard)
         for (property, key) in Self.detailColumns { o.add(key, details[property]) }
         o.add("event", event)
         if !reports.isEmpty { o.add(raw: "reports", reportsJSON) }

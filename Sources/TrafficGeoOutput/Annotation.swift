@@ -91,6 +91,7 @@ public struct Annotation: Sendable, Equatable, Encodable {
         state = IncidentState(result.stored, at: now)
         lastHeard = state == .unconfirmed ? TimestampParser.format(IncidentFilter.lastHeard(result.stored)) : nil
         details = i.properties.filter { Self.detailKeys.contains($0.key) }
+        if let level = details["severity"].flatMap(Severity.init(stored:)) { details[Self.severityLevelProperty] = level.name }
         event = result.stored.event
         reports = result.stored.reports
     }
@@ -111,7 +112,13 @@ public struct Annotation: Sendable, Equatable, Encodable {
 
     /// The details in their order, with the key each format writes them under: JSON's
     /// camelCase beside CSV's and the GeoPackage's snake_case ("valid_from" / "validFrom").
-    public static let detailColumns: [(property: String, json: String)] = Incident.detailProperties.map { name in
+    /// The severity on trafficgeo's one scale (`Severity`: lowest … highest), beside the feed's
+    /// own word (`severity`), in every format: what `--min-severity` and `--sort severity` use.
+    public static let severityLevelProperty = "severity_level"
+
+    public static let detailColumns: [(property: String, json: String)] = Incident.detailProperties.flatMap { name in
+        name == "severity" ? [name, severityLevelProperty] : [name]
+    }.map { name in
         let parts = name.split(separator: "_")
         return (name, parts.enumerated().map { $0.offset == 0 ? String($0.element) : $0.element.prefix(1).uppercased() + $0.element.dropFirst() }.joined())
     }

@@ -60,6 +60,11 @@ final class AnnotationCardWriter: ResultWriter {
             guard let value = a.details[column.property] else { return nil }
             switch column.property {
             case "valid_from": return "valid from \(Self.readable(value))"
+            case "severity":
+                // One scale, and the feed's word where it says it otherwise ("severity high (major)").
+                guard let level = a.details[Annotation.severityLevelProperty] else { return "severity \(value)" }
+                return level == value.lowercased() ? "severity \(level)" : "severity \(level) (\(value))"
+            case Annotation.severityLevelProperty: return nil
             case "delay_minutes": return "delay \(value) min"
             case "lanes_restricted": return "\(value) lanes restricted"
             case "record_types": return value
@@ -133,7 +138,7 @@ final class AnnotationCardWriter: ResultWriter {
 final class TableWriter: ResultWriter {
     private let sink: TextSink
     private var rows: [[String]] = []
-    private static let header = ["DIST", "BRG", "PIN", "ROAD", "CATEGORY", "STATE", "EVENT", "FROM", "LAT", "LON", "PRECISION", "TITLE"]
+    private static let header = ["DIST", "BRG", "PIN", "ROAD", "CATEGORY", "STATE", "SEVERITY", "EVENT", "FROM", "LAT", "LON", "PRECISION", "TITLE"]
 
     init(sink: TextSink) { self.sink = sink }
 
@@ -144,7 +149,7 @@ final class TableWriter: ResultWriter {
         rows.append([
             a.distanceMeters.map(Annotation.formatDistance) ?? "",
             a.bearingDegrees.map { Annotation.compass($0) } ?? "",
-            a.pinColor.rawValue, a.road ?? "", a.category ?? "", a.state.rawValue,
+            a.pinColor.rawValue, a.road ?? "", a.category ?? "", a.state.rawValue, a.details[Annotation.severityLevelProperty] ?? "",
             // The event's id; an event says how many reports it holds, a report (--reports) its source.
             String(a.event), a.reports.isEmpty ? AnnotationCardWriter.truncate(a.source, 32) : a.reports.count == 1 ? "1 report" : "\(a.reports.count) reports",
             a.coordinate.map { String(format: "%.5f", $0.latitude) } ?? "",

@@ -96,7 +96,7 @@ package final class GeoJSONWriter: ResultWriter {
         o.add("expires", annotation.expires)
         o.add("ended", annotation.ended)
         o.add("state", annotation.state.rawValue)
-        o.add("last_heard", annotation.lastHeard)
+        o.add("lastHeard", annotation.lastHeard)
         o.add("weblink", annotation.weblink)
         o.add("source", annotation.source)
         o.add("positionSource", annotation.positionSource)

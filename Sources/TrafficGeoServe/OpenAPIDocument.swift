@@ -981,6 +981,11 @@ enum OpenAPIDocument {
       "type": "string",
       "format": "date-time"
      },
+     "lastHeard": {
+      "type": "string",
+      "format": "date-time",
+      "description": "For an unconfirmed incident (no end given, not heard of within unconfirmed-after): when it was last heard of."
+     },
      "first_seen": {
       "type": "string",
       "format": "date-time"
@@ -1002,6 +1007,11 @@ enum OpenAPIDocument {
      },
      "severity": {
       "type": "string"
+     },
+     "severityLevel": {
+      "type": "string",
+      "enum": ["lowest", "low", "medium", "high", "highest"],
+      "description": "The severity on one scale (the feed's word is severity): what min-severity and sortby=severity use."
      },
      "probability": {
       "type": "string"

@@ -465,6 +465,20 @@ struct StandardsFeedTests {
         #expect(sorted.count == 5 && Set(sorted.prefix(2)) == ["t/2", "t/5"] && sorted[2] == "t/3" && sorted[3] == "t/1" && sorted[4] == "t/4", "\(sorted)")
         let wrong = try await Self.cli(["near", "--db", db, "--lat", "47.6", "--lon", "-122.3", "--min-severity", "bad"], folder: folder)
         #expect(wrong.status == 64 && wrong.stderr.contains("is not a severity"), Comment(rawValue: wrong.stderr))
+        // Shown on the one scale in every format, beside the feed's word.
+        func show(_ format: String) async throws -> String {
+            let out = try await Self.cli(["near", "--db", db, "--lat", "47.62", "--lon", "-122.32", "--limit", "1", "--reports", "--format", format], folder: folder)
+            #expect(out.status == 0, Comment(rawValue: out.stderr))
+            return out.stdout
+        }
+        #expect(try await show("json").contains(#""severity":"major","severityLevel":"high""#))
+        #expect(try await show("geojson").contains(#""severityLevel":"high""#))
+        let csv = try await show("csv").split(separator: "\r\n").map { $0.split(separator: ",", omittingEmptySubsequences: false) }
+        let column = try #require(csv.first?.firstIndex(of: "severity_level"))
+        #expect(csv.count == 2 && csv[1][column] == "high")
+        #expect(try await show("annotations").contains("severity high (major)"))
+        let table = try await show("table").split(separator: "\n")
+        #expect(table.first?.contains("SEVERITY") == true && table.count == 2 && table[1].contains(" high "), "\(table)")
     }
 
     /// Open511 recurring schedules give the validity (from the first start date at its daily
