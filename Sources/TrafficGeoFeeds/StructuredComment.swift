@@ -46,7 +46,25 @@ struct StructuredComment {
     var details: [String: String] {
         var out: [String: String] = [:]
         for (property, names) in Self.detailNames { if let v = value(names) { out[property] = String(v.prefix(512)) } }
+        if let delay = value(["delay", "current delay", "expected delay", "delays"]).flatMap(Self.minutes) { out["delay_minutes"] = String(delay) }
         return out
+    }
+
+    /// A delay as people write it: "30 minutes", "1 hour 15 mins", "up to 45 min", "2h"; nil
+    /// when it names no length of time ("Moderate").
+    static func minutes(_ text: String) -> Int? {
+        let words = text.lowercased().replacingOccurrences(of: "(\\d)([a-z])", with: "$1 $2", options: .regularExpression)
+            .split(whereSeparator: { !$0.isLetter && !$0.isNumber })
+        var total = 0, found = false
+        for (k, word) in words.enumerated() where k + 1 < words.count {
+            guard let n = Int(word), n < 10_000 else { continue }
+            switch words[k + 1] {
+            case "h", "hr", "hrs", "hour", "hours": total += n * 60; found = true
+            case "m", "min", "mins", "minute", "minutes": total += n; found = true
+            default: continue
+            }
+        }
+        return found ? total : nil
     }
 
     /// Where it is, as a headline: "The M1 southbound …" without its article.

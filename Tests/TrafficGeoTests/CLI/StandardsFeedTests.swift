@@ -409,7 +409,7 @@ struct StandardsFeedTests {
                       comment: "TYPE : GDP\nEvent Location : The M1 southbound between J29A and J30\nEvent Reason : Congestion\nEvent Status : Currently Active\nReturn To Normal : Normal traffic conditions are expected between 09:15 and 09:30 on 26 November 2026.",
                       lat: 53.21, lon: -1.34),
             situation("GUID-2", type: "Accident", subtype: "<accidentType>collision</accidentType>",
-                      comment: "TYPE : UNPLANNED\nEvent Location : The A1(M) northbound at J7\nEvent Reason : Collision\nEvent Status : Currently Active",
+                      comment: "TYPE : UNPLANNED\nEvent Location : The A1(M) northbound at J7\nEvent Reason : Collision\nEvent Status : Currently Active\nDelay : 1 hour 15 mins",
                       lat: 51.87, lon: -0.21),
             // Prose with a colon stays prose: its first line is the headline.
             situation("GUID-3", type: "Roadworks", subtype: "", comment: "Lane closures: overnight resurfacing near Leeds", lat: 53.8, lon: -1.55),
@@ -427,6 +427,8 @@ struct StandardsFeedTests {
         #expect((m1["returnToNormal"] as? String)?.hasPrefix("Normal traffic conditions are expected between 09:15") == true)
         #expect(a1m["title"] as? String == "Collision – A1(M) northbound at J7")
         #expect(a1m["road"] as? String == "A1(M)" && a1m["direction"] as? String == "northbound")
+        #expect(a1m["delayMinutes"] as? String == "75", "a Delay line is the delay")
+        #expect(m1["delayMinutes"] == nil)
         #expect(leeds["title"] as? String == "Roadworks – Lane closures: overnight resurfacing near Leeds")
         #expect(leeds["location"] == nil)
         for (arguments, expected) in [(["--road", "M1"], ["GUID-1"]), (["--road", "a1(m)"], ["GUID-2"]), (["--search", "J29A"], ["GUID-1"]),
