@@ -64,6 +64,9 @@ enum OpenAPIDocument {
      "400": {
       "$ref": "#/components/responses/Problem"
      },
+     "414": {
+      "$ref": "#/components/responses/Problem"
+     },
      "500": {
       "$ref": "#/components/responses/Problem"
      }
@@ -106,6 +109,9 @@ enum OpenAPIDocument {
       }
      },
      "400": {
+      "$ref": "#/components/responses/Problem"
+     },
+     "414": {
       "$ref": "#/components/responses/Problem"
      },
      "500": {
@@ -152,6 +158,9 @@ enum OpenAPIDocument {
      "400": {
       "$ref": "#/components/responses/Problem"
      },
+     "414": {
+      "$ref": "#/components/responses/Problem"
+     },
      "500": {
       "$ref": "#/components/responses/Problem"
      }
@@ -196,6 +205,9 @@ enum OpenAPIDocument {
      "400": {
       "$ref": "#/components/responses/Problem"
      },
+     "414": {
+      "$ref": "#/components/responses/Problem"
+     },
      "500": {
       "$ref": "#/components/responses/Problem"
      }
@@ -238,6 +250,9 @@ enum OpenAPIDocument {
       }
      },
      "400": {
+      "$ref": "#/components/responses/Problem"
+     },
+     "414": {
       "$ref": "#/components/responses/Problem"
      },
      "500": {
@@ -513,6 +528,9 @@ enum OpenAPIDocument {
      "400": {
       "$ref": "#/components/responses/Problem"
      },
+     "414": {
+      "$ref": "#/components/responses/Problem"
+     },
      "500": {
       "$ref": "#/components/responses/Problem"
      }
@@ -577,6 +595,9 @@ enum OpenAPIDocument {
       "$ref": "#/components/responses/Problem"
      },
      "400": {
+      "$ref": "#/components/responses/Problem"
+     },
+     "414": {
       "$ref": "#/components/responses/Problem"
      },
      "500": {
@@ -730,6 +751,9 @@ enum OpenAPIDocument {
       }
      },
      "400": {
+      "$ref": "#/components/responses/Problem"
+     },
+     "414": {
       "$ref": "#/components/responses/Problem"
      },
      "500": {
