@@ -7,6 +7,9 @@ import TrafficGeoSupport
 /// is taken from the header line. With a CRS (`--crs`), positions come from x/y (or
 /// easting/northing, rechtswert/hochwert; longitude/latitude for a geographic CRS) in that CRS.
 struct CSVFeedReader: FeedReader {
+    /// Cells that mean "no value".
+    static let missingWords: Set<String> = ["NA", "N/A", "NULL", "null", "NaN"]
+
     /// The CRS of the x/y columns; nil: latitude/longitude in WGS84.
     var crs: String?
 
@@ -86,7 +89,9 @@ struct CSVFeedReader: FeedReader {
             } catch let error as CSVRecordReader.ReadError {
                 throw FeedError.malformed(input.location, format: .csv, reason: error.description, entriesRead: index)
             }
-            let row = record.fields.map(\.trimmed)
+            // A missing value as R and spreadsheets write it ("NA", "N/A", "NULL") is no value:
+            // the Autobahn export's delay_minutes said "NA" on 55,000 rows.
+            let row = record.fields.map { Self.missingWords.contains($0.trimmed) ? "" : $0.trimmed }
             if row.count == 1, row[0].isEmpty { continue } // blank line
             index += 1
             let line = record.line

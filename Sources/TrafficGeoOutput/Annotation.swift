@@ -48,8 +48,9 @@ public struct Annotation: Sendable, Equatable, Encodable {
 
     /// "active" (in effect), "upcoming" (begins later: `IncidentFilter.began`), "expired" (its
     /// expiry time has passed), "ended" (its source no longer lists it, or says it is over) or
-    /// "unconfirmed" (it gives no end and has not been heard of for the default
-    /// `IncidentFilter.unconfirmedAfter`: a file read once, not a feed followed).
+    /// "unconfirmed" (it gives no end and has not been heard of for the question's
+    /// `IncidentFilter.answerUnconfirmedAfter`, 7 days unless asked: a file read once, not a feed
+    /// followed). Each says what it is now, whatever time `--active-at` asked about.
     public enum IncidentState: String, Sendable, Equatable, Encodable {
         case active, upcoming, expired, ended, unconfirmed
 
@@ -58,7 +59,7 @@ public struct Annotation: Sendable, Equatable, Encodable {
                 self = .ended
             } else if let expires = stored.incident.expires, expires <= now {
                 self = .expired
-            } else if IncidentFilter.isUnconfirmed(stored, at: now, after: IncidentFilter.defaultUnconfirmedAfter) {
+            } else if IncidentFilter.isUnconfirmed(stored, at: now, after: IncidentFilter.answerUnconfirmedAfter) {
                 self = .unconfirmed
             } else if !IncidentFilter.began(stored.incident, by: now) {
                 self = .upcoming

@@ -29,7 +29,7 @@ public final class GeoPackageWriter: ResultWriter {
         ("id", "TEXT"), ("title", "TEXT"), ("subtitle", "TEXT"), ("pin_color", "TEXT"), ("road", "TEXT"), ("category", "TEXT"),
         ("updated", "DATETIME"), ("expires", "DATETIME"), ("weblink", "TEXT"), ("source", "TEXT"), ("position_source", "TEXT"),
         ("precision", "TEXT"), ("confidence", "REAL"), ("distance_m", "REAL"), ("bearing_deg", "REAL"),
-        ("ended", "DATETIME"), ("state", "TEXT"),
+        ("ended", "DATETIME"), ("state", "TEXT"), ("last_heard", "DATETIME"),
     ] + Annotation.detailColumns.map { ($0.property, "TEXT") } + [("event", "INTEGER"), ("reports", "TEXT")]
 
     /// GeoPackage's DATETIME: ISO 8601 in UTC with milliseconds, `2025-05-19T05:50:00.000Z`
@@ -210,7 +210,8 @@ public final class GeoPackageWriter: ResultWriter {
                                 i.updated.map(dateTimeFormat.string), i.expires.map(dateTimeFormat.string), a.weblink,
                                 a.source, a.positionSource, a.precision]
         let numbers = [a.confidence, a.distanceMeters, a.bearingDegrees]
-        let lastTexts = [result.stored.ended.map(dateTimeFormat.string), a.state.rawValue] + Annotation.detailColumns.map { a.details[$0.property] }
+        let heard = a.lastHeard == nil ? nil : dateTimeFormat.string(from: IncidentFilter.lastHeard(result.stored))
+        let lastTexts = [result.stored.ended.map(dateTimeFormat.string), a.state.rawValue, heard] + Annotation.detailColumns.map { a.details[$0.property] }
         for (k, text) in (texts + numbers.map { _ in nil } + lastTexts).enumerated() {
             if let text { sqlite3_bind_text(statement, Int32(k + 2), text, -1, transient) }
         }

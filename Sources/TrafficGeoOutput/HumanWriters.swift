@@ -53,7 +53,7 @@ final class AnnotationCardWriter: ResultWriter {
         if let updated = a.updated { facts.append("updated \(Self.readable(updated))") }
         if let ended = a.ended, a.state == .ended { facts.append("ended \(Self.readable(ended))") }
         if let expires = a.expires { facts.append((a.state == .expired ? "expired " : "expires ") + Self.readable(expires)) }
-        if let heard = a.lastHeard { facts.append("no end given, not heard of since \(Self.readable(heard)): not taken as in effect") }
+        if let heard = a.lastHeard { facts.append("no end given, not heard of since \(Self.readable(heard)): not in effect now") }
         try sink.write("  " + facts.joined(separator: " · ") + "\n")
         // What an official feed adds: one more line, only when it says any of it.
         let details = Annotation.detailColumns.compactMap { column -> String? in

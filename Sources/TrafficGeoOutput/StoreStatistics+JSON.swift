@@ -25,7 +25,8 @@ extension StoreStatistics {
             func date(_ d: Date?) -> Any { d.map(TimestampParser.format) ?? NSNull() }
             return ["source": h.source, "last_attempt": date(h.lastAttempt), "last_success": date(h.lastSuccess),
                     "last_error": h.lastError ?? NSNull(), "last_error_at": date(h.lastErrorAt),
-                    "empty_streak": h.emptyStreak, "failure_streak": h.failureStreak, "last_entries": h.lastEntries ?? NSNull()]
+                    "empty_streak": h.emptyStreak, "failure_streak": h.failureStreak, "last_entries": h.lastEntries ?? NSNull(),
+                    "last_snapshot": date(h.lastSnapshot)]
         }
         if let check { object["check"] = ["ok": check.isEmpty, "problems": check] }
         let data = try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes])

@@ -156,7 +156,7 @@ package final class GeoJSONWriter: ResultWriter {
 final class CSVResultWriter: ResultWriter {
     static let header = ["id", "title", "subtitle", "latitude", "longitude", "distance_m", "bearing_deg", "pin_color",
                          "road", "category", "updated", "expires", "weblink", "source", "position_source", "precision", "confidence",
-                         "ended", "state"] + Annotation.detailColumns.map(\.property) + ["event", "reports"]
+                         "ended", "state", "last_heard"] + Annotation.detailColumns.map(\.property) + ["event", "reports"]
     private let sink: TextSink
     private let crs: OutputCRS
 
@@ -187,7 +187,7 @@ final class CSVResultWriter: ResultWriter {
             a.bearingDegrees.map { JSONObjectText.number($0, digits: 1) } ?? "",
             a.pinColor.rawValue, a.road ?? "", a.category ?? "", a.updated ?? "", a.expires ?? "", a.weblink ?? "", a.source,
             a.positionSource ?? "", a.precision ?? "", a.confidence.map { JSONObjectText.number($0, digits: 2) } ?? "",
-            a.ended ?? "", a.state.rawValue,
+            a.ended ?? "", a.state.rawValue, a.lastHeard ?? "",
         ] + Annotation.detailColumns.map { a.details[$0.property] ?? "" }
         fields += [String(a.event), a.reports.isEmpty ? "" : a.reportsJSON]
         try sink.write(fields.map(Self.quote).joined(separator: ",") + "\r\n")

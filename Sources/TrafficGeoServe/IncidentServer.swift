@@ -278,7 +278,10 @@ struct IncidentAPI: Sendable {
         }
         links.append(Link(href: base + "/collections/\(FeatureDocuments.collectionID)", rel: "collection", type: MediaType.json, title: "The collection"))
         configuration.metrics.returned(items: page.results.count)
-        let json = FeatureDocuments.featureCollection(page, links: links, timeStamp: Date())
+        // The states in the answer use the question's unconfirmed-after.
+        let json = IncidentFilter.$answerUnconfirmedAfter.withValue(query.filter.unconfirmedAfter) {
+            FeatureDocuments.featureCollection(page, links: links, timeStamp: Date())
+        }
         return tagged(json.bytes, type: MediaType.geoJSON, request, tagFrom: json.stableCount)
     }
 

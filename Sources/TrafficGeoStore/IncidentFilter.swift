@@ -89,12 +89,17 @@ public struct RoadCondition: Sendable, Equatable {
         var body = Substring(text.trimmingCharacters(in: .whitespaces))
         if let colon = body.firstIndex(of: ":"), body.distance(from: body.startIndex, to: colon) == 2,
            body[..<colon].allSatisfy({ $0.isASCII && $0.isLetter }) {
-            country = body[..<colon].lowercased()
+            let code = body[..<colon].lowercased()
+            guard Self.countries.contains(code) else { return nil }
+            country = code
             body = body[body.index(after: colon)...]
         }
         guard let road = RoadReference.normalize(String(body)) else { return nil }
         self.road = road
     }
+
+    /// ISO 3166 alpha-2 codes, lower case (Foundation's list of regions).
+    static let countries: Set<String> = Set(Locale.Region.isoRegions.map { $0.identifier.lowercased() }.filter { $0.count == 2 })
 
     public init(road: String, country: String? = nil) {
         self.road = road
@@ -146,6 +151,11 @@ extension IncidentFilter {
     /// effect; short enough that the two-year-old warnings of a file read once are not "active
     /// now". docs/feeds.md says why.
     public static let defaultUnconfirmedAfter: TimeInterval = 7 * 86_400
+
+    /// The limit an answer's `state` uses while it is written: the question's own
+    /// `unconfirmedAfter` (the command line and `serve` set it around writing their answer), so
+    /// that `--unconfirmed-after never` does not print "unconfirmed" beside what it asked for.
+    @TaskLocal public static var answerUnconfirmedAfter: TimeInterval? = IncidentFilter.defaultUnconfirmedAfter
 
     /// When the report was last heard of: its feed's update time (else when trafficgeo first
     /// read it), or its own start if later (works announced weeks ahead are news when they

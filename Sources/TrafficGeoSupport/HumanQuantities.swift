@@ -84,6 +84,16 @@ public enum DurationExpression {
         return accepted
     }
 
+    /// A length of time in the largest whole unit that fits: "7 days", "36 hours", "90 seconds".
+    public static func words(_ seconds: Double) -> String {
+        for (unit, size) in [("week", 7 * 86_400.0), ("day", 86_400), ("hour", 3600), ("minute", 60)]
+        where seconds >= size && (seconds / size).rounded() == seconds / size {
+            let n = Int(seconds / size)
+            return "\(n) \(unit)\(n == 1 ? "" : "s")"
+        }
+        return "\(Int(seconds.rounded())) seconds"
+    }
+
     /// The longest length of time taken: a century, so that milliseconds still fit an Int64.
     public static let longest = 100 * 366 * 86_400.0
 

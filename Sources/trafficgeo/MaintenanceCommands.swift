@@ -46,6 +46,8 @@ struct StatsCommand: AsyncParsableCommand {
                 for h in s.feedHealth {
                     var line = "  \(h.source): last success \(date(h.lastSuccess))"
                     if let n = h.lastEntries { line += " (\(n) entries)" }
+                    // A snapshot vouches for what it lists (docs/feeds.md "When a report is in effect").
+                    if let snapshot = h.lastSnapshot { line += ", last snapshot \(date(snapshot))" }
                     if h.failureStreak > 0 { line += ", \(h.failureStreak) failed in a row" }
                     if h.emptyStreak > 0 { line += ", \(h.emptyStreak) empty in a row" }
                     if let error = h.lastError { line += "\n    last error \(date(h.lastErrorAt)): \(error.count > 300 ? String(error.prefix(300)) + " …" : error)" }

@@ -67,6 +67,9 @@ struct NearCommand: AsyncParsableCommand {
                 var results = try engine.nearest(to: center, limit: limit, maxDistance: max, filter: filter)
                 if let sort = try query.sortOrder() { results = QueryEngine.sort(results, by: sort) }
                 try query.write(quiet: global.quiet) { emit in try results.forEach(emit) }
+                if results.isEmpty && !global.quiet {
+                    CommandLineQuery.explainNothingInEffect(filter) { try !engine.nearest(to: center, limit: 1, maxDistance: max, filter: $0).isEmpty }
+                }
             }
         }
     }
@@ -119,6 +122,7 @@ struct WithinCommand: AsyncParsableCommand {
                     let nearest = try engine.nearest(to: center, limit: 1, filter: filter).first?.distance
                     Terminal.printError("trafficgeo: nothing within \(Annotation.formatDistance(metres)); "
                         + (nearest.map { "the nearest match is \(Annotation.formatDistance($0)) away" } ?? "no incident matches at any distance"))
+                    CommandLineQuery.explainNothingInEffect(filter) { try !engine.within(radius: metres, of: center, filter: $0).isEmpty }
                 }
             }
         }

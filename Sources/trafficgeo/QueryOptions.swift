@@ -57,6 +57,18 @@ enum CommandLineQuery {
 
     static func refusal(_ error: QueryTextError) -> ValidationError { ValidationError(error.message(on: .commandLine) + ".") }
 
+    /// An empty answer to `--active-at` says, when incidents match without the time, that none of
+    /// them was in effect then and why that can be: an empty list alone reads as "no data".
+    static func explainNothingInEffect(_ filter: IncidentFilter, matchesWithout: (IncidentFilter) throws -> Bool) {
+        guard let at = filter.activeAt else { return }
+        var untimed = filter
+        untimed.activeAt = nil
+        guard (try? matchesWithout(untimed)) == true else { return }
+        let unconfirmed = filter.unconfirmedAfter.map { "not heard of for \(DurationExpression.words($0)) with no end given (--unconfirmed-after)" }
+        let reasons = ["over", "not yet begun", unconfirmed].compactMap { $0 }.joined(separator: ", or ")
+        Terminal.printError("trafficgeo: note: incidents match without --active-at, but none was in effect at \(TimestampParser.format(at)): they are \(reasons)")
+    }
+
     /// A distance option that is one of the model's fields (--radius, --buffer).
     static func distance(_ field: QueryField, _ value: String) throws -> Double {
         var text = QueryText()
@@ -162,7 +174,7 @@ struct ContentFilterOptions: ParsableArguments, QueryTextOptions {
     @Option(name: .customLong("unconfirmed-after"), help: ArgumentHelp("With --active-at: a report that gives no end is no longer in effect once it has not been heard of for this long — not updated, not first read, not listed by a snapshot of its feed (7d unless given; 'never' keeps it in effect). A file read once does not stay 'active now' for ever.", valueName: "duration"))
     var unconfirmedAfter: String?
 
-    @Option(help: ArgumentHelp("Only incidents on these roads (A4 = a4 = A 4 = BAB 4; a comma list, or the option repeated).", valueName: "road"))
+    @Option(help: ArgumentHelp("Only incidents on these roads, on any road they are on (A4 = a4 = A 4 = BAB 4; M1, A1(M), I-25, US-40, CO-7, N7, E40; fr:A7 is A7 where the feed names France; a comma list, or the option repeated).", valueName: "road"))
     var road: [String] = []
 
     @Option(help: ArgumentHelp("Only incidents of these categories (a comma list, or the option repeated; German names such as Unfall or Baustelle too): \(IncidentCategory.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "list"))
@@ -266,9 +278,16 @@ struct QueryOptions: ParsableArguments {
 
     /// Streams results to stdout or the output file; returns how many were written. With
     /// `--geometry segment`, the results without a segment are left out, and stderr says how many.
+    /// The answer's states use the question's `--unconfirmed-after` (`IncidentFilter.answerUnconfirmedAfter`).
     @discardableResult
     @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
     func write(quiet: Bool = false, _ produce: ((QueryResult) throws -> Void) throws -> Void) throws -> Int {
+        // nil ("never") is a limit too: not the default.
+        let limit: TimeInterval? = (try? filter()).map(\.unconfirmedAfter) ?? IncidentFilter.defaultUnconfirmedAfter
+        return try IncidentFilter.$answerUnconfirmedAfter.withValue(limit) { try writeAnswer(quiet: quiet, produce) }
+    }
+
+    private func writeAnswer(quiet: Bool, _ produce: ((QueryResult) throws -> Void) throws -> Void) throws -> Int {
         let format = outputFormat
         let now = Date()
         let crs = try outputCRS(quiet: quiet)
@@ -292,7 +311,7 @@ struct QueryOptions: ParsableArguments {
                 if onlySegments && !geometry.fits(result.incident) { leftOut += 1; return }
                 try writer.write(result)
                 if !result.stored.isLive(at: now) { over += 1 }
-                else if IncidentFilter.isUnconfirmed(result.stored, at: now, after: IncidentFilter.defaultUnconfirmedAfter) { unconfirmed += 1 }
+                else if IncidentFilter.isUnconfirmed(result.stored, at: now, after: IncidentFilter.answerUnconfirmedAfter) { unconfirmed += 1 }
                 count += 1
             }
             try writer.end()
@@ -312,9 +331,8 @@ struct QueryOptions: ParsableArguments {
             if over > 0, filters.content.activeAt == nil {
                 Terminal.printError("trafficgeo: note: \(over) of \(count) incidents have expired or ended (state in the output); --active-at now leaves them out")
             }
-            if unconfirmed > 0, filters.content.activeAt == nil {
-                let limit = Int(IncidentFilter.defaultUnconfirmedAfter / 86_400)
-                Terminal.printError("trafficgeo: note: \(unconfirmed) of \(count) incidents give no end and have not been heard of for \(limit) days (state unconfirmed: a file read once, not a feed followed); --active-at now leaves them out, --unconfirmed-after changes the limit")
+            if unconfirmed > 0, filters.content.activeAt == nil, let limit = IncidentFilter.answerUnconfirmedAfter {
+                Terminal.printError("trafficgeo: note: \(unconfirmed) of \(count) incidents give no end and have not been heard of for \(DurationExpression.words(limit)) (state unconfirmed: a file read once, not a feed followed); --active-at now leaves them out, --unconfirmed-after changes the limit")
             }
         }
         return count

@@ -105,7 +105,11 @@ public struct QueryText: Sendable, Equatable {
             case "never", "off": filter.unconfirmedAfter = nil
             default:
                 guard let seconds = DurationExpression.parse(text), seconds > 0, seconds <= DurationExpression.longest else {
-                    throw QueryTextError(.unconfirmedAfter, text, "is not a length of time or 'never': \(DurationExpression.explain(text)) (default 7d)")
+                    let bare = text.trimmingCharacters(in: .whitespaces)
+                    let why = DurationExpression.parse(text) == 0 || PlainNumber.parse(bare) == 0 ? "is no length of time: give one such as 7d or 12h, or never"
+                        : PlainNumber.parse(bare) != nil ? "needs its unit: \(bare)d or \(bare)h (or never)"
+                        : "is not a length of time or 'never': \(DurationExpression.accepted) (default 7d)"
+                    throw QueryTextError(.unconfirmedAfter, text, why)
                 }
                 filter.unconfirmedAfter = seconds
             }

@@ -343,6 +343,16 @@ struct StandardsFeedTests {
         // Now, two years on: nothing, and stats says why; inside their time: each as the file says.
         let nowByCLI = try await cliIDs(["--active-at", "now"]), nowByServe = try await serveCount("active-at=now")
         #expect(nowByCLI.isEmpty && nowByServe == 0, "now: CLI \(nowByCLI.count), serve \(nowByServe)")
+        // An empty answer says why; without the limit they are in effect, and their state says so.
+        let empty = try await Self.cli(["near", "--db", db, "--lat", "50.94", "--lon", "6.96", "--active-at", "now"], folder: folder)
+        #expect(empty.status == 0 && empty.stderr.contains("none was in effect"), Comment(rawValue: empty.stderr))
+        let forever = try await Self.cli(["near", "--db", db, "--lat", "50.94", "--lon", "6.96", "--active-at", "now", "--unconfirmed-after", "never",
+                                          "--format", "json"], folder: folder)
+        let states = Set((try JSONSerialization.jsonObject(with: Data(forever.stdout.utf8)) as? [[String: Any]] ?? []).compactMap { $0["state"] as? String })
+        #expect(states == ["active"], "\(states)")
+        // The export's "NA" is no value.
+        let all = try await Self.cli(["export", "--db", db, "--format", "json"], folder: folder)
+        #expect(all.status == 0 && !all.stdout.contains(#""delayMinutes":"NA""#))
         #expect(stats?["active"] as? Int == 0 && (stats?["unconfirmed"] as? Int ?? 0) > 0, Comment(rawValue: statsOut.stdout))
         let week = 7 * 86_400.0
         let starts = Set(rows.compactMap { $0["start"] as? Double }).sorted()
@@ -637,7 +647,7 @@ struct StandardsFeedTests {
         let rows = csv.stdout.split(separator: "\r\n").map(String.init)
         #expect(rows.count == 2 && rows[1].contains(",high,certain,2026-11-26T07:00:00Z,MaintenanceWorks,,,,"), Comment(rawValue: csv.stdout))
         let geojson = try await Self.cli(["export", "--db", db, "--format", "geojson", "--search", "Resurfacing"], folder: folder)
-        #expect(geojson.stdout.contains(#""severity":"high","probability":"certain","validFrom":"2026-11-26T07:00:00Z","recordTypes":"MaintenanceWorks""#), Comment(rawValue: geojson.stdout))
+        #expect(geojson.stdout.contains(#""severity":"high","severityLevel":"high","probability":"certain","validFrom":"2026-11-26T07:00:00Z","recordTypes":"MaintenanceWorks""#), Comment(rawValue: geojson.stdout))
         let cards = try await Self.cli(["export", "--db", db, "--format", "annotations", "--search", "Resurfacing"], folder: folder)
         #expect(cards.stdout.contains("severity high · probability certain · valid from 2026-11-26T07:00:00Z · MaintenanceWorks"), Comment(rawValue: cards.stdout))
     }

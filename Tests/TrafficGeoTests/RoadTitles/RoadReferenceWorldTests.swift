@@ -40,7 +40,7 @@ struct RoadReferenceWorldTests {
         #expect(RoadCondition(text)?.text == condition, "\(text)")
     }
 
-    @Test(arguments: ["fra:A7", "f:A7", "fr:", "fr:Köln", "12:A7", "A7:fr", "fr:A4 paper"])
+    @Test(arguments: ["fra:A7", "f:A7", "fr:", "fr:Köln", "12:A7", "A7:fr", "fr:A4 paper", "xx:A4", "qq:M1"])
     func notARoadCondition(text: String) {
         #expect(RoadCondition(text) == nil, "\(text)")
     }
