@@ -51,7 +51,7 @@ struct PostGISLoadTests {
         defer { PostgresTestServer.dropDatabase(url) }
         let store = try PostGISIncidentStore(url: url)
         let before = try Self.layout(url)
-        #expect(before.indexes.contains("incidents_pkey") && before.indexes.contains("incidents_position") && before.indexes.count == 9)
+        #expect(before.indexes.contains("incidents_pkey") && before.indexes.contains("incidents_position") && before.indexes.count == 10)
         #expect(before.constraints.contains("incidents_source_id_fkey") && before.constraints.contains("incidents_position_known"))
         // 12,000 rows: two full batches and a rest; a repeated id in the last batch, changed,
         // makes the writer look up a row of the first batch, in the middle of the load.
