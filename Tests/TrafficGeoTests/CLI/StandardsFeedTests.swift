@@ -39,6 +39,17 @@ struct StandardsFeedTests {
         return String(summary[r.upperBound...].prefix { $0 != ")" })
     }
 
+    /// The features `serve` answers for an items query (every report), nil when the answer holds
+    /// none (not a feature collection).
+    static func servedFeatures(_ server: ServeLiveTests.ServeProcess, _ query: String, limit: Int = 1000) async throws -> [[String: Any]]? {
+        let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: server.base + "/collections/incidents/items?reports=true&limit=\(limit)&" + query),
+                                                           timeout: .seconds(60))
+        let body = try await response.body.collect(upTo: 256 << 20)
+        #expect(response.status == .ok, "\(query): \(response.status)")
+        let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+        return object?["features"] as? [[String: Any]]
+    }
+
     static func date(_ value: Any?) -> Double? {
         guard let text = value as? String else { return nil }
         let f = ISO8601DateFormatter()
@@ -166,11 +177,7 @@ struct StandardsFeedTests {
             return Set((try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [[String: Any]] ?? []).map { "\($0["source"] ?? "") \($0["id"] ?? "")" })
         }
         func byServe(_ query: String) async throws -> Set<String> {
-            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: server.base + "/collections/incidents/items?reports=true&limit=1000&" + query), timeout: .seconds(30))
-            let body = try await response.body.collect(upTo: 64 << 20)
-            #expect(response.status == .ok, "\(query): \(response.status)")
-            let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
-            return Set((object?["features"] as? [[String: Any]] ?? []).map { feature in
+            Set((try await Self.servedFeatures(server, query) ?? []).map { feature in
                 let p = feature["properties"] as? [String: Any] ?? [:]
                 return "\(p["source"] ?? "") \(p["id"] ?? "")"
             })
@@ -231,13 +238,7 @@ struct StandardsFeedTests {
             #expect(out.status == 0, Comment(rawValue: out.stderr))
             return (try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [Any])?.count ?? -1
         }
-        func serveCount(_ query: String) async throws -> Int {
-            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: server.base + "/collections/incidents/items?reports=true&limit=1000&" + query), timeout: .seconds(30))
-            let body = try await response.body.collect(upTo: 64 << 20)
-            #expect(response.status == .ok, "\(query): \(response.status)")
-            let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
-            return (object?["features"] as? [Any])?.count ?? -1
-        }
+        func serveCount(_ query: String) async throws -> Int { try await Self.servedFeatures(server, query)?.count ?? -1 }
         func answers(_ arguments: [String]) async throws -> [[String: Any]] {
             let out = try await Self.cli(arguments + ["--db", db, "--format", "json"], folder: folder)
             #expect(out.status == 0, Comment(rawValue: out.stderr))
@@ -316,13 +317,7 @@ struct StandardsFeedTests {
             #expect(out.status == 0, Comment(rawValue: out.stderr))
             return Set((try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
         }
-        func serveCount(_ query: String) async throws -> Int {
-            let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: server.base + "/collections/incidents/items?reports=true&limit=10000&" + query), timeout: .seconds(60))
-            let body = try await response.body.collect(upTo: 256 << 20)
-            #expect(response.status == .ok, "\(query): \(response.status)")
-            let object = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
-            return (object?["features"] as? [Any])?.count ?? -1
-        }
+        func serveCount(_ query: String) async throws -> Int { try await Self.servedFeatures(server, query, limit: 10_000)?.count ?? -1 }
         // Every road `stats` lists.
         let statsOut = try await Self.cli(["stats", "--db", db, "--format", "json"], folder: folder)
         let stats = try JSONSerialization.jsonObject(with: Data(statsOut.stdout.utf8)) as? [String: Any]
