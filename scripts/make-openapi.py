@@ -10,11 +10,11 @@ def param(name, schema, desc, style=None, explode=None):
     if explode is not None: p["explode"]=explode
     return p
 problem={"$ref":"#/components/responses/Problem"}
-common={"400":problem,"500":problem}
+common={"400":problem,"414":problem,"500":problem}
 P={
  "f": param("f",{"type":"string","enum":["json","html"]},"The response format: json (GeoJSON for features) or html (a page). Without it, a browser's Accept header picks HTML, anything else JSON."),
  "bbox": param("bbox",{"type":"array","minItems":4,"maxItems":6,"items":{"type":"number"}},"Only incidents inside this box: west,south,east,north in CRS84 degrees (edges included). west > east crosses the antimeridian. A 6-number box's heights are ignored.","form",False),
- "datetime": param("datetime",{"type":"string"},"An RFC 3339 instant: incidents in effect then (begun by t — the feed's own start, else the last update — t < expires, not ended). An interval start/end (.. for an open end): incidents updated within it."),
+ "datetime": param("datetime",{"type":"string"},"An RFC 3339 instant: incidents in effect then (begun by t — the feed's own start, else the last update — t < expires, not ended, within its recurring schedule's days and hours if it has one). An interval start/end (.. for an open end): incidents updated within it."),
  "limit": param("limit",{"type":"integer","minimum":1,"maximum":10000,"default":10},"How many features a page holds (1 … 10000)."),
  "offset": param("offset",{"type":"integer","minimum":0,"default":0},"How many matching features to skip (the next and prev links set it)."),
  "lat": param("lat",{"type":"number","minimum":-90,"maximum":90},"Latitude of the point distances are measured from (with lon). Features then carry distance_m and bearing_deg and are sorted by distance."),
@@ -24,16 +24,17 @@ P={
  "road": param("road",{"type":"string"},"Only incidents on these roads (comma-separated; A4 = a4 = A 4 = BAB 4)."),
  "category": param("category",{"type":"string"},"Only incidents of these categories (comma-separated): wrong-way driver, accident, closure, obstacle, danger, roadworks, queue, slow traffic, standstill, weather, detour, restriction, event, other; German names such as Unfall or Baustelle too."),
  "q": param("q",{"type":"string"},"Only incidents whose title, summary or road contain every word (case, accents and umlauts folded: Koeln finds Köln)."),
- "active-at": param("active-at",{"type":"string"},"Only incidents active at this time: 'now', 'today', an ISO 8601 time, or relative such as -2h."),
+ "active-at": param("active-at",{"type":"string"},"Only incidents in effect at this time (as datetime with an instant): 'now', 'today', an ISO 8601 time, or relative such as -2h."),
  "since": param("since",{"type":"string"},"Only incidents updated at or after this time: 'now', 'today', an ISO 8601 time, or relative such as -2h (as `--since` on the command line). Not with a datetime interval."),
  "until": param("until",{"type":"string"},"Only incidents updated before this time: 'now', 'today', an ISO 8601 time, or relative such as -2h (as `--until`). Not with a datetime interval."),
  "min-confidence": param("min-confidence",{"type":"number","minimum":0,"maximum":1},"Only incidents placed at least this surely (geocoded ones; positions a feed gave always pass)."),
  "precision": param("precision",{"type":"string"},"Only geocoded incidents of these precisions (comma-separated: junction, address, town, road, none); positions a feed gave always pass."),
  "reports": param("reports",{"type":"boolean"},"true: every report the feeds gave, each naming its event (the property event), instead of the events they make (one per real-world incident, however many feeds report it; the property reports lists them)."),
  "sortby": param("sortby",{"type":"string","pattern":"^\\+?(distance|updated|expires|title|severity)$"},"Order: distance (needs lat/lon; the default with them), updated (newest first), expires (soonest first), title, severity (most severe first). Ties keep the store order."),
+ "unconfirmed-after": param("unconfirmed-after",{"type":"string","default":"7d"},"With active-at: a report that gives no end is no longer in effect once it has not been heard of for this long (not updated, not first read, not listed by a snapshot of its feed): a length of time such as 7d (the default), or never."),
  "min-severity": param("min-severity",{"type":"string","enum":["lowest","low","medium","high","highest","none","minor","moderate","major","severe"]},"Only incidents at least this severe, on one scale the feeds' words map onto (minor = low, moderate = medium, major = high); those whose feed gives no severity are left out."),
 }
-items_params=[P[k] for k in ["bbox","datetime","limit","offset","lat","lon","radius","nearest","road","category","q","active-at","since","until","min-confidence","precision","min-severity","reports","sortby","f"]]
+items_params=[P[k] for k in ["bbox","datetime","limit","offset","lat","lon","radius","nearest","road","category","q","active-at","since","until","min-confidence","precision","min-severity","unconfirmed-after","reports","sortby","f"]]
 events_params=[P[k] for k in ["bbox","lat","lon","radius","road","category","q","min-confidence","precision","min-severity"]]+[
  {"name":"Last-Event-ID","in":"header","required":False,"description":"Resume after this event (the id of the last event received): the events recorded since are sent first.","schema":{"type":"string","pattern":"^[0-9]+$"}}]
 def ok(ctype_schemas, desc):
@@ -75,12 +76,16 @@ doc={
       "pinColor":{"type":"string","enum":["red","purple","green"]},"marker-color":{"type":"string"},"marker-symbol":{"type":"string"},
       "distance_m":{"type":"number"},"bearing_deg":{"type":"number"},"road":{"type":"string"},"category":{"type":"string"},
       "updated":{"type":"string","format":"date-time"},"expires":{"type":"string","format":"date-time"},"ended":{"type":"string","format":"date-time"},
+      "lastHeard":{"type":"string","format":"date-time","description":"For an unconfirmed incident (no end given, not heard of within unconfirmed-after): when it was last heard of."},
       "first_seen":{"type":"string","format":"date-time"},"weblink":{"type":"string"},"source":{"type":"string"},
       "positionSource":{"type":"string"},"precision":{"type":"string"},"confidence":{"type":"number"},
-      "severity":{"type":"string"},"probability":{"type":"string"},"validFrom":{"type":"string"},"recordTypes":{"type":"string"},
+      "severity":{"type":"string"},
+      "severityLevel":{"type":"string","enum":["lowest","low","medium","high","highest"],"description":"The severity on one scale (the feed's word is severity): what min-severity and sortby=severity use."},
+      "probability":{"type":"string"},"validFrom":{"type":"string"},"recordTypes":{"type":"string"},
       "roadName":{"type":"string"},"direction":{"type":"string"},"delayMinutes":{"type":"string"},"lanesRestricted":{"type":"string"},
       "location":{"type":"string","description":"Where, in the feed's words (a comment's Event Location line)."},
       "reason":{"type":"string"},"eventStatus":{"type":"string"},"returnToNormal":{"type":"string"},
+      "schedule":{"type":"string","description":"A recurring schedule (Open511: weekdays, daily hours, exceptions) as JSON text: {offset, zone?, rules: [{from, until?, days (1 Monday … 7 Sunday), times HH:MM-HH:MM}], exceptions?: {date: [times]}}; in effect only then (docs/feeds.md)."},
       "event":{"type":"integer","description":"The store id of the event it is (or, answered with reports=true, belongs to): the feature id of the event."},
       "reports":{"type":"array","description":"The reports the event was built from, one per feed that reported it.","items":{"type":"object","required":["source","id"],"properties":{
          "source":{"type":"string"},"id":{"type":"string"},"updated":{"type":"string","format":"date-time"},"positionSource":{"type":"string"}}}}}},

@@ -77,28 +77,26 @@ struct Open511Reader: FeedReader {
         if let direction = roads.first?.direction { details["direction"] = direction }
         if let status = event.status { details["status"] = status }
         if !stretch.isEmpty { details["roads"] = stretch.joined(separator: "; ") }
-        // Validity: the schedule's intervals ("start/end", an open end allowed); recurring schedules are kept as text.
-        // Interval times are the jurisdiction's local time and usually carry no offset
-        // ("2012-04-16T09:05"): the offset the event's own timestamps carry is taken for them
-        // (UTC when those carry none either).
-        let zone = Open511Event.zone(of: event.updated ?? event.created)
-        let intervals = event.intervals.map { interval -> (Date?, Date?) in
+        // Validity: the schedule's intervals ("start/end", an open end allowed), or its recurring
+        // schedules (`RecurringSchedule`: weekdays, daily hours, exceptions), from the first
+        // start to the last end. Schedule times are the jurisdiction's local time and usually
+        // carry no offset ("2012-04-16T09:05"): read in the event's `timezone` where it names
+        // one, else at the offset the event's own timestamps carry (UTC when those carry none).
+        let offset = Open511Event.zone(of: event.updated ?? event.created)
+        let timeZone = event.timezone.flatMap(TimeZone.init(identifier:))
+        var spans = event.intervals.map { interval -> (Date?, Date?) in
             let parts = interval.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false).map { String($0).trimmed }
-            return (parts.first.flatMap { Open511Event.time($0, zone: zone) }, parts.count > 1 ? Open511Event.time(parts[1], zone: zone) : nil)
+            return (parts.first.flatMap { Open511Event.time($0, zone: offset, timeZone: timeZone) },
+                    parts.count > 1 ? Open511Event.time(parts[1], zone: offset, timeZone: timeZone) : nil)
         }
-        // A recurring schedule runs from its start_date (at its daily start time) to its
-        // end_date (at its daily end time, else the day's end); one without an end_date is open.
-        let recurring = event.recurringSpans.map { span -> (Date?, Date?) in
-            let start = span.startDate.flatMap { Open511Event.time($0 + "T" + (span.dailyStart ?? "00:00"), zone: zone) }
-            let end = span.endDate.flatMap { Open511Event.time($0 + "T" + (span.dailyEnd ?? "23:59:59"), zone: zone) }
-            return (start, end)
+        if let schedule = event.schedule(offset: offset) {
+            details[RecurringSchedule.property] = schedule.text
+            spans.append((schedule.firstStart, schedule.lastEnd))
         }
-        let spans = intervals + recurring
         if let start = spans.compactMap(\.0).min() { details["valid_from"] = TimestampParser.format(start) }
         if !spans.isEmpty, spans.allSatisfy({ $0.1 != nil }), let end = spans.compactMap(\.1).max() {
             fields.expires = TimestampParser.format(end)
         }
-        if let recurring = event.recurring { details["schedule"] = recurring }
         fields.properties = details
         switch event.geography {
         case let .success(points)?:
@@ -149,9 +147,14 @@ struct Open511Event {
     var subtypes: [String] = []
     var roads: [Road] = []
     var intervals: [String] = []
-    var recurring: String?
-    /// Each recurring schedule's dates and daily times, as written ("2013-05-01", "08:00").
-    var recurringSpans: [(startDate: String?, endDate: String?, dailyStart: String?, dailyEnd: String?)] = []
+    /// Each recurring schedule as written: its dates ("2013-05-01"), daily times ("08:00") and
+    /// ISO weekdays (1 Monday … 7 Sunday; none given: every day).
+    var recurringSchedules: [(startDate: String?, endDate: String?, dailyStart: String?, dailyEnd: String?, days: [Int]?)] = []
+    /// The schedule's exceptions as written: "2013-06-24" (not that day) or
+    /// "2013-06-24 10:00-14:00 16:00-18:00" (only then that day).
+    var exceptions: [String] = []
+    /// The IANA time zone its schedule's times are in, where it names one.
+    var timezone: String?
     var geography: Result<[Coordinate], PlacementProblem>? = nil
 
     /// The UTC offset a timestamp ends with ("Z", "-07:00", "+0200"), if any.
@@ -164,29 +167,63 @@ struct Open511Event {
         return offset.count == 6 || offset.count == 5 || offset.count == 3 ? offset : nil
     }
 
-    /// A schedule time; one without an offset is read in `zone`.
-    static func time(_ text: String, zone: String?) -> Date? {
+    /// A schedule time; one without an offset is read in `timeZone` if given, else at `zone`.
+    static func time(_ text: String, zone: String?, timeZone: TimeZone? = nil) -> Date? {
         guard !text.isEmpty else { return nil }
         if Self.zone(of: text) != nil || !text.contains("T") { return TimestampParser.parse(text) }
-        return TimestampParser.parse(text + (zone ?? "Z"))
+        guard let timeZone else { return TimestampParser.parse(text + (zone ?? "Z")) }
+        guard let wall = TimestampParser.parse(text + "Z") else { return nil }
+        let guess = wall.addingTimeInterval(-Double(timeZone.secondsFromGMT(for: wall)))
+        return wall.addingTimeInterval(-Double(timeZone.secondsFromGMT(for: guess)))
+    }
+
+    /// An offset as `zone(of:)` gives it ("Z", "-04:00", "+0200", "+02") in minutes.
+    static func offsetMinutes(_ zone: String?) -> Int {
+        guard let zone, zone != "Z", let sign = zone.first, sign == "+" || sign == "-" else { return 0 }
+        let digits = zone.dropFirst().filter(\.isNumber)
+        guard digits.count == 2 || digits.count == 4, let h = Int(digits.prefix(2)), let m = Int(digits.dropFirst(2).isEmpty ? "0" : String(digits.dropFirst(2))) else { return 0 }
+        return (sign == "-" ? -1 : 1) * (h * 60 + m)
+    }
+
+    /// Its recurring schedules and exceptions, read as the Open511 reference implementation
+    /// reads them (open511/utils/schedule.py): a schedule without daily times is all day, one
+    /// without days every day, an exception date's times replace the day's. Rules without a
+    /// start date, and exceptions that are no date, are left out; nil without any rule.
+    func schedule(offset: String?) -> RecurringSchedule? {
+        let rules = recurringSchedules.prefix(RecurringSchedule.maxEntries).compactMap { r -> RecurringSchedule.Rule? in
+            guard let from = r.startDate?.trimmed, RecurringSchedule.dayNumber(from) != nil else { return nil }
+            let until = r.endDate?.trimmed.nilIfEmpty.flatMap { RecurringSchedule.dayNumber($0) == nil ? nil : $0 }
+            // The reference's default end, 23:59 (inclusive there), is the day's end.
+            let start = r.dailyStart.flatMap { RecurringSchedule.minutes($0) } ?? 0
+            let end = r.dailyEnd.flatMap { RecurringSchedule.minutes($0) }.map { $0 == 23 * 60 + 59 ? 1440 : $0 } ?? 1440
+            let window = RecurringSchedule.Window(start: start, end: end) ?? .allDay
+            let days = r.days.flatMap { $0.isEmpty ? nil : $0 } ?? Array(1...7)
+            return RecurringSchedule.Rule(from: from, until: until, days: days, window: window)
+        }
+        guard !rules.isEmpty else { return nil }
+        var exceptions: [String: [RecurringSchedule.Window]] = [:]
+        for text in self.exceptions.prefix(RecurringSchedule.maxEntries) {
+            let parts = text.split(whereSeparator: \.isWhitespace)
+            guard let date = parts.first.map(String.init), RecurringSchedule.dayNumber(date) != nil else { continue }
+            exceptions[date, default: []] += parts.dropFirst().compactMap { RecurringSchedule.Window(text: $0) }
+        }
+        return RecurringSchedule(zone: timezone, offsetMinutes: Self.offsetMinutes(offset), rules: rules, exceptions: exceptions)
     }
 
     init(json e: [String: Any]) {
         func text(_ o: [String: Any], _ k: String) -> String? { LooseJSON.string(o[k])?.trimmed.nilIfEmpty }
         id = text(e, "id"); status = text(e, "status"); headline = text(e, "headline"); description = text(e, "description")
         eventType = text(e, "event_type"); severity = text(e, "severity"); created = text(e, "created"); updated = text(e, "updated")
-        url = text(e, "url")
+        url = text(e, "url"); timezone = text(e, "timezone")
         subtypes = (e["event_subtypes"] as? [Any])?.compactMap { LooseJSON.string($0) } ?? []
         roads = (e["roads"] as? [[String: Any]] ?? []).map { Road(name: text($0, "name"), from: text($0, "from"), to: text($0, "to"), direction: text($0, "direction")) }
         if let schedule = e["schedule"] as? [String: Any] {
             intervals = (schedule["intervals"] as? [Any])?.compactMap { LooseJSON.string($0) } ?? []
-            if let recurring = schedule["recurring_schedules"] as? [Any], !recurring.isEmpty,
-               let data = try? JSONSerialization.data(withJSONObject: recurring, options: [.sortedKeys]) {
-                self.recurring = String(decoding: data.prefix(1024), as: UTF8.self)
-                recurringSpans = recurring.prefix(64).compactMap { $0 as? [String: Any] }.map {
-                    (text($0, "start_date"), text($0, "end_date"), text($0, "daily_start_time"), text($0, "daily_end_time"))
-                }
+            recurringSchedules = (schedule["recurring_schedules"] as? [Any] ?? []).prefix(RecurringSchedule.maxEntries).compactMap { $0 as? [String: Any] }.map {
+                (text($0, "start_date"), text($0, "end_date"), text($0, "daily_start_time"), text($0, "daily_end_time"),
+                 ($0["days"] as? [Any])?.compactMap(RecurringSchedule.integer))
             }
+            exceptions = (schedule["exceptions"] as? [Any])?.compactMap { LooseJSON.string($0) } ?? []
         }
         if let geometry = e["geography"] as? [String: Any] { geography = GeoJSONGeometry.positions(geometry) }
     }
@@ -200,18 +237,20 @@ struct Open511Event {
         }
         id = child("id"); status = child("status"); headline = child("headline"); description = child("description")
         eventType = child("event_type"); severity = child("severity"); created = child("created"); updated = child("updated")
-        url = child("url")
+        url = child("url"); timezone = child("timezone")
         if let n = names.existing("event_subtype") { subtypes = tree.all(n, in: root).compactMap { tree.text($0) } }
         if let n = names.existing("road") {
             roads = tree.all(n, in: root).map { r in Road(name: child("name", in: r), from: child("from", in: r), to: child("to", in: r), direction: child("direction", in: r)) }
         }
         if let n = names.existing("interval") { intervals = tree.all(n, in: root).compactMap { tree.text($0) } }
-        if let n = names.existing("recurring_schedule"), tree.first(n, in: root) != nil {
-            recurring = "recurring (see the feed)"
-            recurringSpans = tree.all(n, in: root).prefix(64).map {
-                (child("start_date", in: $0), child("end_date", in: $0), child("daily_start_time", in: $0), child("daily_end_time", in: $0))
+        if let n = names.existing("recurring_schedule") {
+            let day = names.existing("day")
+            recurringSchedules = tree.all(n, in: root).prefix(RecurringSchedule.maxEntries).map { r in
+                let days = day.map { tree.all($0, in: r).compactMap { tree.text($0).flatMap(RecurringSchedule.integer) } }
+                return (child("start_date", in: r), child("end_date", in: r), child("daily_start_time", in: r), child("daily_end_time", in: r), days)
             }
         }
+        if let n = names.existing("exception") { exceptions = tree.all(n, in: root).compactMap { tree.text($0) } }
         guard let geographyName = names.existing("geography"), let geography = tree.first(geographyName, in: root) else { return }
         positions: for i in tree.descendants(of: geography) {
             let name = tree.nameText(i)

@@ -25,6 +25,8 @@ public struct Incident: Sendable, Equatable {
         "severity", "probability", "valid_from", "record_types", "road_name", "direction", "delay_minutes", "lanes_restricted",
         // A comment's `key : value` lines (National Highways: `StructuredComment`).
         "location", "reason", "event_status", "return_to_normal",
+        // Open511's recurring schedule (`RecurringSchedule`), in its canonical JSON form.
+        "schedule",
     ]
 
     /// The feed it came from (a URL, a file path, `stdin`, or a name given with `--source`).

@@ -46,7 +46,8 @@ public struct Annotation: Sendable, Equatable, Encodable {
     /// none for a report answered with `--reports`.
     public var reports: [ReportReference]
 
-    /// "active" (in effect), "upcoming" (begins later: `IncidentFilter.began`), "expired" (its
+    /// "active" (in effect), "upcoming" (begins later: `IncidentFilter.began`, or resumes later:
+    /// outside its recurring schedule's hours, `IncidentFilter.isOffSchedule`), "expired" (its
     /// expiry time has passed), "ended" (its source no longer lists it, or says it is over) or
     /// "unconfirmed" (it gives no end and has not been heard of for the question's
     /// `IncidentFilter.answerUnconfirmedAfter`, 7 days unless asked: a file read once, not a feed
@@ -61,7 +62,7 @@ public struct Annotation: Sendable, Equatable, Encodable {
                 self = .expired
             } else if IncidentFilter.isUnconfirmed(stored, at: now, after: IncidentFilter.answerUnconfirmedAfter) {
                 self = .unconfirmed
-            } else if !IncidentFilter.began(stored.incident, by: now) {
+            } else if !IncidentFilter.began(stored.incident, by: now) || IncidentFilter.isOffSchedule(stored.incident, at: now) {
                 self = .upcoming
             } else {
                 self = .active

@@ -48,6 +48,7 @@ extension IncidentFilter {
     static func inEffectSQL(seconds: String, start: String, cut: String?) -> String {
         var sql = "(i.expires IS NULL OR \(seconds) < i.expires) AND (i.ended IS NULL OR \(seconds) < i.ended) AND "
             + beganSQL(alias: "i.", start: start, seconds: seconds)
+            + " AND (NOT (i.properties ? '\(RecurringSchedule.property)') OR tg_in_schedule(i.properties ->> '\(RecurringSchedule.property)', \(seconds)))"
         if let cut { sql += " AND " + confirmedSQL(cut: cut) }
         return sql
     }

@@ -18,11 +18,13 @@ enum PostGISSchema {
         var version: Int
         var name: String
         var sql: String
+        /// Whole statements run after `sql`'s, such as a function whose body holds semicolons.
+        var routines: [String] = []
 
-        /// The statements of `sql`: each ends with a semicolon at the end of a line.
+        /// The statements of `sql` (each ends with a semicolon at the end of a line), then the routines.
         var statements: [String] {
             sql.components(separatedBy: ";\n").map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
-                .map { $0.hasSuffix(";") ? String($0.dropLast()) : $0 }.filter { !$0.isEmpty }
+                .map { $0.hasSuffix(";") ? String($0.dropLast()) : $0 }.filter { !$0.isEmpty } + routines
         }
     }
 
@@ -229,7 +231,95 @@ enum PostGISSchema {
             CREATE INDEX incidents_other_roads ON incidents ((properties ->> 'other_roads')) WHERE properties ? 'other_roads';
             UPDATE store_info SET value = 'trafficgeo postgis 4' WHERE key = 'schema';
             """),
+        // A report's recurring schedule (the `schedule` detail, `RecurringSchedule`) decides
+        // `--active-at` with the function `inScheduleFunction`, the same rules as the SQLite
+        // store's (which calls `RecurringSchedule.isInEffect`).
+        Migration(version: 5, name: "recurring schedules", sql: """
+            UPDATE store_info SET value = 'trafficgeo postgis 5' WHERE key = 'schema';
+            """, routines: [inScheduleFunction]),
     ]
+
+    /// `tg_in_schedule(schedule text, t double precision)`: whether a schedule's canonical text
+    /// (`RecurringSchedule.text`) holds at `t` (seconds since 1970), as
+    /// `RecurringSchedule.isInEffect` decides; true for a text `RecurringSchedule(text:)` does not
+    /// read (not that form: an older store's raw text, a CSV column named so), which constrains
+    /// nothing there either. First the text is checked as that initializer checks it, then the
+    /// day's windows (its exception's, else its rules'), then the day before's overnight ones.
+    static let inScheduleFunction = #"""
+        CREATE OR REPLACE FUNCTION tg_in_schedule(schedule text, t double precision) RETURNS boolean
+        LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$
+        DECLARE
+          s jsonb; r jsonb; x record; w text; wall timestamp; day date; secs double precision;
+          a int; b int; n int := 0;
+          date_form constant text := '^[0-9]{4}-[0-9]{2}-[0-9]{2}$';
+          window_form constant text := '^([01][0-9]|2[0-3]):[0-5][0-9]-(([01][0-9]|2[0-3]):[0-5][0-9]|24:00)$';
+        BEGIN
+          IF left(schedule, 1) <> '{' OR octet_length(schedule) > 65536 THEN RETURN true; END IF;
+          s := schedule::jsonb;
+          IF jsonb_typeof(s -> 'rules') IS DISTINCT FROM 'array' OR jsonb_typeof(s -> 'offset') IS DISTINCT FROM 'number'
+             OR (s ->> 'offset') !~ '^-?[0-9]+$' THEN RETURN true; END IF;
+          IF EXISTS (SELECT 1 FROM jsonb_array_elements(s -> 'rules') e WHERE jsonb_typeof(e) <> 'object') THEN RETURN true; END IF;
+          FOR r IN SELECT e FROM jsonb_array_elements(s -> 'rules') WITH ORDINALITY AS q(e, o) WHERE o <= 64 LOOP
+            IF coalesce(jsonb_typeof(r -> 'from') <> 'string' OR (r ->> 'from') !~ date_form
+                        OR to_char((r ->> 'from')::date, 'YYYY-MM-DD') <> (r ->> 'from'), true)
+               OR coalesce(jsonb_typeof(r -> 'times') <> 'string' OR (r ->> 'times') !~ window_form, true)
+               OR coalesce(jsonb_typeof(r -> 'days') <> 'array', true)
+               OR (r ? 'until' AND coalesce(jsonb_typeof(r -> 'until') <> 'string' OR (r ->> 'until') !~ date_form
+                                            OR to_char((r ->> 'until')::date, 'YYYY-MM-DD') <> (r ->> 'until'), true)) THEN
+              RETURN true;
+            END IF;
+          END LOOP;
+          IF jsonb_typeof(s -> 'exceptions') = 'object' THEN
+            FOR x IN SELECT key, value FROM jsonb_each(s -> 'exceptions') LOOP
+              IF x.key !~ date_form OR to_char(x.key::date, 'YYYY-MM-DD') <> x.key OR jsonb_typeof(x.value) <> 'array' THEN RETURN true; END IF;
+            END LOOP;
+          END IF;
+
+          wall := (to_timestamp(t) AT TIME ZONE 'UTC') + make_interval(mins => (s ->> 'offset')::int);
+          IF jsonb_typeof(s -> 'zone') = 'string' THEN
+            BEGIN
+              wall := to_timestamp(t) AT TIME ZONE (s ->> 'zone');
+            EXCEPTION WHEN others THEN NULL;
+            END;
+          END IF;
+          day := wall::date;
+          secs := extract(epoch FROM wall - day::timestamp);
+
+          -- The day: its exception's windows, else the windows of the rules that take it.
+          IF jsonb_typeof(s -> 'exceptions') = 'object' AND (s -> 'exceptions') ? to_char(day, 'YYYY-MM-DD') THEN
+            FOR w IN SELECT jsonb_array_elements_text(s -> 'exceptions' -> to_char(day, 'YYYY-MM-DD')) LOOP
+              CONTINUE WHEN w !~ window_form;
+              a := split_part(split_part(w, '-', 1), ':', 1)::int * 60 + split_part(split_part(w, '-', 1), ':', 2)::int;
+              b := split_part(split_part(w, '-', 2), ':', 1)::int * 60 + split_part(split_part(w, '-', 2), ':', 2)::int;
+              IF secs >= a * 60 AND (b <= a OR secs < b * 60) THEN RETURN true; END IF;
+            END LOOP;
+          ELSE
+            FOR r IN SELECT e FROM jsonb_array_elements(s -> 'rules') WITH ORDINALITY AS q(e, o) WHERE o <= 64 LOOP
+              CONTINUE WHEN (r ->> 'from')::date > day OR (r ? 'until' AND (r ->> 'until')::date < day)
+                            OR NOT (r -> 'days') @> to_jsonb(extract(isodow FROM day)::int);
+              w := r ->> 'times';
+              a := split_part(split_part(w, '-', 1), ':', 1)::int * 60 + split_part(split_part(w, '-', 1), ':', 2)::int;
+              b := split_part(split_part(w, '-', 2), ':', 1)::int * 60 + split_part(split_part(w, '-', 2), ':', 2)::int;
+              IF secs >= a * 60 AND (b <= a OR secs < b * 60) THEN RETURN true; END IF;
+            END LOOP;
+          END IF;
+
+          -- The overnight windows begun the day before, as that day allows them.
+          IF jsonb_typeof(s -> 'exceptions') = 'object' AND (s -> 'exceptions') ? to_char(day - 1, 'YYYY-MM-DD') THEN RETURN false; END IF;
+          FOR r IN SELECT e FROM jsonb_array_elements(s -> 'rules') WITH ORDINALITY AS q(e, o) WHERE o <= 64 LOOP
+            CONTINUE WHEN (r ->> 'from')::date > day - 1 OR (r ? 'until' AND (r ->> 'until')::date < day - 1)
+                          OR NOT (r -> 'days') @> to_jsonb(extract(isodow FROM day - 1)::int);
+            w := r ->> 'times';
+            a := split_part(split_part(w, '-', 1), ':', 1)::int * 60 + split_part(split_part(w, '-', 1), ':', 2)::int;
+            b := split_part(split_part(w, '-', 2), ':', 1)::int * 60 + split_part(split_part(w, '-', 2), ':', 2)::int;
+            IF b <= a AND secs < b * 60 THEN RETURN true; END IF;
+          END LOOP;
+          RETURN false;
+        EXCEPTION WHEN others THEN
+          RETURN true;
+        END
+        $fn$
+        """#
 
     static var latestVersion: Int { migrations.map(\.version).max() ?? 0 }
 

@@ -21,12 +21,15 @@ extension IncidentFilter {
 
     /// In effect at `t` (`IncidentFilter.matches` with `activeAt`), for the table aliased `i`:
     /// begun, not expired, not ended, and without an end heard of since `unconfirmedAfter`
-    /// before t (`IncidentFilter.isUnconfirmed`). Stats, counts and filters all use this one.
+    /// before t (`IncidentFilter.isUnconfirmed`), and within its recurring schedule if it has one
+    /// (`IncidentFilter.isOffSchedule`). Stats, counts and filters all use this one.
     static func inEffectSQL(at t: Date, unconfirmedAfter: TimeInterval?) -> (String, StatementArguments) {
         let seconds = t.timeIntervalSince1970
         var sql = "(i.expires IS NULL OR ? < i.expires) AND (i.ended IS NULL OR ? < i.ended) AND " + beganSQL(alias: "i.")
+            + " AND (i.schedule IS NULL OR \(RecurringSchedule.sqlFunctionName)(i.schedule, ?))"
         var arguments: StatementArguments = [seconds, seconds]
         arguments += beganArguments(t)
+        arguments += [seconds]
         if let unconfirmedAfter {
             sql += " AND " + confirmedSQL
             arguments += [seconds - unconfirmedAfter, seconds - unconfirmedAfter, seconds - unconfirmedAfter]

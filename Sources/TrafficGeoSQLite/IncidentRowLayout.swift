@@ -24,6 +24,10 @@ enum IncidentRowLayout {
         /// finds "|I-35|" (v10; not decoded: the detail is in the properties). NULL for most rows,
         /// and a partial index over the others, so a road filter still reads only its roads' rows.
         case otherRoads
+        /// Its recurring schedule's canonical text (`RecurringSchedule.text`), which
+        /// `--active-at` tests with `RecurringSchedule.sqlFunctionName` (v11; not decoded: the
+        /// detail is in the properties). NULL for the rows without one.
+        case schedule
 
         var column: String {
             switch self {
@@ -46,6 +50,7 @@ enum IncidentRowLayout {
             case .properties: "properties"
             case .validFrom: "valid_from"
             case .otherRoads: "other_roads"
+            case .schedule: "schedule"
             }
         }
     }
@@ -223,6 +228,7 @@ enum IncidentRowLayout {
             case .properties: value(i.properties.isEmpty ? nil : PropertiesJSON.text(i.properties))
             case .validFrom: value(IncidentFilter.startSeconds(i))
             case .otherRoads: value(i.otherRoads.isEmpty ? nil : "|" + i.otherRoads.joined(separator: "|") + "|")
+            case .schedule: value(i.schedule?.text)
             }
         }
         return values

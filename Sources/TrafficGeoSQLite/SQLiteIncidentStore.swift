@@ -45,6 +45,7 @@ public final class SQLiteIncidentStore: IncidentStore {
         config.foreignKeysEnabled = true
         config.prepareDatabase { db in
             TextFolding.register(on: db)
+            RecurringSchedule.register(on: db)
             // Every 1,000 virtual-machine steps: a statement whose work was told to stop
             // (`QueryStop`: serve's time limit, a client gone) is interrupted and its read fails,
             // which frees the thread. Outside a QueryStop the check is one thread-local read.

@@ -264,6 +264,13 @@ enum StoreSchema {
                 CREATE INDEX incidents_other_roads ON incidents(other_roads) WHERE other_roads IS NOT NULL;
                 """)
         }
+        migrator.registerMigration("v11: recurring schedules") { db in
+            // A report's recurring schedule (`RecurringSchedule`, the `schedule` detail in its
+            // canonical form) beside its times, so that `--active-at` reads no JSON: NULL for
+            // nearly every row. Older stores kept Open511's schedules as the feed wrote them,
+            // which no query read: their reports get one when their feed is read again.
+            try db.execute(sql: "ALTER TABLE incidents ADD COLUMN schedule TEXT")
+        }
         return migrator
     }
 }

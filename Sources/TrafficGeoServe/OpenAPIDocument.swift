@@ -286,7 +286,7 @@ enum OpenAPIDocument {
       "name": "datetime",
       "in": "query",
       "required": false,
-      "description": "An RFC 3339 instant: incidents in effect then (begun by t — the feed's own start, else the last update — t < expires, not ended). An interval start/end (.. for an open end): incidents updated within it.",
+      "description": "An RFC 3339 instant: incidents in effect then (begun by t — the feed's own start, else the last update — t < expires, not ended, within its recurring schedule's days and hours if it has one). An interval start/end (.. for an open end): incidents updated within it.",
       "schema": {
        "type": "string"
       }
@@ -388,7 +388,7 @@ enum OpenAPIDocument {
       "name": "active-at",
       "in": "query",
       "required": false,
-      "description": "Only incidents active at this time: 'now', 'today', an ISO 8601 time, or relative such as -2h.",
+      "description": "Only incidents in effect at this time (as datetime with an instant): 'now', 'today', an ISO 8601 time, or relative such as -2h.",
       "schema": {
        "type": "string"
       }
@@ -1034,7 +1034,13 @@ enum OpenAPIDocument {
      },
      "severityLevel": {
       "type": "string",
-      "enum": ["lowest", "low", "medium", "high", "highest"],
+      "enum": [
+       "lowest",
+       "low",
+       "medium",
+       "high",
+       "highest"
+      ],
       "description": "The severity on one scale (the feed's word is severity): what min-severity and sortby=severity use."
      },
      "probability": {
@@ -1070,6 +1076,10 @@ enum OpenAPIDocument {
      },
      "returnToNormal": {
       "type": "string"
+     },
+     "schedule": {
+      "type": "string",
+      "description": "A recurring schedule (Open511: weekdays, daily hours, exceptions) as JSON text: {offset, zone?, rules: [{from, until?, days (1 Monday … 7 Sunday), times HH:MM-HH:MM}], exceptions?: {date: [times]}}; in effect only then (docs/feeds.md)."
      },
      "event": {
       "type": "integer",

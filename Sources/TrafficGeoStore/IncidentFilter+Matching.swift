@@ -17,6 +17,7 @@ extension IncidentFilter {
             if let expires = i.expires?.timeIntervalSince1970, !(t < expires) { return false }
             if let ended = stored.ended?.timeIntervalSince1970, !(t < ended) { return false }
             if Self.isUnconfirmed(stored, at: activeAt, after: unconfirmedAfter) { return false }
+            if Self.isOffSchedule(i, at: activeAt) { return false }
         }
         if let since = since?.timeIntervalSince1970 {
             guard let updated, updated >= since else { return false }

@@ -8,8 +8,9 @@ import TrafficGeoSupport
 /// (`IncidentFilter+SQL` for SQLite).
 public struct IncidentFilter: Sendable, Equatable {
     /// In effect at this instant: begun by t (`IncidentFilter.began(_:by:)`), t < expires, not
-    /// ended by t (a missing bound does not exclude), and, without an end, heard of within
-    /// `unconfirmedAfter` before t (`isUnconfirmed`).
+    /// ended by t (a missing bound does not exclude), without an end heard of within
+    /// `unconfirmedAfter` before t (`isUnconfirmed`), and within its recurring schedule's days
+    /// and hours if it has one (`isOffSchedule`).
     public var activeAt: Date?
     /// How long a report without an end stays in effect after it was last heard of (its update,
     /// else when it was first read, or a snapshot of its feed that listed it); nil: for ever.
@@ -176,6 +177,14 @@ extension IncidentFilter {
     public static func isUnconfirmed(_ stored: StoredIncident, at t: Date, after: TimeInterval?) -> Bool {
         guard let after, stored.incident.expires == nil, stored.ended == nil else { return false }
         return lastHeardSeconds(stored) < t.timeIntervalSince1970 - after
+    }
+
+    /// Whether the report has a recurring schedule (Open511's weekdays, daily hours and
+    /// exceptions: `RecurringSchedule`) that does not hold at `t`: between its windows it is not
+    /// in effect, though within its dates (its state says "upcoming": it resumes later).
+    public static func isOffSchedule(_ incident: Incident, at t: Date) -> Bool {
+        guard let schedule = incident.schedule else { return false }
+        return !schedule.isInEffect(at: t)
     }
 
     /// `StoredIncident.listedAt` in SQL, for the table aliased `i`, the same text in both stores

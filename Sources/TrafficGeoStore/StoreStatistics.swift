@@ -10,7 +10,8 @@ public struct StoreStatistics: Sendable {
     /// Each event is in one state: ended (whose reports a snapshot of their source no longer
     /// listed, or their feed said are over), else expired (its end time passed), else
     /// unconfirmed (no end given and not heard of for `IncidentFilter.defaultUnconfirmedAfter`),
-    /// else active (in effect: begun, as `--active-at` asks), else upcoming (begins later). They
+    /// else active (in effect: begun, as `--active-at` asks), else upcoming (begins later, or
+    /// resumes later: outside its recurring schedule's hours). They
     /// add up to `total`.
     public var active = 0
     public var expired = 0

@@ -8,6 +8,7 @@ import TrafficGeoSupport
 ///     report);
 ///   - the most specific kind across reports;
 ///   - the time from the earliest start to the latest end; ended only when every report has;
+///     a recurring schedule only when every report has the same;
 ///   - severity, delay and lanes restricted: the worst reported;
 ///   - the source and feed id of its first report, which the event keeps while it lives.
 package enum EventComposition {
@@ -51,6 +52,10 @@ package enum EventComposition {
             }
         }
         properties.removeValue(forKey: Incident.snapshotPartProperty)
+        // A recurring schedule holds for the event only when every report keeps the same one:
+        // otherwise a report without it is in effect all day, and so is the event.
+        let schedules = Set(members.map { $0.incident.properties[RecurringSchedule.property] })
+        if schedules.count > 1 { properties.removeValue(forKey: RecurringSchedule.property) }
         incident.properties = properties
         return Composed(incident: incident, ended: ended, reports: members.map(ReportReference.init))
     }

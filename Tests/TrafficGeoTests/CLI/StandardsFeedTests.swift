@@ -489,15 +489,18 @@ struct StandardsFeedTests {
     }
 
     /// Open511 recurring schedules give the validity (from the first start date at its daily
-    /// start to the last end date at its daily end, in the feed's offset): roadworks of 2013
-    /// marked ACTIVE are not "active now", and are in effect on a day inside their dates.
-    @Test(.timeLimit(.minutes(2))) func open511RecurringSchedulesGiveValidity() async throws {
+    /// start to the last end date at its daily end, in the feed's offset) and decide
+    /// `--active-at` by weekday, daily hours and exceptions, on the command line and in serve:
+    /// roadworks of 2013 marked ACTIVE are not "active now", works Monday to Friday 08:00–17:00
+    /// are not in effect on a Saturday, in the evening or on a day the feed excepts.
+    @Test(.timeLimit(.minutes(3))) func open511RecurringSchedulesDecideWhenWorksAreInEffect() async throws {
         let folder = TestSupport.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: folder) }
         let feed = #"""
             {"meta": {"version": "v1"}, "events": [
              {"id": "qc/1", "status": "ACTIVE", "updated": "2013-04-20T10:00:00-04:00", "event_type": "CONSTRUCTION", "headline": "Fermeture complète",
-              "schedule": {"recurring_schedules": [{"start_date": "2013-05-01", "end_date": "2013-06-30", "daily_start_time": "08:00", "daily_end_time": "17:00", "days": [1, 2, 3, 4, 5]}]},
+              "schedule": {"recurring_schedules": [{"start_date": "2013-05-01", "end_date": "2013-06-30", "daily_start_time": "08:00", "daily_end_time": "17:00", "days": [1, 2, 3, 4, 5]}],
+                           "exceptions": ["2013-05-06", "2013-05-08 10:00-12:00"]},
               "roads": [{"name": "A-40"}], "geography": {"type": "Point", "coordinates": [-73.6, 45.5]}},
              {"id": "qc/2", "status": "ACTIVE", "updated": "2013-04-20T10:00:00-04:00", "event_type": "CONSTRUCTION", "headline": "Travaux",
               "schedule": {"recurring_schedules": [{"start_date": "2013-05-01"}]},
@@ -510,17 +513,41 @@ struct StandardsFeedTests {
         #expect(stored["qc/1"]?["validFrom"] as? String == "2013-05-01T12:00:00Z")
         #expect(stored["qc/1"]?["expires"] as? String == "2013-06-30T21:00:00Z" && stored["qc/1"]?["state"] as? String == "expired")
         #expect(stored["qc/2"]?["validFrom"] as? String == "2013-05-01T04:00:00Z" && stored["qc/2"]?["expires"] == nil)
+        #expect((stored["qc/1"]?["schedule"] as? String).flatMap(RecurringSchedule.init(text:))?.exceptions.count == 2)
         func inEffect(_ at: String, _ extra: [String] = []) async throws -> Set<String> {
             let out = try await Self.cli(["export", "--db", db, "--reports", "--format", "json", "--active-at", at] + extra, folder: folder)
             return Set((try JSONSerialization.jsonObject(with: Data(out.stdout.utf8)) as? [[String: Any]] ?? []).compactMap { $0["id"] as? String })
         }
-        #expect(try await inEffect("2013-04-25T12:00:00Z").isEmpty)
-        #expect(try await inEffect("2013-05-03T13:00:00Z") == ["qc/1", "qc/2"], "announced in April, news when they begin")
+        // Instants in Montréal's summer time (UTC−4): 13:00Z is 09:00 there.
+        let cases: [(String, Set<String>, String)] = [
+            ("2013-04-25T12:00:00Z", [], "before the first date"),
+            ("2013-05-03T13:00:00Z", ["qc/1", "qc/2"], "a Friday morning: announced in April, news when they begin"),
+            ("2013-05-03T22:00:00Z", ["qc/2"], "that Friday at 18:00: after the day's hours"),
+            ("2013-05-04T13:00:00Z", ["qc/2"], "a Saturday"),
+            ("2013-05-06T13:00:00Z", ["qc/2"], "a Monday the feed excepts"),
+            ("2013-05-07T13:00:00Z", ["qc/1", "qc/2"], "the Tuesday after"),
+            ("2013-05-08T13:00:00Z", ["qc/2"], "Wednesday 09:00: that day only 10:00–12:00"),
+            ("2013-05-08T14:30:00Z", ["qc/1", "qc/2"], "Wednesday 10:30"),
+        ]
+        // (qc/2 gives no end: heard of when it began, it is in effect for 30 days here, not 7.)
+        for (at, expected, why) in cases { #expect(try await inEffect(at, ["--unconfirmed-after", "30d"]) == expected, "\(at): \(why)") }
         // qc/2 gives no end and was last heard of when it began, two weeks before: a file read
         // once does not vouch for it for ever (docs/feeds.md), unless asked to.
         #expect(try await inEffect("2013-05-15T13:00:00Z") == ["qc/1"])
         #expect(try await inEffect("2013-05-15T13:00:00Z", ["--unconfirmed-after", "30d"]) == ["qc/1", "qc/2"])
         #expect(try await inEffect("2013-07-01T12:00:00Z", ["--unconfirmed-after", "never"]) == ["qc/2"])
+        // The card says the schedule in words.
+        let card = try await Self.cli(["near", "--db", db, "--lat", "45.5", "--lon", "-73.6", "--reports", "--limit", "1", "--format", "annotations"], folder: folder)
+        #expect(card.stdout.contains("on schedule: Mon–Fri 08:00–17:00 from 2013-05-01 to 2013-06-30; not 2013-05-06; 2013-05-08 only 10:00–12:00"), "\(card.stdout)")
+
+        // serve answers the same times.
+        let server = try await ServeLiveTests.ServeProcess(db: db, folder: folder).started()
+        defer { server.stop() }
+        #expect(server.port > 0, Comment(rawValue: server.stderr))
+        for (at, expected, why) in cases {
+            let served = try await Self.servedFeatures(server, "unconfirmed-after=30d&active-at=" + at)?.compactMap { ($0["properties"] as? [String: Any])?["id"] as? String }
+            #expect(served.map(Set.init) == expected, "serve at \(at): \(why)")
+        }
     }
 
     // MARK: Shapes the samples do not show, written from the XSDs

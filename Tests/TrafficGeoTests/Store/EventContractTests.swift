@@ -251,6 +251,65 @@ extension EventContract {
                 "\(stats.active) active, \(stats.unconfirmed) unconfirmed of \(stats.total)")
         #expect(try store.feedHealth().isEmpty || store.feedHealth().allSatisfy { $0.source != "file" || $0.lastSnapshot == nil })
     }
+
+    /// Recurring schedules decide `--active-at` in the store exactly as `RecurringSchedule`
+    /// does (the SQLite store calls it; PostGIS has its own function): weekday hours, overnight
+    /// windows, exceptions, a named zone across its change to summer time, texts that are no
+    /// schedule (which constrain nothing), and an event whose reports differ (no schedule).
+    static func recurringSchedulesDecideActiveAt(_ backend: StoreBackend) throws {
+        let (store, _, cleanup) = try backend.makeStore()
+        defer { cleanup() }
+        let day = 86_400.0
+        let from = RecurringSchedule.dateText(Int((now.timeIntervalSince1970 / day).rounded(.down)) - 3)
+        let until = RecurringSchedule.dateText(Int((now.timeIntervalSince1970 / day).rounded(.down)) + 3)
+        let today = RecurringSchedule.dateText(Int((now.timeIntervalSince1970 / day).rounded(.down)))
+        let schedules: [String: String] = [
+            "weekdays": RecurringSchedule(offsetMinutes: -240, rules: [.init(from: from, until: until, days: [1, 2, 3, 4, 5], window: .init(start: 480, end: 1020)!)]).text,
+            "nights": RecurringSchedule(offsetMinutes: 120, rules: [.init(from: from, days: [7, 1, 2, 3], window: .init(start: 1320, end: 300)!)],
+                                        exceptions: [today: [.init(start: 600, end: 660)!]]).text,
+            "zoned": RecurringSchedule(zone: "Europe/Berlin", offsetMinutes: 60, rules: [.init(from: "2025-03-25", until: "2025-04-05", window: .init(start: 120, end: 240)!)]).text,
+            "hostile": #"{"offset":0,"rules":[{"days":[1],"from":"2013-02-30","times":"08:00-17:00"}]}"#,
+            "hostile2": #"{"offset":"x","rules":[{"days":[1],"from":"2013-02-01","times":"08:00-17:00"}]}"#,
+            "raw": #"[{"start_date": "2013-05-01"}]"#,
+        ]
+        var written: [Incident] = []
+        for (n, (id, text)) in schedules.sorted(by: { $0.key < $1.key }).enumerated() {
+            var r = report(id, source: "open511", lat: 48 + Double(n), expires: now.addingTimeInterval(400 * day))
+            r.properties[RecurringSchedule.property] = text
+            r.properties["valid_from"] = "2025-01-01T00:00:00Z"
+            written.append(r)
+        }
+        // Two reports of one event: one on a schedule, one not, so the event is not.
+        var scheduled = report("shared-open511", source: "open511", lat: 60, expires: now.addingTimeInterval(400 * day))
+        scheduled.properties[RecurringSchedule.property] = schedules["weekdays"]
+        try ingest(store, written + [scheduled], source: "open511")
+        try ingest(store, [report("shared-api", source: "api", lat: 60.0001, expires: now.addingTimeInterval(400 * day))], source: "api")
+        let rows = try events(store)
+        let event = try #require(rows.first { $0.role == .event })
+        #expect(event.incident.schedule == nil && event.reports.count == 2, "\(event.incident.id) \(event.incident.properties)")
+        #expect(rows.first { $0.incident.id == "zoned" }?.incident.schedule?.zone == "Europe/Berlin")
+
+        // Every half hour for a week around now, and across Berlin's change to summer time.
+        let spring = TimestampParser.parse("2025-03-29T00:00:00Z")!
+        let instants = (0..<336).map { now.addingTimeInterval(-3.5 * day + Double($0) * 1800) } + (0..<96).map { spring.addingTimeInterval(Double($0) * 1800) }
+        var mismatches: [String] = []
+        var inEffectSomewhere = 0, offSomewhere = 0
+        for t in instants {
+            var filter = IncidentFilter(activeAt: t)
+            filter.unconfirmedAfter = nil
+            let expected = Set(rows.filter { filter.matches($0) }.map(\.incident.id))
+            let answered = try StoreContract.answeredIDs(store, filter)
+            if expected != answered { mismatches.append("\(TimestampParser.format(t)): store \(answered.sorted()), model \(expected.sorted())") }
+            if expected.contains("weekdays") { inEffectSomewhere += 1 } else { offSomewhere += 1 }
+            for id in ["hostile", "hostile2", "raw"] + (t >= now ? [event.incident.id] : []) { #expect(answered.contains(id), "\(id) has no schedule that constrains it") }
+        }
+        #expect(mismatches.isEmpty, "\(mismatches.prefix(5))")
+        #expect(inEffectSomewhere > 0 && offSomewhere > 0)
+        // The events' answer and the statistics agree: off its hours, a report is upcoming.
+        let answeredNow = Set(try StoreContract.answeredIDs(store, IncidentFilter(activeAt: now)))
+        let stats = try store.statistics(now: now)
+        #expect(stats.active == answeredNow.count && stats.active + stats.upcoming + stats.expired + stats.ended + stats.unconfirmed == stats.total)
+    }
 }
 
 @Suite("Events: SQLite")
@@ -261,6 +320,7 @@ struct EventContractSQLiteTests {
     @Test func geocodedReportsJoinAndRebuildMerges() throws { try EventContract.geocodedReportsJoinAndRebuildMerges(.sqlite) }
     @Test func aRebuildKeepsEventIDs() throws { try EventContract.aRebuildKeepsEventIDs(.sqlite) }
     @Test func unconfirmedReportsAreNotInEffect() throws { try EventContract.unconfirmedReportsAreNotInEffect(.sqlite) }
+    @Test func recurringSchedulesDecideActiveAt() throws { try EventContract.recurringSchedulesDecideActiveAt(.sqlite) }
 
     @Test func theIndexStaysSound() throws {
         let (store, _, cleanup) = try StoreBackend.sqlite.makeStore()
@@ -285,4 +345,5 @@ struct EventContractPostGISTests {
     @Test func geocodedReportsJoinAndRebuildMerges() throws { try EventContract.geocodedReportsJoinAndRebuildMerges(.postgis) }
     @Test func aRebuildKeepsEventIDs() throws { try EventContract.aRebuildKeepsEventIDs(.postgis) }
     @Test func unconfirmedReportsAreNotInEffect() throws { try EventContract.unconfirmedReportsAreNotInEffect(.postgis) }
+    @Test func recurringSchedulesDecideActiveAt() throws { try EventContract.recurringSchedulesDecideActiveAt(.postgis) }
 }
