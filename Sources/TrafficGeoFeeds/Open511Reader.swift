@@ -172,9 +172,7 @@ struct Open511Event {
         guard !text.isEmpty else { return nil }
         if Self.zone(of: text) != nil || !text.contains("T") { return TimestampParser.parse(text) }
         guard let timeZone else { return TimestampParser.parse(text + (zone ?? "Z")) }
-        guard let wall = TimestampParser.parse(text + "Z") else { return nil }
-        let guess = wall.addingTimeInterval(-Double(timeZone.secondsFromGMT(for: wall)))
-        return wall.addingTimeInterval(-Double(timeZone.secondsFromGMT(for: guess)))
+        return TimestampParser.parse(text + "Z").map(timeZone.instant(wallClock:))
     }
 
     /// An offset as `zone(of:)` gives it ("Z", "-04:00", "+0200", "+02") in minutes.

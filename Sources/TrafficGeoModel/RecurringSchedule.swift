@@ -124,8 +124,8 @@ public struct RecurringSchedule: Sendable, Equatable {
 
     /// The instant a local wall time (seconds since 1970-01-01T00:00 local) is.
     func instant(localSeconds local: Double) -> Date {
-        let guess = Date(timeIntervalSince1970: local - Double(offsetSeconds(at: Date(timeIntervalSince1970: local))))
-        return Date(timeIntervalSince1970: local - Double(offsetSeconds(at: guess)))
+        let wall = Date(timeIntervalSince1970: local)
+        return zone.flatMap(TimeZone.init(identifier:))?.instant(wallClock: wall) ?? wall.addingTimeInterval(-Double(offsetMinutes * 60))
     }
 
     // MARK: - Its span
@@ -286,5 +286,14 @@ extension Incident {
     /// Its recurring schedule (the `schedule` detail in `RecurringSchedule`'s form), if any.
     public var schedule: RecurringSchedule? {
         properties[RecurringSchedule.property].flatMap { RecurringSchedule(text: $0) }
+    }
+}
+
+extension TimeZone {
+    /// The instant that a wall-clock time here is, given as that time read as UTC: 08:00 in
+    /// Montréal in July is 12:00 UTC: the offset is the one in force at that instant.
+    public func instant(wallClock wall: Date) -> Date {
+        let guess = wall.addingTimeInterval(-Double(secondsFromGMT(for: wall)))
+        return wall.addingTimeInterval(-Double(secondsFromGMT(for: guess)))
     }
 }

@@ -228,7 +228,9 @@ enum IncidentRowLayout {
             case .properties: value(i.properties.isEmpty ? nil : PropertiesJSON.text(i.properties))
             case .validFrom: value(IncidentFilter.startSeconds(i))
             case .otherRoads: value(i.otherRoads.isEmpty ? nil : "|" + i.otherRoads.joined(separator: "|") + "|")
-            case .schedule: value(i.schedule?.text)
+            // The detail as it is when it reads as a schedule (reading checks the canonical
+            // form exactly; writing it again cost a third of an ingest of scheduled rows).
+            case .schedule: value(i.properties[RecurringSchedule.property].flatMap { RecurringSchedule(text: $0) == nil ? nil : $0 })
             }
         }
         return values
