@@ -27,9 +27,11 @@ public struct WatchMatcher: Sendable {
         self.queries = queries
         areas = queries.map { PreparedArea($0.area) }
         let fingerprint = Self.fingerprint(queries)
-        if var state, state.queries == fingerprint {
-            // Drop what belongs to queries no longer asked.
+        if var state, state.queries == fingerprint || state.queries == LegacyWatchFingerprint.text(queries) {
+            // Drop what belongs to queries no longer asked; a state saved before the explicit
+            // fingerprint is resumed under it.
             state.inside = state.inside.filter { name, _ in queries.contains { $0.name == name } }
+            state.queries = fingerprint
             self.state = state
         } else {
             var fresh = WatchState()
@@ -38,16 +40,10 @@ public struct WatchMatcher: Sendable {
         }
     }
 
-    /// What the standing queries are, as text: a saved state of other queries is not resumed.
-    /// Time filters count by whether they are set, not by their instant: `--since -1h` or
-    /// `--active-at now` name another instant at each start, and are still the same watch.
+    /// What the standing queries are, as text (`WatchQuestion`, a line of JSON each): a saved
+    /// state of other queries is not resumed, and a new filter field at its default changes nothing.
     public static func fingerprint(_ queries: [StandingQuery]) -> String {
-        queries.map { q in
-            var filter = q.filter
-            let times = [filter.activeAt, filter.since, filter.until].map { $0 == nil ? "-" : "t" }.joined()
-            (filter.activeAt, filter.since, filter.until) = (nil, nil, nil)
-            return "\(q.name)|\(q.area)|\(filter)|\(times)"
-        }.joined(separator: "\n")
+        queries.map { WatchQuestion($0).text }.joined(separator: "\n")
     }
 
     /// Reads the change feed up to its end and returns the events, oldest first. `deliver` is

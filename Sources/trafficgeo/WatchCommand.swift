@@ -129,16 +129,26 @@ struct WatchCommand: AsyncParsableCommand {
         return [StandingQuery(name: name, area: area, filter: try CommandLineQuery.read { () throws(QueryTextError) in try text.filter() })]
     }
 
-    /// The default state file: one per database and set of queries.
+    /// The default state file: one per database and set of queries. One saved under the name
+    /// the fingerprint before `WatchQuestion` gave is moved to its new name, so that the watch
+    /// goes on from where it was.
     func statePath(queries: [StandingQuery]) -> String {
         if let state { return state }
-        var hash = StableHash()
-        hash.combine(global.databasePath)
-        hash.combine(WatchMatcher.fingerprint(queries))
         let environment = ProcessInfo.processInfo.environment
         let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
             ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/state")
-        return (stateHome as NSString).appendingPathComponent("trafficgeo/watch-\(String(UInt64(bitPattern: hash.int64), radix: 16)).json")
+        func path(_ fingerprint: String) -> String {
+            var hash = StableHash()
+            hash.combine(global.databasePath)
+            hash.combine(fingerprint)
+            return (stateHome as NSString).appendingPathComponent("trafficgeo/watch-\(String(UInt64(bitPattern: hash.int64), radix: 16)).json")
+        }
+        let current = path(WatchMatcher.fingerprint(queries)), former = path(LegacyWatchFingerprint.text(queries))
+        let files = FileManager.default
+        if !files.fileExists(atPath: current), files.fileExists(atPath: former) {
+            try? files.moveItem(atPath: former, toPath: current)
+        }
+        return current
     }
 
     func run() async throws {
