@@ -196,6 +196,7 @@ def main():
                     record("serve 10-nearest, requests/s", side, serve_rate(b, store(side), a.serve_seconds))
 
     print(f"base {base_label}: {base}\nnew  {new_label}: {new}\n{a.rounds} rounds, alternated\n")
+    print("(times and memory: lower is better; requests/s: higher is better)\n")
     print("| measure | base: median (range) | new: median (range) | new ÷ base |")
     print("|---|---:|---:|---:|")
     seen = []
