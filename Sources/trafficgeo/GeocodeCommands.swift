@@ -39,6 +39,12 @@ struct GeocodeQueryCommand: AsyncParsableCommand {
 
     func validate() throws {
         guard (query == nil) != (title == nil) else { throw ValidationError("Give a query such as \"Kreuz Heidelberg\", or a traffic message as --title (and --text); one of them.") }
+        // `geocode --db X pending` reaches here: an option before the subcommand's name makes the
+        // parser take the default subcommand, and the name its query. Say how it is meant.
+        if let query, let other = GeocodeCommand.configuration.subcommands.first(where: { $0 != Self.self && $0.configuration.commandName == query }) {
+            let name = other.configuration.commandName ?? query
+            throw ValidationError("'\(name)' is a geocode command: put its name first, then the options (trafficgeo geocode \(name) --db FILE …). To look up a place of that name, write it with a capital: \(name.prefix(1).uppercased() + name.dropFirst()).")
+        }
         if text != nil && title == nil { throw ValidationError("--text goes with --title.") }
         guard limit > 0 else { throw ValidationError("--limit must be positive.") }
     }

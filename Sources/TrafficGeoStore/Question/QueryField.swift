@@ -20,7 +20,8 @@ public enum QueryField: String, Sendable, CaseIterable, Hashable {
     // How the answer is ordered.
     case sort
 
-    /// The fields that make up an `IncidentFilter`.
+    /// The fields that make up an `IncidentFilter` (`QueryText.filter`): a test walks them and
+    /// checks that each one reaches the filter and a watch's question (`WatchQuestion`).
     public static let filterFields: [QueryField] = [.activeAt, .since, .until, .road, .category, .search, .source, .minConfidence, .precision,
                                                     .minSeverity, .unconfirmedAfter, .reports]
 

@@ -101,6 +101,9 @@ struct FirstUseTests {
             #expect(dash.status == 0 && dash.stdout.hasPrefix("id,title"), "-o - is stdout: \(dash.stderr)")
             let pending = try cli(["geocode", "pending"])
             #expect(pending.status == 0 && pending.stderr.contains("nothing to geocode"), Comment(rawValue: pending.stderr))
+            // An option before the subcommand's name makes it the default command's query: say so.
+            let misplaced = try cli(["geocode", "--db", db, "pending"])
+            #expect(misplaced.status == 64 && misplaced.stderr.contains("'pending' is a geocode command: put its name first"), Comment(rawValue: misplaced.stderr))
             let junctions = try TestSupport.write("name,road,lat,lon\nWenden,A4,50.98,7.9\n", name: "junctions.csv", in: folder)
             let imported = try cli(["junctions", "import", junctions.path])
             #expect(imported.status == 0 && imported.stdout.isEmpty && imported.stderr.contains("imported"), Comment(rawValue: imported.stdout + imported.stderr))

@@ -65,6 +65,25 @@ import TrafficGeoWatch
         #expect(WatchQuestion(later) == WatchQuestion(queries[3]), "another instant, the same watch")
     }
 
+    /// Every filter field the query model reads (`QueryField.filterFields`) changes the filter,
+    /// and so the watch's question: a field added to the filter but not to `WatchQuestion`
+    /// would let a watch that asks for it resume the state of one that does not.
+    @Test(arguments: QueryField.filterFields)
+    func everyFilterFieldReachesTheWatchsQuestion(_ field: QueryField) throws {
+        let samples: [QueryField: String] = [
+            .activeAt: "now", .since: "-1h", .until: "now", .road: "A4", .category: "accident", .search: "stau", .source: "autobahn",
+            .minConfidence: "0.5", .precision: "town", .minSeverity: "high", .unconfirmedAfter: "30d", .reports: "true",
+        ]
+        let sample = try #require(samples[field], "a sample value for \(field): add one here")
+        var text = QueryText()
+        text.add(field, sample)
+        let filter = try text.filter()
+        #expect(filter != IncidentFilter(), "\(field) = \(sample) changes nothing in the filter")
+        let area = QueryArea.circle(center: Coordinate(latitude: 50.94, longitude: 6.96), radius: 25_000)
+        #expect(WatchQuestion(StandingQuery(name: "w", area: area, filter: filter)) != WatchQuestion(StandingQuery(name: "w", area: area, filter: IncidentFilter())),
+                "\(field) does not reach WatchQuestion")
+    }
+
     /// The command line finds the release's default state file under its old name, moves it to
     /// the new one and goes on from it: nothing enters again.
     @Test(.timeLimit(.minutes(2))) func theCommandLineGoesOnFromTheReleasesStateFile() async throws {
