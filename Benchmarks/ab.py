@@ -61,7 +61,7 @@ def binary_of(rev, work):
         path = os.path.join(ROOT, ".build/release/trafficgeo")
         if not os.path.exists(path):
             say("building HEAD (release)")
-            subprocess.run(["swift", "build", "-c", "release", "--product", "trafficgeo"], cwd=ROOT, check=True)
+            subprocess.run(["swift", "build", "-c", "release", "--product", "trafficgeo"], cwd=ROOT, check=True, stdout=sys.stderr)
         return path, sha[:10]
     tree = os.path.join(work, "src-" + sha[:12])
     path = os.path.join(tree, ".build/release/trafficgeo")
@@ -69,7 +69,8 @@ def binary_of(rev, work):
         if not os.path.isdir(tree):
             git("worktree", "add", "--detach", tree, sha)
         say(f"building {sha[:10]} (release) in {tree}: about 10 minutes the first time")
-        subprocess.run(["swift", "build", "-c", "release", "--product", "trafficgeo"], cwd=tree, check=True)
+        # Its output to stderr: stdout is the table.
+        subprocess.run(["swift", "build", "-c", "release", "--product", "trafficgeo"], cwd=tree, check=True, stdout=sys.stderr)
     return path, sha[:10]
 
 
@@ -146,7 +147,7 @@ def main():
     datex = os.path.join(a.work, "datex.xml")
     if "datex" in measures and not os.path.exists(datex):
         say("data: 50,000 DATEX II records")
-        subprocess.run([sys.executable, os.path.join(ROOT, "scripts/make-datex-feed.py"), "50000", "-o", datex], check=True)
+        subprocess.run([sys.executable, os.path.join(ROOT, "scripts/make-datex-feed.py"), "50000", "-o", datex], check=True, stdout=sys.stderr)
     if "serve" in measures and not shutil.which("wrk"):
         sys.exit("ab: serve needs wrk (apt install wrk)")
     queries = queries_file(a.work)

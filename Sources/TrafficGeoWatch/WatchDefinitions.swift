@@ -77,7 +77,7 @@ public enum WatchDefinitions {
                 return try RouteLine.read(path: route.hasPrefix("/") ? route : (folder as NSString).appendingPathComponent(route))
             }
             guard let area else { throw fail("give lat and lon (with radius), bbox, or route (with buffer)") }
-            return StandingQuery(name: name, area: area, filter: try text.filter(now: now))
+            return try StandingQuery(name: name, area: area, text: text, now: now)
         } catch let error as QueryTextError {
             throw fail(error.message(on: .watchesFile))
         }

@@ -20,12 +20,21 @@ public struct WatchMatcher: Sendable {
     public let queries: [StandingQuery]
     public private(set) var state: WatchState
     private let areas: [PreparedArea]
+    /// Each query's filter as it asks at this poll's now (`StandingQuery.filter(at:)`).
+    private var filters: [IncidentFilter]
+    /// When the queries whose time follows now were last compared with the store.
+    private var lastTimeCheck: Date?
     /// Events read from the store at a time.
     public var batchSize = 50_000
+    /// How often a query with a time relative to now (`--active-at now`) is compared with the
+    /// store although no change came: what is in effect changes with the clock alone (a
+    /// schedule's hours begin or end, planned works begin, a report goes unheard of too long).
+    public var timeCheckInterval: TimeInterval = 60
 
     public init(queries: [StandingQuery], state: WatchState?) {
         self.queries = queries
         areas = queries.map { PreparedArea($0.area) }
+        filters = queries.map(\.filter)
         let fingerprint = Self.fingerprint(queries)
         if var state, state.queries == fingerprint || state.queries == LegacyWatchFingerprint.text(queries) {
             // Drop what belongs to queries no longer asked; a state saved before the explicit
@@ -51,12 +60,14 @@ public struct WatchMatcher: Sendable {
     /// it returns: a crash in between repeats that batch rather than losing it).
     public mutating func poll(_ store: any IncidentStore, now: Date = Date(),
                               deliver: ([WatchEvent], WatchState) async throws -> Void) async throws {
+        filters = queries.map { $0.filter(at: now) }
         let bounds = try await store.changeFeedBounds()
         if state.lastSequence == nil || state.lastSequence! + 1 < bounds.first || state.lastSequence! > bounds.latest {
             // Start, a gap, or another store: compare with the current state instead.
             // Reading the store blocks: on a store thread, not the task's.
             let events = try await StoreThreads.run { try resync(store, now: now) }
             state.lastSequence = bounds.latest
+            lastTimeCheck = now
             try await deliver(events, state)
         }
         while true {
@@ -70,6 +81,13 @@ public struct WatchMatcher: Sendable {
         // they touched as live or not already).
         let expired = expire(now: now)
         if !expired.isEmpty { try await deliver(expired, state) }
+        // What the clock alone brings in or takes out, for the queries that ask about now.
+        let moving = Set(queries.indices.filter { queries[$0].relativeTimes.activeAt != nil })
+        if !moving.isEmpty, lastTimeCheck.map({ now.timeIntervalSince($0) >= timeCheckInterval }) ?? true {
+            lastTimeCheck = now
+            let events = try await StoreThreads.run { try resync(store, now: now, only: moving) }
+            if !events.isEmpty { try await deliver(events, state) }
+        }
     }
 
     /// The events for one batch of changes.
@@ -103,7 +121,7 @@ public struct WatchMatcher: Sendable {
                     if edited.contains(id) { events.append(event(.change, query, change, stored!.incident, id, distance, reason: nil, ended: stored?.ended)) }
                 case let (member?, placed):
                     state.inside[query.name]![id] = nil
-                    let reason = stored.map { leaveReason($0, query, placed: placed, now: now) } ?? "removed"
+                    let reason = stored.map { leaveReason($0, q, placed: placed, now: now) } ?? "removed"
                     events.append(event(.leave, query, change, stored?.incident ?? member.incident, id, placed?.1, reason: reason, ended: stored?.ended))
                 case (nil, _):
                     break
@@ -118,18 +136,23 @@ public struct WatchMatcher: Sendable {
     private func evaluate(_ stored: StoredIncident, _ q: Int, _ geocentric: GeocentricPoint?, now: Date) -> (Bool, Double?, Coordinate)? {
         guard let position = stored.incident.position, let geocentric else { return nil }
         let (inside, distance) = areas[q].locate(position, geocentric)
-        return (inside && stored.isLive(at: now) && queries[q].filter.matches(stored), distance, position)
+        return (inside && stored.isLive(at: now) && filters[q].matches(stored), distance, position)
     }
 
     private func evaluate(_ stored: StoredIncident, _ q: Int, now: Date) -> (Bool, Double?, Coordinate)? {
         evaluate(stored, q, stored.incident.position.map(GeocentricPoint.init), now: now)
     }
 
-    private func leaveReason(_ stored: StoredIncident, _ query: StandingQuery, placed: (Bool, Double?, Coordinate)?, now: Date) -> String {
+    private func leaveReason(_ stored: StoredIncident, _ q: Int, placed: (Bool, Double?, Coordinate)?, now: Date) -> String {
         if let ended = stored.ended, ended <= now { return "ended" }
         if let expires = stored.incident.expires, expires <= now { return "expired" }
         guard let position = stored.incident.position else { return "no position" }
-        return query.area.locate(position).inside ? "filtered" : "moved"
+        guard queries[q].area.locate(position).inside else { return "moved" }
+        // Out of effect at the asked time (outside its schedule's hours, not heard of for too
+        // long), though it would still pass every other filter.
+        var untimed = filters[q]
+        untimed.activeAt = nil
+        return filters[q].activeAt != nil && untimed.matches(stored) ? "not in effect" : "filtered"
     }
 
     private func event(_ kind: WatchEvent.Kind, _ query: StandingQuery, _ change: Change?, _ incident: Incident, _ id: Int64,
@@ -156,20 +179,21 @@ public struct WatchMatcher: Sendable {
         return events
     }
 
-    /// Compares each query's members with what the store holds inside its area now.
+    /// Compares each query's members (or those of the queries `only` names) with what the store
+    /// holds inside its area now.
     @available(*, noasync)
-    mutating func resync(_ store: any IncidentStore, now: Date) throws -> [WatchEvent] {
+    mutating func resync(_ store: any IncidentStore, now: Date, only: Set<Int>? = nil) throws -> [WatchEvent] {
         var events: [WatchEvent] = []
-        for (q, query) in queries.enumerated() {
+        for (q, query) in queries.enumerated() where only?.contains(q) ?? true {
             var found: [Int64: (StoredIncident, Double?)] = [:]
             let handle: (QueryResult) throws -> Void = { result in
                 guard let placed = self.evaluate(result.stored, q, now: now), placed.0 else { return }
                 found[result.stored.storeID] = (result.stored, placed.1)
             }
             if let circle = query.area.searchCircle {
-                try store.within(radius: circle.radius, of: circle.center, filter: query.filter, handle: handle)
+                try store.within(radius: circle.radius, of: circle.center, filter: filters[q], handle: handle)
             } else if let box = query.area.searchBox {
-                try store.inBoundingBox(box, filter: query.filter, handle: handle)
+                try store.inBoundingBox(box, filter: filters[q], handle: handle)
             }
             let before = state.inside[query.name] ?? [:]
             var after: [Int64: WatchState.Member] = [:]
@@ -184,7 +208,7 @@ public struct WatchMatcher: Sendable {
             for (id, member) in before.sorted(by: { $0.key < $1.key }) where after[id] == nil {
                 let stored = try store.incident(id: id)
                 let placed = stored.flatMap { evaluate($0, q, now: now) }
-                let reason = stored.map { leaveReason($0, query, placed: placed, now: now) } ?? "removed"
+                let reason = stored.map { leaveReason($0, q, placed: placed, now: now) } ?? "removed"
                 var left = event(.leave, query, nil, stored?.incident ?? member.incident, id, placed?.1, reason: reason, ended: stored?.ended)
                 left.lastChanged = stored?.lastChanged
                 events.append(left)

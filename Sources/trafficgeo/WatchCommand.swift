@@ -126,7 +126,7 @@ struct WatchCommand: AsyncParsableCommand {
         filters.add(to: &text)
         text.add(.route, route)
         guard let area = try CommandLineQuery.area(text, routeLine: RouteLine.read(path:)) else { throw ValidationError("Say where to watch.") }
-        return [StandingQuery(name: name, area: area, filter: try CommandLineQuery.read { () throws(QueryTextError) in try text.filter() })]
+        return [try CommandLineQuery.read { () throws(QueryTextError) in try StandingQuery(name: name, area: area, text: text) }]
     }
 
     /// The default state file: one per database and set of queries. One saved under the name

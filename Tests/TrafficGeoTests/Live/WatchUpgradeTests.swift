@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 import TrafficGeoModel
+import TrafficGeoSQLite
 import TrafficGeoStore
 import TrafficGeoSupport
 import TrafficGeoWatch
@@ -82,6 +83,44 @@ import TrafficGeoWatch
         let area = QueryArea.circle(center: Coordinate(latitude: 50.94, longitude: 6.96), radius: 25_000)
         #expect(WatchQuestion(StandingQuery(name: "w", area: area, filter: filter)) != WatchQuestion(StandingQuery(name: "w", area: area, filter: IncidentFilter())),
                 "\(field) does not reach WatchQuestion")
+    }
+
+    /// "now" in a watch is when it looks: a watch started at 07:00 with `--active-at now` sees
+    /// works scheduled 08:00–17:00 enter at 08:30 and leave at 17:30, with no ingest between.
+    @Test func aWatchOfNowFollowsTheClockAndTheSchedules() async throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("s.sqlite").path)
+        let day = TimestampParser.parse("2026-11-23T00:00:00Z")!
+        func at(_ hours: Double) -> Date { day.addingTimeInterval(hours * 3600) }
+        var works = Incident(source: "open511", id: "works", title: "Roadworks", expires: at(24 * 30), road: "A4",
+                             position: Coordinate(latitude: 50.95, longitude: 6.97))
+        works.properties[RecurringSchedule.property] = RecurringSchedule(rules: [.init(from: "2026-11-01", window: .init(start: 480, end: 1020)!)]).text
+        _ = try await store.ingest(source: "open511", snapshot: nil, now: at(6)) { emit in try emit(.incident(works)) }
+
+        var text = QueryText()
+        text.add(.lat, "50.94"); text.add(.lon, "6.96"); text.add(.radius, "5km"); text.add(.activeAt, "now")
+        let area = try #require(try text.area { _ in [] })
+        let query = try StandingQuery(name: "home", area: area, text: text, now: at(7))
+        #expect(query.relativeTimes.activeAt == 0)
+        var matcher = WatchMatcher(queries: [query], state: nil)
+        func poll(_ hours: Double) async throws -> [String] {
+            var seen: [String] = []
+            try await matcher.poll(store, now: at(hours)) { events, _ in seen += events.map { "\($0.kind.rawValue) \($0.incident.id) \($0.reason ?? "")" } }
+            return seen
+        }
+        #expect(try await poll(7).isEmpty, "before its hours")
+        #expect(try await poll(8.5) == ["enter works "], "its hours began: no ingest came")
+        #expect(try await poll(8.51).isEmpty, "nothing new within the minute")
+        #expect(try await poll(17.5) == ["leave works not in effect"])
+        #expect(try await poll(32.5) == ["enter works "], "the next morning")
+
+        // A time given as an instant stays that instant; one relative to now moves with it.
+        var fixed = QueryText()
+        fixed.add(.activeAt, "2026-11-23T09:00:00Z"); fixed.add(.since, "-2h")
+        let standing = try StandingQuery(name: "fixed", area: area, text: fixed, now: at(7))
+        #expect(standing.relativeTimes.activeAt == nil && standing.relativeTimes.since == -7200)
+        #expect(standing.filter(at: at(30)).activeAt == at(9) && standing.filter(at: at(30)).since == at(28))
     }
 
     /// The command line finds the release's default state file under its old name, moves it to
