@@ -89,7 +89,7 @@ struct Open511Reader: FeedReader {
             return (parts.first.flatMap { Open511Event.time($0, zone: offset, timeZone: timeZone) },
                     parts.count > 1 ? Open511Event.time(parts[1], zone: offset, timeZone: timeZone) : nil)
         }
-        if let schedule = event.schedule(offset: offset) {
+        if let schedule = event.schedule(offset: offset) ?? event.intervalSchedule(offset: offset) {
             details[RecurringSchedule.property] = schedule.text
             spans.append((schedule.firstStart, schedule.lastEnd))
         }
@@ -185,16 +185,23 @@ struct Open511Event {
 
     /// Its recurring schedules and exceptions, read as the Open511 reference implementation
     /// reads them (open511/utils/schedule.py): a schedule without daily times is all day, one
-    /// without days every day, an exception date's times replace the day's. Rules without a
-    /// start date, and exceptions that are no date, are left out; nil without any rule.
+    /// without days every day, an exception date's times replace the day's. What cannot be read
+    /// makes a schedule say more, not less, so that works are shown rather than hidden: a rule
+    /// with a daily time that is no time is all day, one with no weekday that is one every day;
+    /// a rule without a start date, or ending before it starts, is left out, and so is an
+    /// exception whose date is no date or whose times are all unreadable. Nil without any rule.
     func schedule(offset: String?) -> RecurringSchedule? {
         let rules = recurringSchedules.prefix(RecurringSchedule.maxEntries).compactMap { r -> RecurringSchedule.Rule? in
-            guard let from = r.startDate?.trimmed, RecurringSchedule.dayNumber(from) != nil else { return nil }
-            let until = r.endDate?.trimmed.nilIfEmpty.flatMap { RecurringSchedule.dayNumber($0) == nil ? nil : $0 }
+            guard let from = r.startDate?.trimmed, let first = RecurringSchedule.dayNumber(from) else { return nil }
+            var until: String?
+            if let end = r.endDate?.trimmed.nilIfEmpty {
+                guard let last = RecurringSchedule.dayNumber(end), last >= first else { return nil }
+                until = end
+            }
             // The reference's default end, 23:59 (inclusive there), is the day's end.
-            let start = r.dailyStart.flatMap { RecurringSchedule.minutes($0) } ?? 0
-            let end = r.dailyEnd.flatMap { RecurringSchedule.minutes($0) }.map { $0 == 23 * 60 + 59 ? 1440 : $0 } ?? 1440
-            let window = RecurringSchedule.Window(start: start, end: end) ?? .allDay
+            let start = r.dailyStart.map { RecurringSchedule.minutes($0) } ?? 0
+            let end = r.dailyEnd.map { RecurringSchedule.minutes($0).map { $0 == 23 * 60 + 59 ? 1440 : $0 } } ?? 1440
+            let window = start.flatMap { s in end.flatMap { RecurringSchedule.Window(start: s, end: $0) } } ?? .allDay
             let days = r.days.flatMap { $0.isEmpty ? nil : $0 } ?? Array(1...7)
             return RecurringSchedule.Rule(from: from, until: until, days: days, window: window)
         }
@@ -203,9 +210,45 @@ struct Open511Event {
         for text in self.exceptions.prefix(RecurringSchedule.maxEntries) {
             let parts = text.split(whereSeparator: \.isWhitespace)
             guard let date = parts.first.map(String.init), RecurringSchedule.dayNumber(date) != nil else { continue }
-            exceptions[date, default: []] += parts.dropFirst().compactMap { RecurringSchedule.Window(text: $0) }
+            // An exception's window is within its day.
+            let windows = parts.dropFirst().compactMap { RecurringSchedule.Window(text: $0) }.filter { !$0.overnight }
+            if parts.count > 1 && windows.isEmpty { continue }
+            exceptions[date, default: []] += windows
         }
         return RecurringSchedule(zone: timezone, offsetMinutes: Self.offsetMinutes(offset), rules: rules, exceptions: exceptions)
+    }
+
+    /// Several `intervals` as a schedule, so that the days between them are not in effect: each
+    /// interval's first day from its start, the days between all day, its last day to its end
+    /// (an open end: every day after). Nil for one interval (its start and end say it all) or
+    /// when an interval is not a local time without an offset, as Open511 writes them.
+    func intervalSchedule(offset: String?) -> RecurringSchedule? {
+        guard intervals.count >= 2 else { return nil }
+        func local(_ text: Substring) -> (day: Int, minutes: Int)? {
+            let parts = text.trimmingCharacters(in: .whitespaces).split(separator: "T", maxSplits: 1)
+            guard parts.count == 2, let day = RecurringSchedule.dayNumber(parts[0]), let minutes = RecurringSchedule.minutes(parts[1]) else { return nil }
+            return (day, minutes)
+        }
+        var rules: [RecurringSchedule.Rule] = []
+        for interval in intervals.prefix(RecurringSchedule.maxEntries / 3) {
+            let parts = interval.split(separator: "/", maxSplits: 1, omittingEmptySubsequences: false)
+            guard let start = parts.first.flatMap(local) else { return nil }
+            let text = RecurringSchedule.dateText
+            if parts.count < 2 || parts[1].trimmingCharacters(in: .whitespaces).isEmpty {
+                rules.append(.init(from: text(start.day), until: text(start.day), window: .init(start: start.minutes, end: 1440) ?? .allDay))
+                rules.append(.init(from: text(start.day + 1)))
+                continue
+            }
+            guard let end = local(parts[1]), (end.day, end.minutes) > (start.day, start.minutes) else { return nil }
+            if end.day == start.day {
+                rules.append(.init(from: text(start.day), until: text(start.day), window: .init(start: start.minutes, end: end.minutes)!))
+                continue
+            }
+            rules.append(.init(from: text(start.day), until: text(start.day), window: .init(start: start.minutes, end: 1440) ?? .allDay))
+            if end.day - start.day >= 2 { rules.append(.init(from: text(start.day + 1), until: text(end.day - 1))) }
+            if end.minutes > 0 { rules.append(.init(from: text(end.day), until: text(end.day), window: .init(start: 0, end: end.minutes)!)) }
+        }
+        return RecurringSchedule(zone: timezone, offsetMinutes: Self.offsetMinutes(offset), rules: rules)
     }
 
     init(json e: [String: Any]) {
@@ -219,7 +262,7 @@ struct Open511Event {
             intervals = (schedule["intervals"] as? [Any])?.compactMap { LooseJSON.string($0) } ?? []
             recurringSchedules = (schedule["recurring_schedules"] as? [Any] ?? []).prefix(RecurringSchedule.maxEntries).compactMap { $0 as? [String: Any] }.map {
                 (text($0, "start_date"), text($0, "end_date"), text($0, "daily_start_time"), text($0, "daily_end_time"),
-                 ($0["days"] as? [Any])?.compactMap(RecurringSchedule.integer))
+                 ($0["days"] as? [Any]).map(RecurringSchedule.weekdays) ?? ($0["days"] as? String).map { RecurringSchedule.weekdays([$0]) })
             }
             exceptions = (schedule["exceptions"] as? [Any])?.compactMap { LooseJSON.string($0) } ?? []
         }
@@ -244,7 +287,7 @@ struct Open511Event {
         if let n = names.existing("recurring_schedule") {
             let day = names.existing("day")
             recurringSchedules = tree.all(n, in: root).prefix(RecurringSchedule.maxEntries).map { r in
-                let days = day.map { tree.all($0, in: r).compactMap { tree.text($0).flatMap(RecurringSchedule.integer) } }
+                let days = day.map { RecurringSchedule.weekdays(tree.all($0, in: r).compactMap { tree.text($0) }) }
                 return (child("start_date", in: r), child("end_date", in: r), child("daily_start_time", in: r), child("daily_end_time", in: r), days)
             }
         }

@@ -16,10 +16,10 @@ import TrafficGeoSupport
 ///   - a window is `start ≤ time < end`; "24:00" is the day's end; a window whose end is not
 ///     after its start runs overnight into the next morning (22:00–05:00), as the day it
 ///     began on allows.
-public struct RecurringSchedule: Sendable, Equatable {
+public struct RecurringSchedule: Sendable, Hashable {
     /// Minutes after local midnight, from `start` (inclusive) to `end` (exclusive; 1440 is the
     /// day's end). `end <= start`: overnight, to `end` the next day.
-    public struct Window: Sendable, Equatable {
+    public struct Window: Sendable, Hashable {
         public var start: Int
         public var end: Int
 
@@ -50,7 +50,7 @@ public struct RecurringSchedule: Sendable, Equatable {
         public static let allDay = Window(start: 0, end: 1440)!
     }
 
-    public struct Rule: Sendable, Equatable {
+    public struct Rule: Sendable, Hashable {
         /// "YYYY-MM-DD", the first date; `until`, the last (nil: no last date).
         public var from: String
         public var until: String?
@@ -77,14 +77,18 @@ public struct RecurringSchedule: Sendable, Equatable {
     public init(zone: String? = nil, offsetMinutes: Int = 0, rules: [Rule], exceptions: [String: [Window]] = [:]) {
         self.zone = zone.flatMap { TimeZone(identifier: $0) == nil ? nil : $0 }
         self.offsetMinutes = offsetMinutes
-        self.rules = rules
+        // The same rule twice says nothing more (a feed that repeats one rule for each week).
+        var seen = Set<Rule>()
+        self.rules = rules.filter { seen.insert($0).inserted }
         self.exceptions = exceptions
     }
 
     /// The detail it is kept under.
     public static let property = "schedule"
-    /// How many rules and exceptions one schedule keeps (a feed's hostile list is cut there).
-    public static let maxEntries = 64
+    /// How many rules and exceptions one schedule keeps: a year of excepted days, or of
+    /// one-day rules, fits; a hostile list is cut there. The PostGIS function reads as many
+    /// rules (`PostGISSchema.inScheduleFunction`, a test checks the two agree).
+    public static let maxEntries = 1_000
 
     // MARK: - In effect
 
@@ -200,12 +204,31 @@ public struct RecurringSchedule: Sendable, Equatable {
         self.init(zone: object["zone"] as? String, offsetMinutes: offset, rules: parsed, exceptions: exceptions)
     }
 
-    /// A JSON number (or a numeral, as some feeds write weekdays) as an integer.
+    /// A whole JSON number (or a numeral, as some feeds write weekdays) as an integer; 1.5 is none.
     public static func integer(_ value: Any) -> Int? {
         if let i = value as? Int { return i }
-        if let n = value as? NSNumber { return n.intValue }
+        if let n = value as? NSNumber, let i = Int(exactly: n.doubleValue) { return i }
         return (value as? String).flatMap { Int($0.trimmingCharacters(in: .whitespaces)) }
     }
+
+    /// ISO weekdays from what feeds write: 1 … 7, "3", "1,2,3", "Mon", "monday" (English).
+    /// What is none of these is left out.
+    public static func weekdays(_ values: [Any]) -> [Int] {
+        values.flatMap { value -> [Int] in
+            if let n = integer(value) { return (1...7).contains(n) ? [n] : [] }
+            guard let text = value as? String else { return [] }
+            return text.split(whereSeparator: { $0 == "," || $0 == " " }).compactMap { part in
+                if let n = Int(part), (1...7).contains(n) { return n }
+                // "mon", "mond", "monday": three letters at least, of the day's name.
+                let word = part.lowercased()
+                guard word.count >= 3, let i = names.firstIndex(of: String(word.prefix(3))), fullNames[i].hasPrefix(word) else { return nil }
+                return i + 1
+            }
+        }
+    }
+
+    private static let names = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+    private static let fullNames = ["monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"]
 
     /// In a person's words: "Mon–Fri 08:00–17:00 from 2013-05-01 to 2013-06-30; not 2013-06-24".
     public var words: String {

@@ -259,7 +259,7 @@ enum PostGISSchema {
           IF jsonb_typeof(s -> 'rules') IS DISTINCT FROM 'array' OR jsonb_typeof(s -> 'offset') IS DISTINCT FROM 'number'
              OR (s ->> 'offset') !~ '^-?[0-9]+$' THEN RETURN true; END IF;
           IF EXISTS (SELECT 1 FROM jsonb_array_elements(s -> 'rules') e WHERE jsonb_typeof(e) <> 'object') THEN RETURN true; END IF;
-          FOR r IN SELECT e FROM jsonb_array_elements(s -> 'rules') WITH ORDINALITY AS q(e, o) WHERE o <= 64 LOOP
+          FOR r IN SELECT e FROM jsonb_array_elements(s -> 'rules') WITH ORDINALITY AS q(e, o) WHERE o <= 1000 LOOP
             IF coalesce(jsonb_typeof(r -> 'from') <> 'string' OR (r ->> 'from') !~ date_form
                         OR to_char((r ->> 'from')::date, 'YYYY-MM-DD') <> (r ->> 'from'), true)
                OR coalesce(jsonb_typeof(r -> 'times') <> 'string' OR (r ->> 'times') !~ window_form, true)
@@ -294,7 +294,7 @@ enum PostGISSchema {
               IF secs >= a * 60 AND (b <= a OR secs < b * 60) THEN RETURN true; END IF;
             END LOOP;
           ELSE
-            FOR r IN SELECT e FROM jsonb_array_elements(s -> 'rules') WITH ORDINALITY AS q(e, o) WHERE o <= 64 LOOP
+            FOR r IN SELECT e FROM jsonb_array_elements(s -> 'rules') WITH ORDINALITY AS q(e, o) WHERE o <= 1000 LOOP
               CONTINUE WHEN (r ->> 'from')::date > day OR (r ? 'until' AND (r ->> 'until')::date < day)
                             OR NOT (r -> 'days') @> to_jsonb(extract(isodow FROM day)::int);
               w := r ->> 'times';
@@ -306,7 +306,7 @@ enum PostGISSchema {
 
           -- The overnight windows begun the day before, as that day allows them.
           IF jsonb_typeof(s -> 'exceptions') = 'object' AND (s -> 'exceptions') ? to_char(day - 1, 'YYYY-MM-DD') THEN RETURN false; END IF;
-          FOR r IN SELECT e FROM jsonb_array_elements(s -> 'rules') WITH ORDINALITY AS q(e, o) WHERE o <= 64 LOOP
+          FOR r IN SELECT e FROM jsonb_array_elements(s -> 'rules') WITH ORDINALITY AS q(e, o) WHERE o <= 1000 LOOP
             CONTINUE WHEN (r ->> 'from')::date > day - 1 OR (r ? 'until' AND (r ->> 'until')::date < day - 1)
                           OR NOT (r -> 'days') @> to_jsonb(extract(isodow FROM day - 1)::int);
             w := r ->> 'times';

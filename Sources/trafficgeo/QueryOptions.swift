@@ -65,7 +65,7 @@ enum CommandLineQuery {
         untimed.activeAt = nil
         guard (try? matchesWithout(untimed)) == true else { return }
         let unconfirmed = filter.unconfirmedAfter.map { "not heard of for \(DurationExpression.words($0)) with no end given (--unconfirmed-after)" }
-        let reasons = ["over", "not yet begun", unconfirmed].compactMap { $0 }.joined(separator: ", or ")
+        let reasons = ["over", "not yet begun", "outside their schedule's hours", unconfirmed].compactMap { $0 }.joined(separator: ", or ")
         Terminal.printError("trafficgeo: note: incidents match without --active-at, but none was in effect at \(TimestampParser.format(at)): they are \(reasons)")
     }
 

@@ -8,7 +8,7 @@ import TrafficGeoSupport
 ///     report);
 ///   - the most specific kind across reports;
 ///   - the time from the earliest start to the latest end; ended only when every report has;
-///     a recurring schedule only when every report has the same;
+///     a recurring schedule only when every report has one (their rules together);
 ///   - severity, delay and lanes restricted: the worst reported;
 ///   - the source and feed id of its first report, which the event keeps while it lives.
 package enum EventComposition {
@@ -52,12 +52,23 @@ package enum EventComposition {
             }
         }
         properties.removeValue(forKey: Incident.snapshotPartProperty)
-        // A recurring schedule holds for the event only when every report keeps the same one:
-        // otherwise a report without it is in effect all day, and so is the event.
-        let schedules = Set(members.map { $0.incident.properties[RecurringSchedule.property] })
-        if schedules.count > 1 { properties.removeValue(forKey: RecurringSchedule.property) }
+        // In effect while any report is: with a recurring schedule on every report, their rules
+        // together, when they keep time alike and except the same days; otherwise none (a report
+        // without one is in effect all day, and so is the event).
+        if Set(members.map { $0.incident.properties[RecurringSchedule.property] }).count > 1 {
+            properties[RecurringSchedule.property] = EventComposition.union(members.map(\.incident.schedule))?.text
+        }
         incident.properties = properties
         return Composed(incident: incident, ended: ended, reports: members.map(ReportReference.init))
+    }
+
+    /// The schedule that holds when any of `schedules` does, if one can say it: all present, in
+    /// the same zone and offset, with the same exceptions.
+    static func union(_ schedules: [RecurringSchedule?]) -> RecurringSchedule? {
+        let all = schedules.compactMap { $0 }
+        guard all.count == schedules.count, let first = all.first,
+              all.allSatisfy({ $0.zone == first.zone && $0.offsetMinutes == first.offsetMinutes && $0.exceptions == first.exceptions }) else { return nil }
+        return RecurringSchedule(zone: first.zone, offsetMinutes: first.offsetMinutes, rules: all.flatMap(\.rules), exceptions: first.exceptions)
     }
 
     /// An event's reports in the order it lists them, then those it does not list yet (they

@@ -2,6 +2,8 @@ import Foundation
 import Testing
 @testable import TrafficGeoFeeds
 import TrafficGeoModel
+@testable import TrafficGeoPostGIS
+@testable import TrafficGeoStore
 import TrafficGeoSupport
 
 /// Open511's recurring schedules (`RecurringSchedule`): weekdays, daily hours, overnight
@@ -122,5 +124,59 @@ import TrafficGeoSupport
         let read = try #require(incidents.first?.schedule)
         #expect(read.rules == [schedule.rules[0]] && read.exceptions == ["2013-05-06": []] && read.offsetMinutes == -240)
         #expect(incidents.first?.properties["valid_from"] == "2013-05-01T12:00:00Z" && incidents.first?.expires == Self.at("2013-06-30T21:00:00Z"))
+    }
+
+    /// What cannot be read makes a schedule say more, not less: works are shown rather than
+    /// hidden (found by a new user's trial with hostile documents).
+    @Test func unreadableValuesSayMoreNotLess() throws {
+        func read(_ rule: [String: Any], exceptions: [String] = []) -> RecurringSchedule? {
+            Open511Event(json: ["id": "x", "schedule": ["recurring_schedules": [rule], "exceptions": exceptions]]).schedule(offset: nil)
+        }
+        let base: [String: Any] = ["start_date": "2026-11-02", "daily_start_time": "09:00", "daily_end_time": "15:00"]
+        func with(_ extra: [String: Any]) -> [String: Any] { base.merging(extra) { $1 } }
+        #expect(read(with(["days": [9]]))?.rules.first?.days == Array(1...7), "no weekday that is one: every day")
+        #expect(read(with(["days": [0, 1.5]]))?.rules.first?.days == Array(1...7))
+        #expect(read(with(["days": ["Mon", "wednesday", "7"]]))?.rules.first?.days == [1, 3, 7])
+        #expect(read(with(["days": "1,2,3"]))?.rules.first?.days == [1, 2, 3])
+        #expect(read(with(["daily_start_time": "25:00"]))?.rules.first?.window == .allDay, "a time that is no time: all day")
+        #expect(read(with(["daily_end_time": "noon"]))?.rules.first?.window == .allDay)
+        #expect(read(with(["end_date": "2026-11-01"])) == nil, "ends before it starts: left out")
+        #expect(read(with(["start_date": "2026-02-30"])) == nil)
+        let exceptions = try #require(read(base, exceptions: ["2026-12-01 25:00-26:00", "2026-12-02 12:00-10:00", "2026-12-03", "2026-12-04 10:00-11:00 99"]))
+        #expect(exceptions.exceptions == ["2026-12-03": [], "2026-12-04": [.init(start: 600, end: 660)!]],
+                "an exception whose times are all unreadable, or run backwards, is left out")
+        // A thousand rules are kept, and repeats count once.
+        let many = Open511Event(json: ["id": "x", "schedule": ["recurring_schedules": Array(repeating: base, count: 5_000)]]).schedule(offset: nil)
+        #expect(many?.rules.count == 1)
+        #expect(PostGISSchema.inScheduleFunction.components(separatedBy: "o <= \(RecurringSchedule.maxEntries)").count == 4,
+                "the PostGIS function reads as many rules as the model")
+    }
+
+    /// Several intervals: the days between them are not in effect.
+    @Test func severalIntervalsLeaveTheirGapsOut() throws {
+        let event = Open511Event(json: ["id": "x", "updated": "2026-11-20T10:00:00-05:00", "schedule": ["intervals": [
+            "2026-11-25T08:00/2026-11-25T17:00", "2026-12-02T20:00/2026-12-04T06:00", "2026-12-10T08:00/"]]])
+        let schedule = try #require(event.intervalSchedule(offset: "-05:00"))
+        func inEffect(_ t: String) -> Bool { schedule.isInEffect(at: Self.at(t)) }
+        #expect(inEffect("2026-11-25T13:00:00Z") && !inEffect("2026-11-25T22:00:00Z") && !inEffect("2026-11-27T15:00:00Z"))
+        #expect(!inEffect("2026-12-03T00:59:00Z") && inEffect("2026-12-03T01:00:00Z") && inEffect("2026-12-03T17:00:00Z"))
+        #expect(inEffect("2026-12-04T10:59:00Z") && !inEffect("2026-12-04T11:00:00Z"))
+        #expect(!inEffect("2026-12-10T12:59:00Z") && inEffect("2026-12-10T13:00:00Z") && inEffect("2027-06-01T00:00:00Z"), "an open end")
+        #expect(schedule.lastEnd == nil && schedule.firstStart == Self.at("2026-11-25T13:00:00Z"))
+        #expect(Open511Event(json: ["id": "x", "schedule": ["intervals": ["2026-11-25T08:00/2026-11-25T17:00"]]]).intervalSchedule(offset: nil) == nil,
+                "one interval: its start and end say it all")
+    }
+
+    /// An event is in effect while any report is: reports on schedules in the same time give
+    /// their rules together; with a report without one, or another zone, the event has none.
+    @Test func anEventsScheduleIsItsReportsTogether() {
+        let weekdays = RecurringSchedule(offsetMinutes: -300, rules: [.init(from: "2026-11-01", days: [1, 2, 3, 4, 5], window: .init(start: 480, end: 1020)!)])
+        let nights = RecurringSchedule(offsetMinutes: -300, rules: [.init(from: "2026-11-01", days: [5], window: .init(start: 1320, end: 300)!)])
+        let union = EventComposition.union([weekdays, nights])
+        #expect(union?.rules.count == 2)
+        #expect(union?.isInEffect(at: Self.at("2026-11-25T17:30:00Z")) == true && union?.isInEffect(at: Self.at("2026-11-28T04:00:00Z")) == true)
+        #expect(union?.isInEffect(at: Self.at("2026-11-29T17:30:00Z")) == false, "a Sunday")
+        #expect(EventComposition.union([weekdays, nil]) == nil)
+        #expect(EventComposition.union([weekdays, RecurringSchedule(offsetMinutes: 60, rules: nights.rules)]) == nil)
     }
 }
