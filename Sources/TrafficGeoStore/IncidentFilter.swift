@@ -99,6 +99,17 @@ public struct RoadCondition: Sendable, Equatable {
         self.road = road
     }
 
+    /// A road by the name a feed gives it where that is no reference the grammar knows, as long
+    /// as it has its number ("Highway 401", "Autoroute 40", "Route 117"): matched as written,
+    /// spaces collapsed. A name without a number ("Hauptstraße") is none: it would match a
+    /// street's every stretch in every town, and is more likely a search.
+    public init?(name text: String) {
+        let name = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        guard (2...60).contains(name.count), name.contains(where: \.isNumber), name.contains(where: \.isLetter),
+              name.allSatisfy({ $0.isLetter || $0.isNumber || " -./()".contains($0) }) else { return nil }
+        self.init(road: name)
+    }
+
     /// ISO 3166 alpha-2 codes, lower case (Foundation's list of regions).
     static let countries: Set<String> = Set(Locale.Region.isoRegions.map { $0.identifier.lowercased() }.filter { $0.count == 2 })
 

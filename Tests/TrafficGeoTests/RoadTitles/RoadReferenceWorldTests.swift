@@ -1,5 +1,7 @@
 import Testing
 @testable import TrafficGeoRoadTitles
+import Foundation
+import TrafficGeoModel
 import TrafficGeoStore
 
 /// The road references of other schemes, as a person types them and feeds' road fields give
@@ -54,6 +56,22 @@ struct RoadReferenceWorldTests {
     ])
     func searchWordsKeepRoadsWhole(search: String, words: [String]) {
         #expect(IncidentFilter.searchWords(search) == words)
+    }
+
+    /// A road the grammar does not know is found by its name with its number, as the feed
+    /// writes it (Ontario's "Highway 401" in an Open511 feed); a name without a number is refused.
+    @Test func aRoadsNameWithItsNumberIsARoadFilter() throws {
+        var text = QueryText()
+        text.add(.road, "Highway  401")
+        let filter = try text.filter()
+        #expect(filter.roads == ["Highway 401"])
+        let incident = Incident(source: "on", id: "1", title: "Works", road: "Highway 401")
+        #expect(filter.matches(StoredIncident(storeID: 1, incident: incident, firstSeen: Date(), lastChanged: Date())))
+        for refused in ["Hauptstraße", "Köln", "401;DROP", String(repeating: "a1", count: 40)] {
+            var bad = QueryText()
+            bad.add(.road, refused)
+            #expect(throws: QueryTextError.self, "\(refused)") { try bad.filter() }
+        }
     }
 
     @Test func feedFieldsKeepTheirForm() {
