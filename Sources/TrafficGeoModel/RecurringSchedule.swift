@@ -269,40 +269,18 @@ public struct RecurringSchedule: Sendable, Hashable {
         let parts = text.split(separator: "-", omittingEmptySubsequences: false)
         guard parts.count == 3, parts[0].count == 4, parts[1].count == 2, parts[2].count == 2,
               let y = Int(parts[0]), let m = Int(parts[1]), let d = Int(parts[2]), (1...12).contains(m), (1...31).contains(d) else { return nil }
-        let day = daysFromCivil(y, m, d)
+        let day = TimestampParser.daysFromCivil(year: y, month: m, day: d)
         return dateText(day) == String(text) ? day : nil     // 2013-02-30 is no date
     }
 
     /// "YYYY-MM-DD" of a day number.
     public static func dateText(_ day: Int) -> String {
-        let (y, m, d) = civilFromDays(day)
+        let (y, m, d) = TimestampParser.civilFromDays(day)
         return String(format: "%04d-%02d-%02d", y, m, d)
     }
 
     /// 1 Monday … 7 Sunday (1970-01-01 was a Thursday).
     static func isoWeekday(_ day: Int) -> Int { ((day + 3) % 7 + 7) % 7 + 1 }
-
-    // Howard Hinnant's days-from-civil and its inverse: exact for every Gregorian date.
-    private static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
-        let y = m <= 2 ? y0 - 1 : y0
-        let era = (y >= 0 ? y : y - 399) / 400
-        let yoe = y - era * 400
-        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
-        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
-        return era * 146_097 + doe - 719_468
-    }
-
-    private static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
-        let z = z0 + 719_468
-        let era = (z >= 0 ? z : z - 146_096) / 146_097
-        let doe = z - era * 146_097
-        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
-        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
-        let mp = (5 * doy + 2) / 153
-        let d = doy - (153 * mp + 2) / 5 + 1
-        let m = mp < 10 ? mp + 3 : mp - 9
-        return (yoe + era * 400 + (m <= 2 ? 1 : 0), m, d)
-    }
 }
 
 extension Incident {

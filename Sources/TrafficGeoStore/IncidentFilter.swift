@@ -100,12 +100,15 @@ public struct RoadCondition: Sendable, Equatable {
     }
 
     /// A road by the name a feed gives it where that is no reference the grammar knows, as long
-    /// as it has its number ("Highway 401", "Autoroute 40", "Route 117"): matched as written,
-    /// spaces collapsed. A name without a number ("Hauptstraße") is none: it would match a
-    /// street's every stretch in every town, and is more likely a search.
+    /// as it is a word and its number ("Highway 401", "Autoroute 40", "Route 117"): matched as
+    /// written, spaces collapsed. A name without a number ("Hauptstraße") is none: it would match
+    /// a street's every stretch in every town, and is more likely a search; one word with a
+    /// number ("X9") is more likely a mistyped reference.
     public init?(name text: String) {
-        let name = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
-        guard (2...60).contains(name.count), name.contains(where: \.isNumber), name.contains(where: \.isLetter),
+        let words = text.split(whereSeparator: \.isWhitespace)
+        let name = words.joined(separator: " ")
+        guard words.count >= 2, name.count <= 60, words.contains(where: { $0.first?.isNumber == true }),
+              words.contains(where: { $0.filter(\.isLetter).count >= 2 }),
               name.allSatisfy({ $0.isLetter || $0.isNumber || " -./()".contains($0) }) else { return nil }
         self.init(road: name)
     }

@@ -143,7 +143,7 @@ public enum TimestampParser {
     }
 
     /// Days since 1970-01-01 in the proleptic Gregorian calendar (H. Hinnant's algorithm).
-    private static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+    public static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
         let y = month <= 2 ? year - 1 : year
         let era = (y >= 0 ? y : y - 399) / 400
         let yoe = y - era * 400
@@ -197,7 +197,8 @@ public enum TimestampParser {
         }
     }
 
-    private static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
+    /// The (year, month, day) of a day number since 1970-01-01 (the inverse of `daysFromCivil`).
+    public static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
         let z = z0 + 719468
         let era = (z >= 0 ? z : z - 146096) / 146097
         let doe = z - era * 146097

@@ -67,7 +67,7 @@ struct RoadReferenceWorldTests {
         #expect(filter.roads == ["Highway 401"])
         let incident = Incident(source: "on", id: "1", title: "Works", road: "Highway 401")
         #expect(filter.matches(StoredIncident(storeID: 1, incident: incident, firstSeen: Date(), lastChanged: Date())))
-        for refused in ["Hauptstraße", "Köln", "401;DROP", String(repeating: "a1", count: 40)] {
+        for refused in ["Hauptstraße", "Köln", "X9", "401;DROP", "Highway 401;", String(repeating: "a1 ", count: 30)] {
             var bad = QueryText()
             bad.add(.road, refused)
             #expect(throws: QueryTextError.self, "\(refused)") { try bad.filter() }
