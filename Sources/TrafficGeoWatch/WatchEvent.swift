@@ -34,16 +34,22 @@ public struct WatchEvent: Sendable, Equatable {
     /// When the incident last changed in the store (for events found by comparing with the
     /// store, which have no `sequence`).
     public var lastChanged: Date? = nil
+    /// Found by the clock alone (`WatchMatcher.timeCheckInterval`: a schedule's hours began or
+    /// ended), not by a change: the same incident may enter every morning unchanged.
+    public var byClock = false
 
     /// The same for the same event however often it is delivered: deliveries are at least once
     /// (a watch killed while delivering a batch delivers it again after its restart), and a
     /// receiver drops what it has seen by this key. One change-feed event concerns one incident,
     /// so the watch and the sequence number name it; an expiry is named by its incident and time;
     /// an event of a comparison by its kind, its incident and the incident's last change, so that
-    /// a comparison made again (after a kill, even after an ingest) names the same event alike.
+    /// a comparison made again (after a kill, even after an ingest) names the same event alike;
+    /// one the clock brought by its incident and the time it was found.
     public var key: String {
         if let sequence { return "\(watch)/\(sequence)" }
         if kind == .leave, reason == "expired" { return "\(watch)/expired/\(storeID)/\(Int64(at.timeIntervalSince1970))" }
+        // The clock's: each morning's enter is another event, named by when it was found.
+        if byClock { return "\(watch)/\(kind.rawValue)/\(storeID)/clock/\(Int64(at.timeIntervalSince1970))" }
         let version = lastChanged.map { String(Int64(($0.timeIntervalSince1970 * 1000).rounded())) } ?? (reason ?? "-")
         return "\(watch)/\(kind.rawValue)/\(storeID)/\(version)"
     }

@@ -85,7 +85,7 @@ public struct WatchMatcher: Sendable {
         let moving = Set(queries.indices.filter { queries[$0].relativeTimes.activeAt != nil })
         if !moving.isEmpty, lastTimeCheck.map({ now.timeIntervalSince($0) >= timeCheckInterval }) ?? true {
             lastTimeCheck = now
-            let events = try await StoreThreads.run { try resync(store, now: now, only: moving) }
+            let events = try await StoreThreads.run { try resync(store, now: now, only: moving) }.map { var e = $0; e.byClock = true; return e }
             if !events.isEmpty { try await deliver(events, state) }
         }
     }

@@ -114,6 +114,12 @@ import TrafficGeoWatch
         #expect(try await poll(8.51).isEmpty, "nothing new within the minute")
         #expect(try await poll(17.5) == ["leave works not in effect"])
         #expect(try await poll(32.5) == ["enter works "], "the next morning")
+        // Each morning's enter is its own event for a receiver that drops keys it has seen.
+        var keys: [String] = []
+        for hours in [41.5, 56.5, 65.5, 80.5] {
+            try await matcher.poll(store, now: at(hours)) { events, _ in keys += events.map(\.key) }
+        }
+        #expect(keys.count == 4 && Set(keys).count == 4 && keys.allSatisfy { $0.contains("/clock/") }, "\(keys)")
 
         // A time given as an instant stays that instant; one relative to now moves with it.
         var fixed = QueryText()
