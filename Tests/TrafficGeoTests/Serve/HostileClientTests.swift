@@ -84,9 +84,11 @@ struct HostileClientTests {
         #expect(normal.status == 200 && normal.body.contains("FeatureCollection"))
     }
 
-    /// Four expensive questions in flight (16 words over 60,000 incidents, past the time limit):
-    /// a normal client's nearest=10 is answered within 1 s (they run on a lane of their own),
-    /// they are told to stop at the limit (SQLite interrupted), and the CPU goes back to idle.
+    /// Four expensive questions in flight (16 words over 60,000 incidents, up to a 4 s time limit):
+    /// a normal client's nearest=10 is answered within 2 s (they run on a lane of their own;
+    /// starved, it would wait for them, about 4 s), they are told to stop at the limit (SQLite
+    /// interrupted), and the CPU goes back to idle. (With a 1 s limit and a 1 s bound, a loaded
+    /// run of the whole suite on two cores failed it now and then without any starvation.)
     @Test(.timeLimit(.minutes(3)), .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/stat"), "reads a process's CPU time from /proc"))
     func expensiveQuestionsDoNotStarveOthersAndStopAtTheLimit() async throws {
         let folder = TestSupport.temporaryDirectory()
@@ -101,7 +103,7 @@ struct HostileClientTests {
         let feed = try TestSupport.write(csv, name: "big.csv", in: folder)
         let ingest = try await TestSupport.runOnThread(TestSupport.cliExecutable!.path, ["ingest", "--db", db, "--no-geocode", feed.path])
         try #require(ingest.status == 0, Comment(rawValue: ingest.stderr))
-        let server = try await ServeLiveTests.ServeProcess(db: db, folder: folder, extra: ["--timeout", "1s"]).started()
+        let server = try await ServeLiveTests.ServeProcess(db: db, folder: folder, extra: ["--timeout", "4s"]).started()
         defer { server.stop() }
         try #require(server.port > 0, Comment(rawValue: server.stderr))
         let heavy = server.base + Self.items + "?q=koeln+olpe+alpha+beta+gamma+zwischen+wenden+krombach+stau+km+delta+epsilon+a1+as+und+x1"
@@ -123,7 +125,7 @@ struct HostileClientTests {
             #expect(normal.status == 200)
             fastest = min(fastest, ContinuousClock.now - started)
         }
-        #expect(fastest < .seconds(1), "nearest=10 beside four expensive questions: the fastest of three took \(fastest)")
+        #expect(fastest < .seconds(2), "nearest=10 beside four expensive questions: the fastest of three took \(fastest)")
         let statuses = try await expensive
         #expect(statuses.allSatisfy { $0 == 200 || $0 == 503 }, "\(statuses)")
 
