@@ -8,6 +8,7 @@ streamed fetch, so Chromium's own `--headless --screenshot --virtual-time-budget
 too; this script exists for what that cannot do: reports, clicks, live changes.)
 
     scripts/browser-check.py http://127.0.0.1:8080/?bbox=6.5,50.7,7.4,51.1 --screenshot map.png
+    scripts/browser-check.py http://127.0.0.1:8080/ --filter category=accident --filter current=false --select 1
 
 Needs: chromium, and the websocket-client package (pip install websocket-client).
 Exit status: 0 the page became ready; 1 it did not (the page's status line is reported).
@@ -27,6 +28,9 @@ def main():
     ap.add_argument("--mobile", action="store_true", help="a phone's screen (390 x 844, touch) instead of the window size")
     ap.add_argument("--click", help="click the map at x,y (pixels) after it is ready, and wait for the list to follow")
     ap.add_argument("--then", help="a shell command to run once the page is ready; then wait for the list to change (the event stream)")
+    ap.add_argument("--filter", action="append", default=[], metavar="ID=VALUE",
+                    help="once ready, set the filter control #f-ID (a checkbox: true/false) and wait for the items request to change (repeatable, in order)")
+    ap.add_argument("--select", type=int, metavar="N", help="once ready, choose the list's Nth incident (1: the first) from the keyboard, and report its details")
     args = ap.parse_args()
 
     browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
@@ -82,6 +86,22 @@ def main():
                 call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
             while time.time() < deadline and evaluate("document.getElementById('list').dataset.itemsUrl") == before:
                 time.sleep(0.2)
+        items_url = "document.getElementById('list').dataset.itemsUrl"
+        for spec in args.filter if state == "ready" else []:
+            name, _, value = spec.partition("=")
+            before = evaluate(items_url)
+            evaluate("""(function (el, value) {
+                if (el.type === "checkbox") el.checked = value === "true"; else el.value = value;
+                el.dispatchEvent(new Event("change"));
+            })(document.getElementById(%s), %s)""" % (json.dumps("f-" + name), json.dumps(value)))
+            while time.time() < deadline and evaluate(items_url) == before:
+                time.sleep(0.2)
+            if evaluate(items_url) == before:
+                state = f"the filter {name} did not change the items request"
+        if args.select and state == "ready":
+            evaluate("""(function (li) { li.focus(); li.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true })); })
+                        (document.querySelectorAll('#list li')[%d])""" % (args.select - 1))
+            time.sleep(0.3)
         if args.then and state == "ready":
             listed = "Array.prototype.map.call(document.querySelectorAll('#list li'), function (li) { return li.dataset.id; }).join(',')"
             before = evaluate(listed)
@@ -99,6 +119,18 @@ def main():
               itemsUrl: list.dataset.itemsUrl || null,
               ids: Array.prototype.map.call(list.querySelectorAll('li'), function (li) { return Number(li.dataset.id); }),
               pins: document.querySelectorAll('.leaflet-overlay-pane path.leaflet-interactive').length,
+              lines: Number(list.dataset.lines || 0),
+              pageUrl: location.href,
+              tilesNote: document.getElementById('tiles-note') && !document.getElementById('tiles-note').hidden ? document.getElementById('tiles-note').textContent : null,
+              details: (function (d) {
+                if (!d || d.hidden) return null;
+                var out = { title: d.querySelector('h2') && d.querySelector('h2').textContent, fields: {},
+                            reports: Array.prototype.map.call(d.querySelectorAll('ul.reports li'), function (li) { return li.textContent; }),
+                            link: d.querySelector('a') ? d.querySelector('a').href : null };
+                Array.prototype.forEach.call(d.querySelectorAll('dt'), function (dt) { out.fields[dt.textContent] = dt.nextSibling.textContent; });
+                return out;
+              })(document.getElementById('details')),
+              selected: (document.querySelector('#list li.selected') || {}).dataset ? document.querySelector('#list li.selected').dataset.id : null,
               pinColors: Array.prototype.map.call(list.querySelectorAll('li'), function (li) { return li.dataset.pin; }),
               leaflet: !!window.L,
               viewport: [window.innerWidth, window.innerHeight],

@@ -19,6 +19,7 @@ extension Annotation {
         o.add("pinColor", pinColor.rawValue)
         o.add("distanceMeters", distanceMeters, digits: 1)
         o.add("bearingDegrees", bearingDegrees, digits: 1)
+        o.add("alongRouteMeters", alongRouteMeters, digits: 1)
         o.add("road", road)
         o.add("category", category)
         o.add("updated", updated)

@@ -18,6 +18,9 @@ public struct Annotation: Sendable, Equatable, Encodable {
     public var pinColor: PinColor
     public var distanceMeters: Double?
     public var bearingDegrees: Double?
+    /// Along a route (`along`, serve's `route=`): metres driven from its start to where the
+    /// incident is passed; `distanceMeters` is then how far off the route it is.
+    public var alongRouteMeters: Double?
     public var road: String?
     public var category: String?
     public var updated: String?
@@ -80,6 +83,8 @@ public struct Annotation: Sendable, Equatable, Encodable {
         distanceMeters = result.distance.map { Self.round($0, 1) }
         // At the query point itself there is no direction (the geodesic solution says 180°, "S").
         bearingDegrees = (result.distance ?? .infinity) < Self.noBearingWithin ? nil : result.bearing.map { Self.round($0, 1) }
+        alongRouteMeters = result.alongRoute.map { Self.round($0, 1) }
+        if alongRouteMeters != nil { bearingDegrees = nil }
         road = i.road
         category = i.category?.rawValue
         updated = i.updated.map(TimestampParser.format)

@@ -43,7 +43,9 @@ final class AnnotationCardWriter: ResultWriter {
         } else {
             facts.append("no position")
         }
-        if let d = a.distanceMeters {
+        if let along = a.alongRouteMeters, let d = a.distanceMeters {
+            facts.append("\(Annotation.formatDistance(along)) along the route, \(Annotation.formatDistance(d)) off it")
+        } else if let d = a.distanceMeters {
             var distance = Annotation.formatDistance(d)
             if let b = a.bearingDegrees { distance += " \(Annotation.compass(b)) (\(Int(b.rounded()))°)" }
             facts.append(distance)

@@ -90,6 +90,8 @@ package final class GeoJSONWriter: ResultWriter {
         }
         o.add(distanceNames.metres, annotation.distanceMeters, digits: 1)
         o.add(distanceNames.bearing, annotation.bearingDegrees, digits: 1)
+        // Along a route: named in the style of the distance (serve's distance_m, along_m).
+        o.add(distanceNames.metres == "distance_m" ? "along_m" : "alongRouteMeters", annotation.alongRouteMeters, digits: 1)
         o.add("road", annotation.road)
         o.add("category", annotation.category)
         o.add("updated", annotation.updated)
@@ -156,7 +158,7 @@ package final class GeoJSONWriter: ResultWriter {
 final class CSVResultWriter: ResultWriter {
     static let header = ["id", "title", "subtitle", "latitude", "longitude", "distance_m", "bearing_deg", "pin_color",
                          "road", "category", "updated", "expires", "weblink", "source", "position_source", "precision", "confidence",
-                         "ended", "state", "last_heard"] + Annotation.detailColumns.map(\.property) + ["event", "reports"]
+                         "ended", "state", "last_heard"] + Annotation.detailColumns.map(\.property) + ["event", "reports", "along_m"]
     private let sink: TextSink
     private let crs: OutputCRS
 
@@ -189,7 +191,7 @@ final class CSVResultWriter: ResultWriter {
             a.positionSource ?? "", a.precision ?? "", a.confidence.map { JSONObjectText.number($0, digits: 2) } ?? "",
             a.ended ?? "", a.state.rawValue, a.lastHeard ?? "",
         ] + Annotation.detailColumns.map { a.details[$0.property] ?? "" }
-        fields += [String(a.event), a.reports.isEmpty ? "" : a.reportsJSON]
+        fields += [String(a.event), a.reports.isEmpty ? "" : a.reportsJSON, a.alongRouteMeters.map { JSONObjectText.number($0, digits: 1) } ?? ""]
         try sink.write(fields.map(Self.quote).joined(separator: ",") + "\r\n")
     }
 

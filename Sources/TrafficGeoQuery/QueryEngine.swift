@@ -93,6 +93,34 @@ public final class QueryEngine: Sendable {
         try store.all(filter: filter, locatedOnly: locatedOnly, handle: handle)
     }
 
+    // MARK: - Along a route
+
+    /// Every incident within `buffer` metres of the route, in the order a driver from its start
+    /// meets them (`RouteCourse.meet`: the first stretch that passes within the buffer; ties by
+    /// distance from the route, then store id). Each answer's `alongRoute` is the metres driven
+    /// to it, its `distance` how far off the route it is. The store is asked about a band of
+    /// boxes along the route (`RouteCourse.searchBoxes`), each incident tested once.
+    @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
+    public func along(_ course: RouteCourse, buffer: Double, filter: IncidentFilter = IncidentFilter()) throws -> [QueryResult] {
+        var seen = Set<Int64>()
+        var found: [QueryResult] = []
+        for box in course.searchBoxes(buffer: buffer) {
+            try store.inBoundingBox(box, filter: filter) { result in
+                guard seen.insert(result.stored.storeID).inserted, let position = result.incident.position,
+                      let meeting = course.meet(position, within: buffer) else { return }
+                var r = result
+                r.distance = meeting.offset
+                r.bearing = nil
+                r.alongRoute = meeting.along
+                found.append(r)
+            }
+        }
+        return found.sorted {
+            if $0.alongRoute != $1.alongRoute { return $0.alongRoute! < $1.alongRoute! }
+            return QueryResult.precedes(($0.distance ?? 0, $0.stored.storeID), ($1.distance ?? 0, $1.stored.storeID))
+        }
+    }
+
     // MARK: - Sorting
 
     /// Sorts results; ties (and missing values, which go last) fall back to distance, then store id.

@@ -113,8 +113,8 @@ enum FeatureDocuments {
 
     /// One incident as a Feature: the store id as the feature id (it fits a URL path), the
     /// annotation properties (when it ended and its state among them), distance and bearing when a point was given, when it was first seen.
-    static func feature(_ result: QueryResult, appendingTo buffer: consuming [UInt8] = []) -> [UInt8] {
-        GeoJSONWriter.feature(result, appendingTo: consume buffer, rawID: String(result.stored.storeID), distanceNames: ("distance_m", "bearing_deg")) { p in
+    static func feature(_ result: QueryResult, geometry: GeometryChoice = .point, appendingTo buffer: consuming [UInt8] = []) -> [UInt8] {
+        GeoJSONWriter.feature(result, appendingTo: consume buffer, geometry: geometry, rawID: String(result.stored.storeID), distanceNames: ("distance_m", "bearing_deg")) { p in
             p.add("first_seen", TimestampParser.format(result.stored.firstSeen))
         }
     }
@@ -122,13 +122,13 @@ enum FeatureDocuments {
     /// The page as a FeatureCollection, in UTF-8, and the length of its stable part: all but
     /// the timeStamp, which comes last (the ETag is taken from the stable part, so an unchanged
     /// answer keeps its tag).
-    static func featureCollection(_ page: ItemsPage, links: [Link], timeStamp: Date) -> (bytes: [UInt8], stableCount: Int) {
+    static func featureCollection(_ page: ItemsPage, geometry: GeometryChoice = .point, links: [Link], timeStamp: Date) -> (bytes: [UInt8], stableCount: Int) {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(1024 + page.results.count * 1200)
         bytes.append(contentsOf: "{\"type\":\"FeatureCollection\",\"features\":[".utf8)
         for (i, r) in page.results.enumerated() {
             if i > 0 { bytes.append(contentsOf: ",\n".utf8) }
-            bytes = feature(r, appendingTo: consume bytes)
+            bytes = feature(r, geometry: geometry, appendingTo: consume bytes)
         }
         bytes.append(contentsOf: "],\"numberMatched\":\(page.numberMatched),\"numberReturned\":\(page.results.count)".utf8)
         bytes.append(contentsOf: ",\"links\":".utf8)

@@ -165,7 +165,7 @@ struct IncidentAPI: Sendable {
         case "/":
             try parameters.allowOnly(ItemsQuery.itemsParameters)
             if try ResponseFormat.negotiate(parameters, accept: accept) == .html {
-                return try mapPage(parameters, request: request)
+                return try await mapPage(parameters, request: request)
             }
             try parameters.allowOnly(["f"])
             return tagged(FeatureDocuments.landing(base: base), type: MediaType.json, request)
@@ -249,15 +249,17 @@ struct IncidentAPI: Sendable {
         return tagged(json, type: MediaType.json, request)
     }
 
-    private func mapPage(_ parameters: QueryParameters, request: Request) throws -> Response {
-        let query = try ItemsQuery(parameters)
-        return tagged(MapPage.html(configuration: configuration, parameters: parameters, query: query), type: MediaType.html, request)
+    private func mapPage(_ parameters: QueryParameters, request: Request) async throws -> Response {
+        let query = try ItemsQuery(parameters, savedRoutes: configuration.routes)
+        // With no place in its URL the page opens on the data.
+        let extent = query.bbox == nil && query.reference == nil ? try await dataExtent() : nil
+        return tagged(MapPage.html(configuration: configuration, parameters: parameters, query: query, dataExtent: extent), type: MediaType.html, request)
     }
 
     private func itemsResponse(_ request: Request, _ parameters: QueryParameters, base: String) async throws -> Response {
-        let query = try ItemsQuery(parameters)
+        let query = try ItemsQuery(parameters, savedRoutes: configuration.routes)
         if try ResponseFormat.negotiate(parameters, accept: request.headers[.accept]) == .html {
-            return try mapPage(parameters, request: request)
+            return try await mapPage(parameters, request: request)
         }
         let engine = self.engine
         let page = try await runner.run(heavy: query.isHeavy) { try ItemsSearch.page(query, engine: engine) }
@@ -280,7 +282,7 @@ struct IncidentAPI: Sendable {
         configuration.metrics.returned(items: page.results.count)
         // The states in the answer use the question's unconfirmed-after.
         let json = IncidentFilter.$answerUnconfirmedAfter.withValue(query.filter.unconfirmedAfter) {
-            FeatureDocuments.featureCollection(page, links: links, timeStamp: Date())
+            FeatureDocuments.featureCollection(page, geometry: query.geometry, links: links, timeStamp: Date())
         }
         return tagged(json.bytes, type: MediaType.geoJSON, request, tagFrom: json.stableCount)
     }

@@ -1,5 +1,6 @@
 import Foundation
 import TrafficGeoModel
+import TrafficGeoOutput
 import TrafficGeoProjection
 import TrafficGeoQuery
 import TrafficGeoRoadTitles
@@ -31,14 +32,26 @@ struct ItemsQuery: Sendable, Equatable {
     var nearest: Int?
     var filter = IncidentFilter()
     var sort: QuerySort?
+    /// `route` and `buffer`: the incidents along a route, in the order a driver meets them.
+    var corridor: Corridor?
+    /// `geometry`: Points (the default), or LineStrings where the incident has a segment (`mixed`).
+    var geometry: GeometryChoice = .point
+
+    struct Corridor: Sendable, Equatable {
+        var course: RouteCourse
+        var buffer: Double
+    }
 
     /// The parameters of the OGC API (bbox, datetime, limit, offset, f).
     static let standardParameters: Set<String> = ["bbox", "datetime", "limit", "offset", "f"]
     /// trafficgeo's own: the query model's fields (`QueryField`, spelt as parameters: `q` for
-    /// the words, `sortby` for the order), the same as the command line's options, and `nearest`.
-    static let ownParameters: Set<String> = Set(modelFields.map { $0.name(on: .parameter) }).union(["nearest"])
-    /// The model's fields a request may give (a watch's route and buffer, and the feed source, are not asked here).
-    static let modelFields: [QueryField] = QueryField.allCases.filter { ![.route, .buffer, .source].contains($0) }
+    /// the words, `sortby` for the order), the same as the command line's options, `nearest` and
+    /// `geometry` (the command line's `--geometry`).
+    static let ownParameters: Set<String> = Set(modelFields.map { $0.name(on: .parameter) }).union(["nearest", "geometry"])
+    /// The model's fields a request may give (the feed source, a watch's, is not asked here).
+    static let modelFields: [QueryField] = QueryField.allCases.filter { $0 != .source }
+    /// The most positions a `route=` may have (a URL of 8 KB holds a few hundred; a saved route more).
+    static let maxRoutePositions = 10_000
     /// What an items request (and the map page) takes: both of the above.
     static let itemsParameters = standardParameters.union(ownParameters)
     /// The events stream takes the conditions, not paging or ordering (nor times, which the
@@ -47,7 +60,9 @@ struct ItemsQuery: Sendable, Equatable {
 
     init() {}
 
-    init(_ p: QueryParameters, allowed: Set<String> = itemsParameters, now: Date = Date()) throws(Problem) {
+    /// `savedRoutes`: the routes `serve --route NAME=FILE` named, which `route=NAME` asks along.
+    init(_ p: QueryParameters, allowed: Set<String> = itemsParameters, now: Date = Date(),
+         savedRoutes: [String: [Coordinate]] = [:]) throws(Problem) {
         try p.allowOnly(allowed)
         if let text = try p.single("limit") {
             guard let n = Int(text), (1...Self.maxLimit).contains(n) else {
@@ -61,7 +76,36 @@ struct ItemsQuery: Sendable, Equatable {
             }
             offset = n
         }
+        if let text = try p.single("geometry") {
+            guard let choice = GeometryChoice(rawValue: text), choice != .segment else {
+                throw Problem.badParameter("geometry", "geometry='\(text)' must be point (every incident as a Point) or mixed (a LineString along the road where the incident has a segment, else a Point). segment, which leaves out the incidents without one, is the command line's: a page of the collection keeps every incident it counts.")
+            }
+            geometry = choice
+        }
         let text = Self.modelText(p)
+        if text.has(.route) || text.has(.buffer) {
+            // A request names no file: the route is a saved one's name or the line itself.
+            let area: QueryArea?
+            do {
+                area = try text.area { route in
+                    if let saved = savedRoutes[route] { return saved }
+                    do { return try RouteLine.read(text: route, what: "route") } catch {
+                        let names = savedRoutes.keys.sorted()
+                        throw QueryTextError(.route, nil, "\(error)" + (names.isEmpty ? "" : "; or give the name of a saved route: " + names.joined(separator: ", ")))
+                    }
+                }
+            } catch let error as QueryTextError {
+                throw Problem.badParameter(error.field.name(on: .parameter), error.message(on: .parameter) + ".")
+            } catch {
+                throw Problem.badParameter("route", "\(error).")
+            }
+            if case let .corridor(route, buffer)? = area {
+                guard route.count <= Self.maxRoutePositions else {
+                    throw Problem.badParameter("route", "the route has \(route.count) positions; at most \(Self.maxRoutePositions) (save a longer one with serve --route NAME=FILE).")
+                }
+                corridor = Corridor(course: RouteCourse(route), buffer: buffer)
+            }
+        }
         do throws(QueryTextError) {
             bbox = try text.box()
             reference = try text.center()
@@ -100,12 +144,12 @@ struct ItemsQuery: Sendable, Equatable {
     /// A question that reads much of the store whatever its page (word search, ordering the
     /// whole collection): it runs on QueryRunner's heavy lane, so a few of them at once cannot
     /// keep the cheap ones (nearest, a box, a radius) waiting for a thread.
-    var isHeavy: Bool { !filter.words.isEmpty || ranksEveryIncidentBeforeThePage }
+    var isHeavy: Bool { !filter.words.isEmpty || ranksEveryIncidentBeforeThePage || corridor != nil }
 
     /// Whether answering ranks every incident before the page (the whole collection by distance
     /// from lat/lon, or sorted by `sortby`); nearest and radius are bounded by themselves.
     var ranksEveryIncidentBeforeThePage: Bool {
-        guard nearest == nil, radius == nil else { return false }
+        guard nearest == nil, radius == nil, corridor == nil else { return false }
         return sort != nil || (reference != nil && bbox == nil)
     }
 

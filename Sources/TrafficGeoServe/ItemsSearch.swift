@@ -10,13 +10,18 @@ struct ItemsPage: Sendable {
     var numberMatched: Int
 }
 
-/// Runs an `ItemsQuery` on the query engine: nearest (`nearest=k`), within (`radius`), a box,
-/// or the whole collection; then the order and the page. Store order (by store id) is stable, so
+/// Runs an `ItemsQuery` on the query engine: along a route (`route`), nearest (`nearest=k`),
+/// within (`radius`), a box, or the whole collection; then the order and the page. Store order (by store id) is stable, so
 /// walking the pages with `offset` visits every incident once.
 enum ItemsSearch {
     @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
     static func page(_ q: ItemsQuery, engine: QueryEngine) throws -> ItemsPage {
         let keep = q.offset + q.limit
+        if let corridor = q.corridor {
+            let met = try engine.along(corridor.course, buffer: corridor.buffer, filter: q.filter)
+            let ordered = q.sort.map { QueryEngine.sort(met, by: $0) } ?? met
+            return ItemsPage(results: slice(ordered, q), numberMatched: ordered.count)
+        }
         if let reference = q.reference, let k = q.nearest {
             let found = try engine.nearest(to: reference, limit: k, maxDistance: q.radius, filter: q.filter)
             let ordered = q.sort.map { QueryEngine.sort(found, by: $0) } ?? found

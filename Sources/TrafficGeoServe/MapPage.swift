@@ -9,16 +9,18 @@ import TrafficGeoSupport
 /// the items endpoint like any client, and refreshes when the event stream reports a change.
 /// Without tiles the pins and the list still work; without Leaflet, the list does.
 enum MapPage {
-    /// The conditions the page passes on to its requests (its own URL's, already checked).
+    /// The conditions the page passes on to its requests (its own URL's, already checked) and
+    /// keeps in its URL as they change.
     static let passedParameters = ["road", "category", "q", "active-at", "unconfirmed-after", "datetime", "min-confidence", "precision", "min-severity", "sortby"]
 
-    static func html(configuration: ServeConfiguration, parameters: QueryParameters, query: ItemsQuery) -> String {
+    /// `dataExtent`: where the incidents are, the first view when the URL names no place.
+    static func html(configuration: ServeConfiguration, parameters: QueryParameters, query: ItemsQuery, dataExtent: LonLatBox? = nil) -> String {
         var passed = JSONObjectText()
         for name in passedParameters {
             if let value = parameters.items.last(where: { $0.name == name })?.value { passed.add(name, value) }
         }
         var view = JSONObjectText()
-        if let box = query.bbox {
+        if let box = query.bbox ?? dataExtent {
             view.add(raw: "bbox", "[" + [box.west, box.south, box.east, box.north].map { JSONObjectText.number($0) }.joined(separator: ",") + "]")
         }
         let centre = query.reference ?? Coordinate(latitude: 51.16, longitude: 10.45)
@@ -34,6 +36,8 @@ enum MapPage {
         config.add("pageLimit", 500)
         config.add(raw: "query", passed.closed())
         config.add(raw: "view", view.closed())
+        config.add(raw: "categories", "[" + IncidentCategory.allCases.map { JSONObjectText.string($0.rawValue) }.joined(separator: ",") + "]")
+        config.add(raw: "severities", "[" + Severity.allCases.map { JSONObjectText.string($0.name) }.joined(separator: ",") + "]")
         // Inside <script>, "</" would end the element.
         let configText = config.closed().replacingOccurrences(of: "</", with: "<\\/")
         return page.replacingOccurrences(of: "{{CONFIG}}", with: configText).replacingOccurrences(of: "{{LEGEND}}", with: legend)
@@ -46,7 +50,7 @@ enum MapPage {
             let categories = IncidentCategory.allCases.filter { $0.pinColor == colour }.map(\.rawValue).joined(separator: ", ")
             return "<span style=\"--pin:\(colour.hex)\">\(colour.rawValue): \(categories)</span>"
         }
-        return spans.joined() + "<span class=\"over\">hollow: expired or ended</span>"
+        return spans.joined() + "<span class=\"over\">hollow: expired or ended</span><span class=\"line\">line: along the road it covers</span>"
     }()
 
     private static let page = #"""
@@ -62,14 +66,21 @@ enum MapPage {
       html, body { height: 100%; margin: 0; font: 14px/1.35 system-ui, -apple-system, "DejaVu Sans", sans-serif; }
       body { display: flex; flex-direction: row; }
       #map { flex: 1 1 auto; min-height: 200px; background: #e8eef3; }
-      #side { flex: 0 0 24rem; display: flex; flex-direction: column; border-left: 1px solid #ccc; background: #fff; }
+      #side { flex: 0 0 24rem; display: flex; flex-direction: column; border-left: 1px solid #ccc; background: #fff; min-height: 0; }
       #side header { padding: .6rem .8rem; border-bottom: 1px solid #ddd; }
       #side h1 { font-size: 1.05rem; margin: 0 0 .2rem; }
-      #status { color: #555; font-size: .85rem; }
+      #status, #tiles-note { color: #555; font-size: .85rem; }
+      #tiles-note { color: #8a5a00; }
+      #filters { display: grid; grid-template-columns: 1fr 1fr; gap: .3rem .5rem; margin-top: .4rem; font-size: .85rem; }
+      #filters label { display: flex; flex-direction: column; gap: .1rem; }
+      #filters label.check { flex-direction: row; align-items: center; gap: .3rem; }
+      #filters input, #filters select { font: inherit; padding: .15rem .25rem; min-width: 0; }
       #list { list-style: none; margin: 0; padding: 0; overflow-y: auto; flex: 1 1 auto; }
       #list li { padding: .5rem .8rem .5rem 2rem; border-bottom: 1px solid #eee; cursor: pointer; position: relative; }
-      #list li:hover { background: #f5f8fb; }
+      #list li:hover, #list li:focus { background: #f5f8fb; outline: 2px solid #2a6fdb; outline-offset: -2px; }
+      #list li.selected { background: #eaf2ff; }
       #list li::before { content: ""; position: absolute; left: .7rem; top: .75rem; width: .8rem; height: .8rem; border-radius: 50%; background: var(--pin); }
+      #list li.line::before { border-radius: 2px; height: .35rem; top: .95rem; }
       #list .title { font-weight: 600; display: block; }
       #list .subtitle, #list .meta { color: #444; font-size: .85rem; display: block; }
       #list .subtitle { display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden; }
@@ -79,18 +90,35 @@ enum MapPage {
       #legend { font-size: .8rem; color: #444; margin-top: .3rem; display: flex; flex-wrap: wrap; gap: .2rem .8rem; }
       #legend span::before { content: ""; display: inline-block; width: .7rem; height: .7rem; border-radius: 50%; margin-right: .3rem; vertical-align: -1px; background: var(--pin); }
       #legend span.over::before { background: transparent; border: 2px solid #888; width: .45rem; height: .45rem; }
+      #legend span.line::before { background: #555; border-radius: 2px; height: .3rem; vertical-align: 2px; }
+      #details { flex: 0 0 auto; position: relative; border-bottom: 1px solid #ddd; padding: .6rem .8rem; max-height: 45%; overflow-y: auto; background: #fbfcfe; }
+      #details h2 { font-size: 1rem; margin: 0 2rem .3rem 0; }
+      #details dl { display: grid; grid-template-columns: max-content 1fr; gap: .15rem .6rem; margin: .3rem 0; font-size: .85rem; }
+      #details dt { color: #555; }
+      #details dd { margin: 0; }
+      #details ul { margin: .2rem 0; padding-left: 1.1rem; font-size: .85rem; }
+      #details .close { position: absolute; right: .8rem; font-size: 1.1rem; border: 0; background: none; cursor: pointer; }
       @media (max-width: 700px) {
         body { flex-direction: column; }
-        #map { flex: 0 0 58vh; }
-        #side { flex: 1 1 auto; border-left: 0; border-top: 1px solid #ccc; min-height: 0; }
+        #map { flex: 0 0 50vh; }
+        #side { flex: 1 1 auto; border-left: 0; border-top: 1px solid #ccc; }
       }
     </style>
     </head>
     <body>
     <div id="map" role="region" aria-label="Map of incidents"></div>
     <aside id="side">
-      <header><h1>Traffic incidents</h1><div id="status">Loading…</div>
+      <header><h1>Traffic incidents</h1><div id="status" role="status">Loading…</div><div id="tiles-note" hidden></div>
+        <form id="filters" aria-label="Which incidents">
+          <label class="check"><input type="checkbox" id="f-current"> Current only</label>
+          <label>In effect at <input type="datetime-local" id="f-at"></label>
+          <label>Kind <select id="f-category"><option value="">any</option></select></label>
+          <label>Severity at least <select id="f-min-severity"><option value="">any</option></select></label>
+          <label>Road <input id="f-road" placeholder="A3, M25, I-25" autocomplete="off"></label>
+          <label>Words <input id="f-q" type="search" placeholder="closure, Baustelle" autocomplete="off"></label>
+        </form>
         <div id="legend" aria-label="What the pin colours mean">{{LEGEND}}</div></header>
+      <section id="details" hidden aria-live="polite" aria-label="The incident chosen"></section>
       <ol id="list" aria-label="Incidents in view, nearest first"></ol>
     </aside>
     <script type="application/json" id="tg-config">{{CONFIG}}</script>
@@ -99,9 +127,12 @@ enum MapPage {
     (function () {
       "use strict";
       var cfg = JSON.parse(document.getElementById("tg-config").textContent);
-      var list = document.getElementById("list"), status = document.getElementById("status");
+      var list = document.getElementById("list"), status = document.getElementById("status"), details = document.getElementById("details");
       var conditions = new URLSearchParams(cfg.query);
-      var map = null, layer = null, markers = {}, queryPoint = null, pointMarker = null, timer = null, generation = 0;
+      // Current incidents unless the URL asks otherwise (active-at= with no value: all of them).
+      if (!conditions.has("active-at") && !conditions.has("datetime")) conditions.set("active-at", "now");
+      var map = null, layer = null, markers = {}, features = {}, queryPoint = null, pointMarker = null, timer = null, generation = 0;
+      var selected = (location.hash.match(/^#incident=(\d+)$/) || [])[1] || null;
 
       function wrap(lon) { while (lon > 180) lon -= 360; while (lon < -180) lon += 360; return lon; }
       function distanceText(m) { return m < 1000 ? Math.round(m) + " m" : (m / 1000).toFixed(m < 10000 ? 1 : 0) + " km"; }
@@ -112,14 +143,74 @@ enum MapPage {
         return "";
       }
 
+      // The filters are the query model's own parameters: the page asks the server, which
+      // filters exactly as the command line does.
+      var form = {
+        current: document.getElementById("f-current"), at: document.getElementById("f-at"),
+        category: document.getElementById("f-category"), "min-severity": document.getElementById("f-min-severity"),
+        road: document.getElementById("f-road"), q: document.getElementById("f-q")
+      };
+      cfg.categories.forEach(function (c) { var o = document.createElement("option"); o.value = o.textContent = c; form.category.appendChild(o); });
+      cfg.severities.forEach(function (c) { var o = document.createElement("option"); o.value = o.textContent = c; form["min-severity"].appendChild(o); });
+      function showConditions() {
+        var at = conditions.get("active-at") || "";
+        form.current.checked = at === "now";
+        form.at.value = /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(at) ? localInput(at) : "";
+        ["category", "min-severity", "road", "q"].forEach(function (k) { form[k].value = conditions.get(k) || ""; });
+      }
+      function localInput(iso) {
+        var d = new Date(iso); if (isNaN(d)) return "";
+        var z = new Date(d.getTime() - d.getTimezoneOffset() * 60000);
+        return z.toISOString().slice(0, 16);
+      }
+      function readConditions(changed) {
+        if (changed === form.current) {
+          conditions.set("active-at", form.current.checked ? "now" : "");
+        } else if (changed === form.at) {
+          var d = form.at.value ? new Date(form.at.value) : null;
+          conditions.set("active-at", d && !isNaN(d) ? d.toISOString().replace(/\.\d+Z$/, "Z") : (form.current.checked ? "now" : ""));
+        }
+        conditions.delete("datetime");
+        ["category", "min-severity", "road", "q"].forEach(function (k) {
+          var v = form[k].value.trim(); if (v) conditions.set(k, v); else conditions.delete(k);
+        });
+        showConditions();
+        syncURL();
+        refresh();
+      }
+      Object.keys(form).forEach(function (k) {
+        var el = form[k];
+        el.addEventListener("change", function () { readConditions(el); });
+        if (el.tagName === "INPUT" && el.type !== "checkbox" && el.type !== "datetime-local") {
+          el.addEventListener("keydown", function (e) { if (e.key === "Enter") { e.preventDefault(); readConditions(el); } });
+        }
+      });
+      document.getElementById("filters").addEventListener("submit", function (e) { e.preventDefault(); });
+      showConditions();
+
+      function viewBox() {
+        var b = map.getBounds(), w = b.getWest(), e = b.getEast();
+        if (e - w >= 360) { w = -180; e = 180; } else { w = wrap(w); e = wrap(e); }
+        var s = Math.max(-90, b.getSouth()), n = Math.min(90, b.getNorth());
+        return [w, s, e, n];
+      }
+
+      // The page's own URL says what it shows (view, point, filters; the incident chosen after
+      // #), so a link shows another person the same map.
+      function syncURL() {
+        var p = new URLSearchParams(conditions);
+        if (map) p.set("bbox", viewBox().map(function (x) { return x.toFixed(5); }).join(","));
+        else if (cfg.view.bbox) p.set("bbox", cfg.view.bbox.join(","));
+        if (queryPoint) { p.set("lat", queryPoint.lat.toFixed(6)); p.set("lon", wrap(queryPoint.lng).toFixed(6)); }
+        var url = location.pathname + "?" + p.toString() + (selected ? "#incident=" + selected : "");
+        try { history.replaceState(null, "", url); } catch (e) {}
+      }
+
       function itemsURL() {
         var p = new URLSearchParams(conditions);
         var c;
         if (map) {
-          var b = map.getBounds(), w = b.getWest(), e = b.getEast();
-          if (e - w >= 360) { w = -180; e = 180; } else { w = wrap(w); e = wrap(e); }
-          var s = Math.max(-90, b.getSouth()), n = Math.min(90, b.getNorth());
-          p.set("bbox", [w, s, e, n].map(function (x) { return x.toFixed(6); }).join(","));
+          p.set("bbox", viewBox().map(function (x) { return x.toFixed(6); }).join(","));
           c = queryPoint || map.getCenter();
         } else {
           c = queryPoint || { lat: cfg.view.lat, lng: cfg.view.lon };
@@ -128,62 +219,123 @@ enum MapPage {
         p.set("lat", c.lat.toFixed(6));
         p.set("lon", wrap(c.lng).toFixed(6));
         p.set("limit", String(cfg.pageLimit));
+        p.set("geometry", "mixed");
         p.set("f", "json");
         return cfg.itemsPath + "?" + p.toString();
       }
 
       function line(cls, text) { var s = document.createElement("span"); s.className = cls; s.textContent = text; return s; }
 
-      function popup(f) {
-        var p = f.properties, d = document.createElement("div");
-        var t = document.createElement("strong"); t.textContent = p.title; d.appendChild(t);
-        if (p.subtitle) { d.appendChild(document.createElement("br")); d.appendChild(document.createTextNode(p.subtitle)); }
-        if (p.updated) { d.appendChild(document.createElement("br")); d.appendChild(document.createTextNode("Updated " + timeText(p.updated))); }
-        if (overText(p)) { d.appendChild(document.createElement("br")); d.appendChild(document.createTextNode(overText(p))); }
-        if (p.distance_m != null) { d.appendChild(document.createElement("br")); d.appendChild(document.createTextNode(distanceText(p.distance_m) + " away")); }
-        if (p.weblink && /^https?:/.test(p.weblink)) {
-          d.appendChild(document.createElement("br"));
-          var a = document.createElement("a"); a.href = p.weblink; a.textContent = "More"; a.rel = "noopener"; a.target = "_blank"; d.appendChild(a);
+      // The details of one incident: what a desk needs to act on it.
+      function showDetails(id) {
+        var f = features[id];
+        selected = f ? id : null;
+        syncURL();
+        Array.prototype.forEach.call(list.querySelectorAll("li"), function (li) { li.classList.toggle("selected", li.dataset.id === selected); });
+        if (!f) { details.hidden = true; details.replaceChildren(); return; }
+        var p = f.properties;
+        details.replaceChildren();
+        var close = document.createElement("button"); close.className = "close"; close.type = "button"; close.textContent = "×";
+        close.setAttribute("aria-label", "Close the details");
+        close.addEventListener("click", function () { showDetails(null); });
+        details.appendChild(close);
+        var h = document.createElement("h2"); h.textContent = p.title; details.appendChild(h);
+        var dl = document.createElement("dl");
+        function row(name, value) {
+          if (value == null || value === "") return;
+          var dt = document.createElement("dt"), dd = document.createElement("dd");
+          dt.textContent = name; dd.textContent = value; dl.appendChild(dt); dl.appendChild(dd);
         }
-        return d;
+        row("Kind", p.category);
+        row("Severity", p.severityLevel ? p.severityLevel + (p.severity && p.severity !== p.severityLevel ? " (" + p.severity + ")" : "") : p.severity);
+        row("Road", [p.road, p.roadName].filter(function (x, i, all) { return x && all.indexOf(x) === i; }).join(" · "));
+        row("Direction", p.direction);
+        row("Place", p.location || p.subtitle);
+        row("State", p.state + (overText(p) ? " (" + overText(p).toLowerCase() + ")" : ""));
+        row("Starts", timeText(p.validFrom));
+        row("Ends", timeText(p.expires || p.returnToNormal));
+        row("Delay", p.delayMinutes != null ? p.delayMinutes + " min" : null);
+        row("Lanes", p.lanesRestricted);
+        row("Updated", timeText(p.updated));
+        if (p.distance_m != null) row(p.along_m != null ? "Along the route" : "Distance", p.along_m != null ? distanceText(p.along_m) : distanceText(p.distance_m));
+        details.appendChild(dl);
+        if (p.description) { var d = document.createElement("p"); d.textContent = p.description; details.appendChild(d); }
+        var reports = p.reports || [];
+        if (reports.length) {
+          var t = document.createElement("div"); t.textContent = reports.length === 1 ? "Reported by" : "Reported by " + reports.length + " feeds"; details.appendChild(t);
+          var ul = document.createElement("ul"); ul.className = "reports";
+          reports.forEach(function (r) { var li = document.createElement("li"); li.textContent = r.source + (r.updated ? ", " + timeText(r.updated) : "") + " (" + r.id + ")"; ul.appendChild(li); });
+          details.appendChild(ul);
+        }
+        if (p.weblink && /^https?:/.test(p.weblink)) {
+          var a = document.createElement("a"); a.href = p.weblink; a.textContent = "The feed's page"; a.rel = "noopener"; a.target = "_blank"; details.appendChild(a);
+        }
+        details.hidden = false;
       }
+      document.addEventListener("keydown", function (e) { if (e.key === "Escape" && selected) showDetails(null); });
 
       function render(fc, url) {
         if (layer) layer.clearLayers();
-        markers = {};
+        markers = {}; features = {};
         list.replaceChildren();
+        var lines = 0;
         fc.features.forEach(function (f) {
-          var p = f.properties, li = document.createElement("li");
-          li.dataset.id = String(f.id);
+          var p = f.properties, li = document.createElement("li"), id = String(f.id);
+          features[id] = f;
+          li.dataset.id = id;
           li.dataset.pin = p.pinColor;
           li.dataset.state = p.state || "active";
+          li.tabIndex = 0;
+          li.setAttribute("role", "button");
           var over = p.state === "expired" || p.state === "ended";
-          if (over) li.className = "over";
+          var isLine = f.geometry && f.geometry.type === "LineString";
+          li.className = (over ? "over" : "") + (isLine ? " line" : "") + (id === selected ? " selected" : "");
           li.style.setProperty("--pin", p["marker-color"]);
           li.appendChild(line("title", p.title));
           if (p.subtitle) li.appendChild(line("subtitle", p.subtitle));
           var meta = [];
-          if (p.distance_m != null) meta.push(distanceText(p.distance_m));
+          if (p.along_m != null) meta.push(distanceText(p.along_m) + " along");
+          else if (p.distance_m != null) meta.push(distanceText(p.distance_m));
           if (p.updated) meta.push(timeText(p.updated));
           if (over) { var t = overText(p); meta.push(t.charAt(0).toLowerCase() + t.slice(1)); }
           if (meta.length) li.appendChild(line("meta", meta.join(" · ")));
-          if (map && f.geometry && f.geometry.type === "Point") {
+          var m = null;
+          if (map && isLine) {
+            m = L.polyline(f.geometry.coordinates.map(function (c) { return [c[1], c[0]]; }),
+                           { color: p["marker-color"], weight: 6, opacity: over ? 0.45 : 0.9, dashArray: over ? "6 6" : null });
+            lines++;
+          } else if (map && f.geometry && f.geometry.type === "Point") {
             var c = f.geometry.coordinates;
             // An incident that is over: a hollow ring in its colour, like the legend says.
-            var m = over ? L.circleMarker([c[1], c[0]], { radius: 7, color: p["marker-color"], weight: 3, fillColor: "#fff", fillOpacity: 0.6 })
-                         : L.circleMarker([c[1], c[0]], { radius: 8, color: "#fff", weight: 2, fillColor: p["marker-color"], fillOpacity: 0.95 });
-            m.bindPopup(popup(f));
-            m.addTo(layer);
-            markers[f.id] = m;
-            li.addEventListener("click", function () { map.panTo(m.getLatLng()); m.openPopup(); });
+            m = over ? L.circleMarker([c[1], c[0]], { radius: 7, color: p["marker-color"], weight: 3, fillColor: "#fff", fillOpacity: 0.6 })
+                     : L.circleMarker([c[1], c[0]], { radius: 8, color: "#fff", weight: 2, fillColor: p["marker-color"], fillOpacity: 0.95 });
           }
+          if (m) {
+            m.on("click", function () { showDetails(id); });
+            m.addTo(layer);
+            markers[id] = m;
+          }
+          function choose() {
+            showDetails(id);
+            if (m) map.panTo(m.getBounds ? m.getBounds().getCenter() : m.getLatLng());
+          }
+          li.addEventListener("click", choose);
+          li.addEventListener("keydown", function (e) {
+            if (e.key === "Enter" || e.key === " ") { e.preventDefault(); choose(); }
+            else if (e.key === "ArrowDown" && li.nextSibling) { e.preventDefault(); li.nextSibling.focus(); }
+            else if (e.key === "ArrowUp" && li.previousSibling) { e.preventDefault(); li.previousSibling.focus(); }
+          });
           list.appendChild(li);
         });
         list.dataset.itemsUrl = url;
         list.dataset.count = String(fc.numberReturned);
+        list.dataset.lines = String(lines);
         status.textContent = fc.numberReturned + (fc.numberMatched > fc.numberReturned ? " of " + fc.numberMatched : "") +
-          " incidents in view, by distance from " + (queryPoint ? "the point clicked" : "the map centre");
+          (conditions.get("active-at") === "now" ? " current" : "") +
+          " incidents in view, by distance from " + (queryPoint ? "the point clicked" : "the map centre") +
+          (fc.numberMatched === 0 && conditions.get("active-at") === "now" ? " (untick Current only to see ended and unconfirmed ones)" : "");
         status.className = "";
+        if (selected && features[selected]) showDetails(selected);
         document.body.dataset.state = "ready";
       }
 
@@ -203,7 +355,7 @@ enum MapPage {
       function changed(data) {
         var d = JSON.parse(data), f = d.feature;
         if (!map || !f || !f.geometry || markers[d.id]) { soon(); return; }
-        var c = f.geometry.coordinates;
+        var c = f.geometry.type === "LineString" ? f.geometry.coordinates[0] : f.geometry.coordinates;
         if (map.getBounds().contains([c[1], c[0]])) soon();
       }
 
@@ -213,9 +365,9 @@ enum MapPage {
       // them. The text/event-stream format is parsed here, and a dropped stream is resumed with
       // Last-Event-ID after the server's retry time, as EventSource would.
       function listen() {
-        var p = new URLSearchParams();
-        ["road", "category", "q", "min-confidence", "precision", "min-severity"].forEach(function (k) { if (conditions.has(k)) p.set(k, conditions.get(k)); });
-        var url = cfg.eventsPath + (p.toString() ? "?" + p.toString() : "");
+        // Every change, whatever the filters: they change on the page, the stream stays open;
+        // a change outside the view is dropped here, one inside asks the server again.
+        var url = cfg.eventsPath;
         if (!window.fetch || !window.ReadableStream || !window.TextDecoder) {
           if (!window.EventSource) return;
           var source = new EventSource(url);
@@ -261,11 +413,22 @@ enum MapPage {
 
       if (window.L) {
         map = L.map("map", { worldCopyJump: true });
-        L.tileLayer(cfg.tiles, { maxZoom: 19, attribution: cfg.attribution }).addTo(map);
+        var tiles = L.tileLayer(cfg.tiles, { maxZoom: 19, attribution: cfg.attribution }).addTo(map);
+        // Without a tile server the page says so, and the incidents and the list still work.
+        var tilesFailed = 0, tilesLoaded = 0;
+        tiles.on("tileload", function () { tilesLoaded++; });
+        tiles.on("tileerror", function () {
+          if (++tilesFailed !== 3 || tilesLoaded) return;
+          var note = document.getElementById("tiles-note"), host = cfg.tiles.replace(/^[a-z]+:\/\/([^\/]+).*$/i, "$1");
+          note.textContent = "No background map: the tile server (" + host + ") did not answer. The incidents and the list are complete; serve --tiles sets another tile server.";
+          note.hidden = false;
+          document.body.dataset.tiles = "failed";
+        });
         layer = L.layerGroup().addTo(map);
         if (cfg.view.bbox) {
           var b = cfg.view.bbox, east = b[2] < b[0] ? b[2] + 360 : b[2];
-          map.fitBounds([[b[1], b[0]], [b[3], east]]);
+          if (b[0] === b[2] && b[1] === b[3]) map.setView([b[1], b[0]], 12);
+          else map.fitBounds([[b[1], b[0]], [b[3], east]]);
         } else {
           map.setView([cfg.view.lat, cfg.view.lon], cfg.view.zoom);
         }
@@ -273,12 +436,14 @@ enum MapPage {
         map.on("click", function (e) {
           queryPoint = e.latlng;
           if (pointMarker) pointMarker.setLatLng(e.latlng); else pointMarker = L.marker(e.latlng, { title: "Query point" }).addTo(map);
+          syncURL();
           refresh();
         });
-        map.on("moveend", soon);
+        map.on("moveend", function () { syncURL(); soon(); });
       } else {
         document.getElementById("map").textContent = "The map needs Leaflet (on Debian: apt install libjs-leaflet); the list works without it.";
       }
+      syncURL();
       refresh();
       listen();
     })();

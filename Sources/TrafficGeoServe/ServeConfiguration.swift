@@ -1,4 +1,5 @@
 import Foundation
+import TrafficGeoModel
 
 /// How `trafficgeo serve` listens and what its pages use; every default is what a person
 /// running it on their own machine wants.
@@ -34,6 +35,8 @@ public struct ServeConfiguration: Sendable {
     /// The sources `/ready` judges (`--ready-source`); nil: every source in feed health. A
     /// named source that was never fetched is stale.
     public var readySources: [String]?
+    /// Routes asked along by name (`route=NAME`), from `serve --route NAME=FILE`.
+    public var routes: [String: [Coordinate]] = [:]
     /// What `/metrics` shows; each server counts into a registry of its own.
     public var metrics = ServeMetrics()
 

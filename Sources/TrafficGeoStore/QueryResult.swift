@@ -8,6 +8,9 @@ public struct QueryResult: Sendable, Equatable {
     public var distance: Double?
     /// Initial bearing from the query point, degrees clockwise from north.
     public var bearing: Double?
+    /// Along a route (`QueryEngine.along`): metres driven from the route's start to where the
+    /// incident is passed (`distance` is then how far off the route it is).
+    public var alongRoute: Double?
 
     public var incident: Incident { stored.incident }
 

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TrafficGeo
+import TrafficGeoModel
 import TrafficGeoOutput
 import TrafficGeoProjection
 import TrafficGeoQuery
@@ -178,6 +179,63 @@ struct BoundingBoxCommand: AsyncParsableCommand {
                     try query.write(quiet: global.quiet) { emit in
                         try engine.inBoundingBox(box, filter: filter, handle: emit)
                     }
+                }
+            }
+        }
+    }
+}
+
+struct AlongCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "along",
+        abstract: "What is on the way: every incident within a buffer of a route, in the order a driver meets them.",
+        discussion: """
+            The route is a GeoJSON LineString (a geometry, a Feature, the first line of a \
+            FeatureCollection) or a GPX file's track (or route). An incident is placed where the \
+            route first passes within the buffer of it (a route that turns back meets it on the way \
+            out); each answer says how far along the route that is and how far off the road.
+            """)
+
+    @OptionGroup var global: GlobalOptions
+
+    @Option(help: ArgumentHelp("The route to drive: a GeoJSON LineString or a GPX file.", valueName: "file"))
+    var route: String
+
+    @Option(help: ArgumentHelp("How far from the route an incident may be: 500m, 2km, 1mi (default 2km).", valueName: "distance"))
+    var buffer: String?
+
+    @OptionGroup var query: QueryOptions
+
+    func validate() throws {
+        _ = try area()
+        _ = try query.sortOrder()
+    }
+
+    /// The corridor, read by the query model as `watch --route` reads it.
+    func area() throws -> (route: [Coordinate], buffer: Double) {
+        var text = QueryText()
+        text.add(.route, route)
+        text.add(.buffer, buffer)
+        guard case let .corridor(line, metres)? = try CommandLineQuery.area(text, routeLine: RouteLine.read(path:)) else {
+            throw ValidationError("Give --route FILE.")
+        }
+        return (line, metres)
+    }
+
+    func run() async throws {
+        global.bootstrapLogging()
+        try await TrafficGeoExit.run {
+            let engine = QueryEngine(store: try await global.openStore(readOnly: true))
+            let (line, metres) = try area()
+            let course = RouteCourse(line)
+            let filter = try query.filter(), sort = try query.sortOrder()
+            try await StoreThreads.run {
+                let met = try engine.along(course, buffer: metres, filter: filter)
+                let results = sort.map { QueryEngine.sort(met, by: $0) } ?? met
+                try query.write(quiet: global.quiet) { emit in try results.forEach(emit) }
+                if results.isEmpty && !global.quiet {
+                    Terminal.printError("trafficgeo: nothing within \(Annotation.formatDistance(metres)) of the route (\(Annotation.formatDistance(course.length)) long)")
+                    CommandLineQuery.explainNothingInEffect(filter) { try !engine.along(course, buffer: metres, filter: $0).isEmpty }
                 }
             }
         }

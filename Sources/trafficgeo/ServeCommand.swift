@@ -3,7 +3,9 @@ import Foundation
 import Logging
 import NIOCore
 import TrafficGeo
+import TrafficGeoModel
 import TrafficGeoServe
+import TrafficGeoStore
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -63,7 +65,28 @@ struct ServeCommand: AsyncParsableCommand {
     @Option(name: .customLong("ready-source"), help: ArgumentHelp("With --ready-max-age: judge only this source (repeatable; the names `trafficgeo stats` shows). Default: every source the store has fetched.", valueName: "name"))
     var readySources: [String] = []
 
+    @Option(help: ArgumentHelp("A route clients ask along by name (route=NAME): NAME=FILE, a GeoJSON LineString or a GPX file (repeatable).", valueName: "name=file"))
+    var route: [String] = []
+
+    /// The saved routes, read now: a missing file is a mistake to hear about at start, not at a request.
+    func savedRoutes() throws -> [String: [Coordinate]] {
+        var routes: [String: [Coordinate]] = [:]
+        for entry in route {
+            guard let equals = entry.firstIndex(of: "="), equals != entry.startIndex, entry.index(after: equals) != entry.endIndex else {
+                throw ValidationError("--route '\(entry)' must be NAME=FILE, such as --route commute=commute.gpx.")
+            }
+            let name = String(entry[..<equals]), path = String(entry[entry.index(after: equals)...])
+            guard name.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "-" || $0 == "_" || $0 == "." }) else {
+                throw ValidationError("--route '\(entry)': a route's name is letters, digits, '-', '_' and '.' (it goes in a URL).")
+            }
+            guard routes[name] == nil else { throw ValidationError("--route '\(name)' is given twice.") }
+            do { routes[name] = try RouteLine.read(path: path) } catch { throw ValidationError("--route \(name): \(error).") }
+        }
+        return routes
+    }
+
     func validate() throws {
+        _ = try savedRoutes()
         if !readySources.isEmpty && readyMaxAge == nil { throw ValidationError("--ready-source needs --ready-max-age (how old is stale).") }
         if let readyMaxAge {
             guard try DurationArgument.validated(readyMaxAge, option: "--ready-max-age") > 0 else {
@@ -94,6 +117,7 @@ struct ServeCommand: AsyncParsableCommand {
             if let tiles { configuration.tileURL = tiles }
             if let tilesAttribution { configuration.tileAttribution = tilesAttribution }
             configuration.leafletDirectory = leafletDirectory
+            configuration.routes = try savedRoutes()
             if let queryThreads { configuration.queryThreads = queryThreads }
             configuration.requestTimeout = DurationArgument.duration(timeout, or: 10)
             configuration.readySources = readySources.isEmpty ? nil : readySources

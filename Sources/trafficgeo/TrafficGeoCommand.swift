@@ -26,7 +26,7 @@ struct TrafficGeoCommand: AsyncParsableCommand {
             """,
         version: TrafficGeoVersion.string,
         subcommands: [
-            IngestCommand.self, NearCommand.self, WithinCommand.self, BoundingBoxCommand.self, ExportCommand.self,
+            IngestCommand.self, NearCommand.self, WithinCommand.self, BoundingBoxCommand.self, AlongCommand.self, ExportCommand.self,
             ChangesCommand.self, WatchCommand.self, ServeCommand.self, GeocodeCommand.self, ReverseCommand.self, JunctionsCommand.self, StatsCommand.self,
             EventsCommand.self, PruneCommand.self, CopyCommand.self, ParseCommand.self,
         ]

@@ -17,16 +17,11 @@ public enum QueryArea: Sendable, Equatable {
         PreparedArea(self).locate(point, GeocentricPoint(point))
     }
 
-    /// A box holding the whole corridor (the route's, widened by the buffer), for a quick test.
+    /// A box holding the whole corridor (the route's, widened by the buffer), for a quick test;
+    /// across the antimeridian when the route crosses it.
     package var corridorBounds: LonLatBox? {
-        guard case let .corridor(route, buffer) = self, !route.isEmpty else { return nil }
-        let south = route.map(\.latitude).min()!, north = route.map(\.latitude).max()!
-        let dLat = buffer / 111_000 * 1.01 + 0.001
-        let maxLat = min(89.9, max(abs(south), abs(north)) + dLat)
-        let dLon = min(180, dLat / cos(maxLat * .pi / 180))
-        // Routes are taken as not crossing the antimeridian (a driven road).
-        return LonLatBox(west: max(-180, route.map(\.longitude).min()! - dLon), south: max(-90, south - dLat),
-                         east: min(180, route.map(\.longitude).max()! + dLon), north: min(90, north + dLat))
+        guard case let .corridor(route, buffer) = self else { return nil }
+        return RouteCourse.bounds(of: route, buffer: buffer)
     }
 
     /// The shortest distance from `point` to the polyline, in metres: each segment in a local

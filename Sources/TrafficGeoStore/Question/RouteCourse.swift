@@ -1,0 +1,154 @@
+import Foundation
+import TrafficGeoModel
+import TrafficGeoProjection
+
+/// A route as a driver takes it: its positions, how far along it each one is, and where along
+/// it a point beside the road is passed. What `along` (and serve's `route=`) orders its answer
+/// by, so that the incidents come in the order the driver meets them.
+public struct RouteCourse: Sendable, Equatable {
+    public let route: [Coordinate]
+    /// Geodesic metres from the start to each position of `route`.
+    public let distanceToPosition: [Double]
+
+    public init(_ route: [Coordinate]) {
+        self.route = route
+        var driven = [0.0]
+        driven.reserveCapacity(route.count)
+        for (a, b) in zip(route, route.dropFirst()) { driven.append(driven.last! + Geodesic.distance(from: a, to: b)) }
+        distanceToPosition = driven
+    }
+
+    /// The route's length in metres.
+    public var length: Double { distanceToPosition.last ?? 0 }
+
+    /// Where the point is met, driving the route from its start.
+    public struct Meeting: Sendable, Equatable {
+        /// Metres driven from the start to where the point is closest, on the first stretch of the
+        /// route that passes within the buffer.
+        public var along: Double
+        /// How far the point is from the route there, in metres.
+        public var offset: Double
+    }
+
+    /// The first time the route passes within `buffer` metres of `point`: on that stretch (the
+    /// consecutive segments within the buffer), the closest place. A route that turns back past
+    /// the point meets it on the way out, not on the way back; nil when it never passes within
+    /// the buffer. Distances in a local plane around the point, as `QueryArea.distance` measures
+    /// a corridor (so `meet` is non-nil exactly when the corridor holds the point); the metres
+    /// along are the geodesic lengths of the segments before, and the part of the segment in
+    /// proportion. Longitudes wrap, so a route across the antimeridian is one line.
+    public func meet(_ point: Coordinate, within buffer: Double) -> Meeting? {
+        guard let first = route.first else { return nil }
+        let r = 6_371_008.8, rad = Double.pi / 180
+        let k = cos(point.latitude * rad)
+        // Degrees of latitude the buffer spans, and a little more: a segment wholly farther
+        // north or south than this from the point cannot be within the buffer (a quick skip,
+        // most segments of a long route).
+        let latitudeReach = buffer / (r * rad) * 1.01 + 1e-9
+        func local(_ c: Coordinate) -> (Double, Double) {
+            var dLon = c.longitude - point.longitude
+            if dLon > 180 { dLon -= 360 }
+            if dLon < -180 { dLon += 360 }
+            return (dLon * rad * r * k, (c.latitude - point.latitude) * rad * r)
+        }
+        if route.count == 1 {
+            let (x, y) = local(first)
+            let d = hypot(x, y)
+            return d <= buffer ? Meeting(along: 0, offset: d) : nil
+        }
+        var best: Meeting?
+        for i in 0..<(route.count - 1) {
+            let a = route[i], b = route[i + 1]
+            if min(a.latitude, b.latitude) - point.latitude > latitudeReach || point.latitude - max(a.latitude, b.latitude) > latitudeReach {
+                if best != nil { return best }
+                continue
+            }
+            let (ax, ay) = local(a), (bx, by) = local(b)
+            let dx = bx - ax, dy = by - ay
+            let length2 = dx * dx + dy * dy
+            let t = length2 > 0 ? max(0, min(1, -(ax * dx + ay * dy) / length2)) : 0
+            let d = hypot(ax + t * dx, ay + t * dy)
+            guard d <= buffer else {
+                // The first stretch within the buffer has ended: that is where the driver meets it.
+                if best != nil { return best }
+                continue
+            }
+            let along = distanceToPosition[i] + t * (distanceToPosition[i + 1] - distanceToPosition[i])
+            if best == nil || d < best!.offset { best = Meeting(along: along, offset: d) }
+        }
+        return best
+    }
+
+    /// Boxes that together hold the corridor (`buffer` metres either side): one per run of
+    /// consecutive segments, so a long diagonal route asks the store about a band along it, not
+    /// about the box of the whole journey. A run crossing the antimeridian gives a box with
+    /// `west > east`.
+    public func searchBoxes(buffer: Double, maxSegments: Int = 32, maxSpanDegrees: Double = 1) -> [LonLatBox] {
+        guard let first = route.first else { return [] }
+        guard route.count > 1 else {
+            return [Self.widened(west: first.longitude, south: first.latitude, east: first.longitude, north: first.latitude, by: buffer)]
+        }
+        var boxes: [LonLatBox] = []
+        var start = 0
+        while start < route.count - 1 {
+            // Longitudes unwrapped along the run (each step the short way round), so a run over
+            // the antimeridian has one continuous span.
+            var lon = route[start].longitude
+            var west = lon, east = lon, south = route[start].latitude, north = south
+            var end = start
+            while end + 1 < route.count, end - start < maxSegments {
+                let next = lon + Self.step(from: route[end].longitude, to: route[end + 1].longitude)
+                let nextLatitude = route[end + 1].latitude
+                if end > start, max(east, next) - min(west, next) > maxSpanDegrees
+                    || max(north, nextLatitude) - min(south, nextLatitude) > maxSpanDegrees { break }
+                lon = next
+                west = min(west, lon); east = max(east, lon)
+                south = min(south, nextLatitude); north = max(north, nextLatitude)
+                end += 1
+            }
+            boxes.append(Self.widened(west: west, south: south, east: east, north: north, by: buffer))
+            // The next run starts at this one's last position: each segment is in one box.
+            start = end
+        }
+        return boxes
+    }
+
+    /// One box holding the whole corridor (a watch's quick test), across the antimeridian when
+    /// the route crosses it.
+    public static func bounds(of route: [Coordinate], buffer: Double) -> LonLatBox? {
+        guard let first = route.first else { return nil }
+        var lon = first.longitude, west = lon, east = lon
+        for (a, b) in zip(route, route.dropFirst()) {
+            lon += step(from: a.longitude, to: b.longitude)
+            west = min(west, lon); east = max(east, lon)
+        }
+        return widened(west: west, south: route.map(\.latitude).min()!, east: east, north: route.map(\.latitude).max()!, by: buffer)
+    }
+
+    /// Degrees east from one longitude to the next, the short way round.
+    static func step(from a: Double, to b: Double) -> Double {
+        var step = b - a
+        if step > 180 { step -= 360 }
+        if step < -180 { step += 360 }
+        return step
+    }
+
+    /// The box `west…east` (unwrapped longitudes), `south…north`, widened by `metres` on every side.
+    static func widened(west: Double, south: Double, east: Double, north: Double, by metres: Double) -> LonLatBox {
+        let dLat = metres / 111_000 * 1.01 + 0.001
+        let newSouth = max(-90, south - dLat), newNorth = min(90, north + dLat)
+        let maxLat = max(abs(newSouth), abs(newNorth))
+        // Near a pole every longitude is close: the whole band.
+        guard maxLat < 89.9 else { return LonLatBox(west: -180, south: newSouth, east: 180, north: newNorth) }
+        let dLon = dLat / cos(maxLat * .pi / 180)
+        let w = west - dLon, e = east + dLon
+        guard e - w < 360 else { return LonLatBox(west: -180, south: newSouth, east: 180, north: newNorth) }
+        func wrapped(_ x: Double) -> Double {
+            var x = x
+            while x > 180 { x -= 360 }
+            while x < -180 { x += 360 }
+            return x
+        }
+        return LonLatBox(west: wrapped(w), south: newSouth, east: wrapped(e), north: newNorth)
+    }
+}
