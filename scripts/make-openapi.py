@@ -20,6 +20,9 @@ P={
  "lat": param("lat",{"type":"number","minimum":-90,"maximum":90},"Latitude of the point distances are measured from (with lon). Features then carry distance_m and bearing_deg and are sorted by distance."),
  "lon": param("lon",{"type":"number","minimum":-180,"maximum":180},"Longitude of the point distances are measured from (with lat)."),
  "radius": param("radius",{"type":"string","pattern":"^(0*[1-9][0-9]*(\\.[0-9]+)?|0*\\.[0-9]*[1-9][0-9]*|0+\\.[0-9]*[1-9][0-9]*)(m|km|mi)$"},"Only incidents within this distance of lat/lon (WGS84 geodesic, boundary included), with its unit: 500m, 25km, 3mi (a bare number is refused: it was taken for metres by people who meant kilometres); more than 0. Like `trafficgeo within`. Needs lat and lon."),
+ "route": param("route",{"type":"string"},"Only incidents within buffer of this route, in the order a driver from its start meets them (features carry along_m, the metres driven to each, and distance_m, how far off the route it is). The route is a saved route's name (serve --route NAME=FILE), a WKT LINESTRING (lon lat, …) or a GeoJSON LineString. Like `trafficgeo along`. Not with bbox or lat/lon."),
+ "buffer": param("buffer",{"type":"string","pattern":"^(0*[1-9][0-9]*(\\.[0-9]+)?|0*\\.[0-9]*[1-9][0-9]*|0+\\.[0-9]*[1-9][0-9]*)(m|km|mi)$","default":"2km"},"With route: how far from it an incident may be, with its unit: 500m, 2km, 1mi."),
+ "geometry": param("geometry",{"type":"string","enum":["point","mixed"],"default":"point"},"point: every feature a Point (where the incident is, or its segment starts); mixed: a LineString along the road where the incident has a segment, else a Point (for maps). As the command line's --geometry."),
  "nearest": param("nearest",{"type":"integer","minimum":1,"maximum":10000},"Only the k incidents nearest to lat/lon, nearest first (exact geodesic distances; with radius, no farther). Like `trafficgeo near`. Not with bbox."),
  "road": param("road",{"type":"string"},"Only incidents on these roads (comma-separated; A4 = a4 = A 4 = BAB 4)."),
  "category": param("category",{"type":"string"},"Only incidents of these categories (comma-separated): wrong-way driver, accident, closure, obstacle, danger, roadworks, queue, slow traffic, standstill, weather, detour, restriction, event, other; German names such as Unfall or Baustelle too."),
@@ -34,7 +37,7 @@ P={
  "unconfirmed-after": param("unconfirmed-after",{"type":"string","default":"7d"},"With active-at: a report that gives no end is no longer in effect once it has not been heard of for this long (not updated, not first read, not listed by a snapshot of its feed): a length of time such as 7d (the default), or never."),
  "min-severity": param("min-severity",{"type":"string","enum":["lowest","low","medium","high","highest","none","minor","moderate","major","severe"]},"Only incidents at least this severe, on one scale the feeds' words map onto (minor = low, moderate = medium, major = high); those whose feed gives no severity are left out."),
 }
-items_params=[P[k] for k in ["bbox","datetime","limit","offset","lat","lon","radius","nearest","road","category","q","active-at","since","until","min-confidence","precision","min-severity","unconfirmed-after","reports","sortby","f"]]
+items_params=[P[k] for k in ["bbox","datetime","limit","offset","lat","lon","radius","nearest","route","buffer","geometry","road","category","q","active-at","since","until","min-confidence","precision","min-severity","unconfirmed-after","reports","sortby","f"]]
 events_params=[P[k] for k in ["bbox","lat","lon","radius","road","category","q","min-confidence","precision","min-severity"]]+[
  {"name":"Last-Event-ID","in":"header","required":False,"description":"Resume after this event (the id of the last event received): the events recorded since are sent first.","schema":{"type":"string","pattern":"^[0-9]+$"}}]
 def ok(ctype_schemas, desc):
@@ -74,7 +77,7 @@ doc={
    "IncidentProperties":{"type":"object","required":["title","pinColor","source"],"properties":{
       "id":{"type":"string"},"title":{"type":"string"},"subtitle":{"type":"string"},"description":{"type":"string"},
       "pinColor":{"type":"string","enum":["red","purple","green"]},"marker-color":{"type":"string"},"marker-symbol":{"type":"string"},
-      "distance_m":{"type":"number"},"bearing_deg":{"type":"number"},"road":{"type":"string"},"category":{"type":"string"},
+      "distance_m":{"type":"number"},"bearing_deg":{"type":"number"},"along_m":{"type":"number","description":"Asked along a route: the metres driven from its start to this incident (distance_m is then how far off the route it is)."},"road":{"type":"string"},"category":{"type":"string"},
       "updated":{"type":"string","format":"date-time"},"expires":{"type":"string","format":"date-time"},"ended":{"type":"string","format":"date-time"},
       "lastHeard":{"type":"string","format":"date-time","description":"For an unconfirmed incident (no end given, not heard of within unconfirmed-after): when it was last heard of."},
       "first_seen":{"type":"string","format":"date-time"},"weblink":{"type":"string"},"source":{"type":"string"},

@@ -358,6 +358,40 @@ enum OpenAPIDocument {
       }
      },
      {
+      "name": "route",
+      "in": "query",
+      "required": false,
+      "description": "Only incidents within buffer of this route, in the order a driver from its start meets them (features carry along_m, the metres driven to each, and distance_m, how far off the route it is). The route is a saved route's name (serve --route NAME=FILE), a WKT LINESTRING (lon lat, …) or a GeoJSON LineString. Like `trafficgeo along`. Not with bbox or lat/lon.",
+      "schema": {
+       "type": "string"
+      }
+     },
+     {
+      "name": "buffer",
+      "in": "query",
+      "required": false,
+      "description": "With route: how far from it an incident may be, with its unit: 500m, 2km, 1mi.",
+      "schema": {
+       "type": "string",
+       "pattern": "^(0*[1-9][0-9]*(\\.[0-9]+)?|0*\\.[0-9]*[1-9][0-9]*|0+\\.[0-9]*[1-9][0-9]*)(m|km|mi)$",
+       "default": "2km"
+      }
+     },
+     {
+      "name": "geometry",
+      "in": "query",
+      "required": false,
+      "description": "point: every feature a Point (where the incident is, or its segment starts); mixed: a LineString along the road where the incident has a segment, else a Point (for maps). As the command line's --geometry.",
+      "schema": {
+       "type": "string",
+       "enum": [
+        "point",
+        "mixed"
+       ],
+       "default": "point"
+      }
+     },
+     {
       "name": "road",
       "in": "query",
       "required": false,
@@ -986,6 +1020,10 @@ enum OpenAPIDocument {
      },
      "bearing_deg": {
       "type": "number"
+     },
+     "along_m": {
+      "type": "number",
+      "description": "Asked along a route: the metres driven from its start to this incident (distance_m is then how far off the route it is)."
      },
      "road": {
       "type": "string"

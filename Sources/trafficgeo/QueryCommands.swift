@@ -216,7 +216,11 @@ struct AlongCommand: AsyncParsableCommand {
         var text = QueryText()
         text.add(.route, route)
         text.add(.buffer, buffer)
-        guard case let .corridor(line, metres)? = try CommandLineQuery.area(text, routeLine: RouteLine.read(path:)) else {
+        let read: (String) throws -> [Coordinate] = { path in
+            // A route that cannot be read is a mistake in the arguments (exit 64), said as such.
+            do { return try RouteLine.read(path: path) } catch { throw ValidationError("--route: \(error) (a GeoJSON LineString or a GPX file).") }
+        }
+        guard case let .corridor(line, metres)? = try CommandLineQuery.area(text, routeLine: read) else {
             throw ValidationError("Give --route FILE.")
         }
         return (line, metres)

@@ -124,6 +124,43 @@ struct ServeAPITests {
         }
     }
 
+    /// `route=` (a saved route's name, WKT or GeoJSON) with `buffer=`: the incidents along it in
+    /// the order a driver meets them, across the antimeridian, as `along` answers; mistakes are 400s.
+    @Test func aRouteAnswersInTheOrderADriverMeetsTheIncidents() async throws {
+        var configuration = ServeConfiguration()
+        let fiji = [Coordinate(latitude: -17, longitude: 178.0), Coordinate(latitude: -17, longitude: 179.6),
+                    Coordinate(latitude: -17, longitude: -179.6), Coordinate(latitude: -17, longitude: -178.0)]
+        configuration.routes = ["fiji": fiji]
+        try await ServeFixture.serving(configuration: configuration) { f in
+            let saved = try await f.get("/collections/incidents/items?route=fiji&buffer=5km")
+            #expect(saved.status == 200, Comment(rawValue: saved.body))
+            #expect(saved.features.map { ($0["properties"] as? [String: Any])?["id"] as? String } == ["fiji", "east", "west"])
+            let along = saved.features.compactMap { ($0["properties"] as? [String: Any])?["along_m"] as? Double }
+            #expect(along.count == 3 && along == along.sorted())
+            let wkt = "LINESTRING(178 -17,179.6 -17,-179.6 -17,-178 -17)".addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            #expect(try await f.get("/collections/incidents/items?route=\(wkt)&buffer=5km").ids == saved.ids)
+            let geojson = #"{"type":"LineString","coordinates":[[178,-17],[179.6,-17],[-179.6,-17],[-178,-17]]}"#.addingPercentEncoding(withAllowedCharacters: .alphanumerics)!
+            #expect(try await f.get("/collections/incidents/items?route=\(geojson)&buffer=5km").ids == saved.ids)
+            // The same order as the query engine's (what `along` prints).
+            let engine = QueryEngine(store: f.writer)
+            let expected = try await StoreThreads.run { try engine.along(RouteCourse(fiji), buffer: 5_000) }
+            #expect(saved.ids.map(Int64.init) == expected.map(\.stored.storeID))
+            // Paging walks the same order.
+            let first = try await f.get("/collections/incidents/items?route=fiji&buffer=5km&limit=2")
+            let second = try await f.get("/collections/incidents/items?route=fiji&buffer=5km&limit=2&offset=2")
+            #expect(first.ids + second.ids == saved.ids && first.json["numberMatched"] as? Int == 3)
+
+            for bad in ["route=nowhere", "route=fiji&lat=50&lon=7", "buffer=2km", "route=fiji&buffer=wide", "route=LINESTRING(1%202)",
+                        "geometry=segment", "geometry=lines"] {
+                let answer = try await f.get("/collections/incidents/items?" + bad)
+                #expect(answer.status == 400, "\(bad): \(answer.body)")
+            }
+            #expect(try await f.get("/collections/incidents/items?route=nowhere").body.contains("fiji"), "the saved routes are named")
+            #expect(try await f.get("/collections/incidents/events?route=fiji").status == 400, "the event stream takes no route")
+            #expect(try await f.get("/collections/incidents/items?geometry=mixed&bbox=6,50,8,52").status == 200)
+        }
+    }
+
     @Test func nearestAndWithinAnswerAsTheQueryEngineDoes() async throws {
         try await ServeFixture.serving { f in
             let engine = QueryEngine(store: f.writer)

@@ -1,6 +1,8 @@
 import Foundation
 import Testing
+@testable import TrafficGeoModel
 @testable import TrafficGeoServe
+@testable import TrafficGeoStore
 
 /// Real clients of `serve`: a browser showing the map page, and GDAL reading the collection.
 @Suite("serve: a browser and GDAL as clients")
@@ -84,6 +86,67 @@ struct ServeClientsTests {
             let script = TestSupport.repositoryRoot.appendingPathComponent("scripts/browser-check.py").path
             let run = try await TestSupport.runOnThread(TestSupport.which("python3")!, [script, f.base + "/?bbox=6.8,50.82,7.2,51.06", "--then", ingest, "--timeout", "60"])
             #expect(run.status == 0, "the list changed after the ingest: \(run.stdout) \(run.stderr)")
+        }
+    }
+
+    /// The page as a desk opens it, with no place in its URL: the first view holds the data,
+    /// current incidents only; a segment is a line; each filter changes the items request and
+    /// the page's URL; choosing an incident from the keyboard opens its details; with no tile
+    /// server the page says so.
+    @Test(.enabled(if: browserCheck, "needs chromium, libjs-leaflet and python3's websocket-client (scripts/setup installs them)"))
+    func theMapOpensOnTheDataFiltersAndShowsDetails() async throws {
+        var configuration = ServeConfiguration()
+        configuration.tileURL = "http://127.0.0.1:9/{z}/{x}/{y}.png"
+        try await ServeFixture.serving(configuration: configuration) { f in
+            // Works along a stretch of the A3 near Köln, with the facts the details show.
+            let works = Incident(source: "works", id: "a3-works", title: "A3 : Köln-Dellbrück - Königsforst", summary: "Bauarbeiten, rechter Fahrstreifen gesperrt",
+                                 weblink: "https://example.org/a3-works", updated: f.now, expires: f.now.addingTimeInterval(7200), road: "A3", category: .roadworks,
+                                 position: Coordinate(latitude: 50.97, longitude: 7.06),
+                                 segment: [Coordinate(latitude: 50.97, longitude: 7.06), Coordinate(latitude: 50.95, longitude: 7.09), Coordinate(latitude: 50.93, longitude: 7.12)],
+                                 positionSource: PositionSource(kind: .feed),
+                                 properties: ["severity": "high", "direction": "Frankfurt", "delay_minutes": "15", "lanes_restricted": "1 of 3"])
+            _ = try await f.writer.ingest(source: "works", snapshot: .wholeSource, now: f.now) { emit in try emit(.incident(works)) }
+            let script = TestSupport.repositoryRoot.appendingPathComponent("scripts/browser-check.py").path
+            let python = TestSupport.which("python3")!
+            func report(_ arguments: [String]) async throws -> [String: Any] {
+                let run = try await TestSupport.runOnThread(python, [script] + arguments + ["--timeout", "90"])
+                #expect(run.status == 0, Comment(rawValue: run.stdout + run.stderr))
+                return try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], Comment(rawValue: run.stderr))
+            }
+
+            let opened = try await report([f.base + "/"])
+            let ids = opened["ids"] as? [Int] ?? []
+            let firstURL = try #require(opened["itemsUrl"] as? String)
+            #expect(!ids.isEmpty && firstURL.contains("active-at=now"), "the first view holds current incidents: \(opened)")
+            #expect(ids == (try await f.get(firstURL)).ids)
+            #expect((opened["lines"] as? Int ?? 0) >= 1 && firstURL.contains("geometry=mixed"), "the works are a line")
+            #expect((opened["pageUrl"] as? String)?.contains("bbox=") == true, "the page's URL says what it shows")
+            #expect((opened["tilesNote"] as? String)?.contains("127.0.0.1:9") == true, "no tiles, and the page says so")
+
+            // Each filter is the query model's own parameter, in the request and in the URL.
+            let filtered = try await report([f.base + "/", "--filter", "category=roadworks", "--filter", "road=A3", "--filter", "min-severity=high",
+                                             "--filter", "q=Bauarbeiten", "--filter", "current=false"])
+            let itemsURL = try #require(filtered["itemsUrl"] as? String), pageURL = try #require(filtered["pageUrl"] as? String)
+            for part in ["category=roadworks", "road=A3", "min-severity=high", "q=Bauarbeiten", "active-at=&"] {
+                #expect(itemsURL.contains(part) && (pageURL + "&").contains(part), "\(part): \(itemsURL) \(pageURL)")
+            }
+            let worksID = try #require((try await f.get(itemsURL)).ids.first)
+            #expect(filtered["ids"] as? [Int] == [worksID])
+
+            // A link to the filtered page opens the same, and the keyboard opens the details.
+            let linked = try await report([pageURL, "--select", "1"])
+            #expect(linked["ids"] as? [Int] == [worksID])
+            let details = try #require(linked["details"] as? [String: Any], "\(linked)")
+            let fields = details["fields"] as? [String: String] ?? [:]
+            #expect(details["title"] as? String == "A3 : Köln-Dellbrück - Königsforst")
+            for (name, value) in [("Kind", "roadworks"), ("Severity", "high"), ("Road", "A3"), ("Direction", "Frankfurt"), ("Delay", "15 min"),
+                                  ("Lanes", "1 of 3"), ("State", "active")] {
+                #expect(fields[name] == value, "\(name): \(fields)")
+            }
+            #expect(fields["Ends"]?.isEmpty == false && fields["Updated"]?.isEmpty == false && fields["Place"]?.contains("Bauarbeiten") == true)
+            #expect((details["reports"] as? [String])?.first?.hasPrefix("works") == true)
+            #expect(details["link"] as? String == "https://example.org/a3-works")
+            #expect((linked["pageUrl"] as? String)?.hasSuffix("#incident=\(worksID)") == true)
         }
     }
 
