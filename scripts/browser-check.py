@@ -30,6 +30,8 @@ def main():
     ap.add_argument("--then", help="a shell command to run once the page is ready; then wait for the list to change (the event stream)")
     ap.add_argument("--filter", action="append", default=[], metavar="ID=VALUE",
                     help="once ready, set the filter control #f-ID (a checkbox: true/false) and wait for the items request to change (repeatable, in order)")
+    ap.add_argument("--draw-route", metavar="LAT,LON;LAT,LON;…",
+                    help="once ready, press 'Draw a route', click the map at these places, press 'Finish', and wait for the list along the route")
     ap.add_argument("--select", type=int, metavar="N", help="once ready, choose the list's Nth incident (1: the first) from the keyboard, and report its details")
     args = ap.parse_args()
 
@@ -98,6 +100,23 @@ def main():
                 time.sleep(0.2)
             if evaluate(items_url) == before:
                 state = f"the filter {name} did not change the items request"
+        if args.draw_route and state == "ready":
+            before = evaluate(items_url)
+            evaluate("document.getElementById('route-draw').click()")
+            for place in args.draw_route.split(";"):
+                lat, lon = (float(v) for v in place.split(","))
+                # Where the place is on the screen now: a real click there, as a person's.
+                x, y = evaluate("""(function (m) { var p = m.latLngToContainerPoint([%f, %f]), r = m.getContainer().getBoundingClientRect();
+                                   return [p.x + r.left, p.y + r.top]; })(window.trafficgeoMap)""" % (lat, lon))
+                for kind in ("mousePressed", "mouseReleased"):
+                    call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+                time.sleep(0.4)  # a second click at once would be a double click (a zoom)
+            evaluate("document.getElementById('route-draw').click()")
+            while time.time() < deadline and "route=" not in (evaluate(items_url) or ""):
+                time.sleep(0.2)
+            time.sleep(1)
+            if "route=" not in (evaluate(items_url) or ""):
+                state = "the route did not change the items request"
         if args.select and state == "ready":
             evaluate("""(function (li) { li.focus(); li.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true })); })
                         (document.querySelectorAll('#list li')[%d])""" % (args.select - 1))
@@ -118,7 +137,9 @@ def main():
               status: document.getElementById('status').textContent,
               itemsUrl: list.dataset.itemsUrl || null,
               ids: Array.prototype.map.call(list.querySelectorAll('li'), function (li) { return Number(li.dataset.id); }),
-              pins: document.querySelectorAll('.leaflet-overlay-pane path.leaflet-interactive').length,
+              pins: Number(list.dataset.drawn || 0),
+              icons: document.querySelectorAll('.leaflet-marker-pane .tg-icon').length,
+              clusters: Array.prototype.reduce.call(document.querySelectorAll('.marker-cluster'), function (n, c) { return n + Number(c.textContent || 0); }, 0),
               lines: Number(list.dataset.lines || 0),
               pageUrl: location.href,
               tilesNote: document.getElementById('tiles-note') && !document.getElementById('tiles-note').hidden ? document.getElementById('tiles-note').textContent : null,

@@ -252,7 +252,7 @@ struct IncidentAPI: Sendable {
     private func mapPage(_ parameters: QueryParameters, request: Request) async throws -> Response {
         let query = try ItemsQuery(parameters, savedRoutes: configuration.routes)
         // With no place in its URL the page opens on the data.
-        let extent = query.bbox == nil && query.reference == nil ? try await dataExtent() : nil
+        let extent = query.bbox == nil && query.reference == nil && query.corridor == nil ? try await dataExtent() : nil
         return tagged(MapPage.html(configuration: configuration, parameters: parameters, query: query, dataExtent: extent), type: MediaType.html, request)
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import TrafficGeoModel
 import TrafficGeoProjection
+import TrafficGeoStore
 import TrafficGeoSupport
 
 /// The map page (`/` and `items?f=html`): Leaflet from the server itself (Debian's
@@ -20,7 +21,15 @@ enum MapPage {
             if let value = parameters.items.last(where: { $0.name == name })?.value { passed.add(name, value) }
         }
         var view = JSONObjectText()
-        if let box = query.bbox ?? dataExtent {
+        if let corridor = query.corridor {
+            // A route in the URL (drawn, loaded or saved): the page shows it, and what is along it.
+            view.add(raw: "route", "[" + corridor.course.route.map { "[\(JSONObjectText.number($0.latitude)),\(JSONObjectText.number($0.longitude))]" }.joined(separator: ",") + "]")
+            view.add("buffer", parameters.items.last(where: { $0.name == "buffer" })?.value ?? "2km")
+            // A saved route keeps its name in the page's URL (its line may be long).
+            let routeText = parameters.items.last(where: { $0.name == "route" })?.value
+            view.add("routeName", routeText.flatMap { configuration.routes[$0] != nil ? $0 : nil })
+        }
+        if let box = query.bbox ?? query.corridor.flatMap({ RouteCourse.bounds(of: $0.course.route, buffer: $0.buffer) }) ?? dataExtent {
             view.add(raw: "bbox", "[" + [box.west, box.south, box.east, box.north].map { JSONObjectText.number($0) }.joined(separator: ",") + "]")
         }
         let centre = query.reference ?? Coordinate(latitude: 51.16, longitude: 10.45)
@@ -38,6 +47,10 @@ enum MapPage {
         config.add(raw: "view", view.closed())
         config.add(raw: "categories", "[" + IncidentCategory.allCases.map { JSONObjectText.string($0.rawValue) }.joined(separator: ",") + "]")
         config.add(raw: "severities", "[" + Severity.allCases.map { JSONObjectText.string($0.name) }.joined(separator: ",") + "]")
+        var icons = JSONObjectText()
+        for category in IncidentCategory.allCases { icons.add(category.rawValue, IconShape(category).svg) }
+        icons.add("", IconShape.other.svg)
+        config.add(raw: "icons", icons.closed())
         // Inside <script>, "</" would end the element.
         let configText = config.closed().replacingOccurrences(of: "</", with: "<\\/")
         return page.replacingOccurrences(of: "{{CONFIG}}", with: configText).replacingOccurrences(of: "{{LEGEND}}", with: legend)
@@ -50,8 +63,47 @@ enum MapPage {
             let categories = IncidentCategory.allCases.filter { $0.pinColor == colour }.map(\.rawValue).joined(separator: ", ")
             return "<span style=\"--pin:\(colour.hex)\">\(colour.rawValue): \(categories)</span>"
         }
-        return spans.joined() + "<span class=\"over\">hollow: expired or ended</span><span class=\"line\">line: along the road it covers</span>"
+        let shapes = IconShape.allCases.map { shape in
+            let categories = IncidentCategory.allCases.filter { IconShape($0) == shape }.map(\.rawValue)
+            return "<span class=\"shape\">\(shape.svg)\(categories.isEmpty ? "unknown" : categories.joined(separator: ", "))</span>"
+        }
+        return spans.joined() + "<span class=\"over\">hollow, faded: expired or ended</span><span class=\"line\">line: along the road it covers</span>"
+            + shapes.joined()
     }()
+
+    /// The shape of a kind's icon: kinds differ by shape as well as colour (for colour-blind
+    /// readers, and on a grey screen). Inline SVG in the page, nothing fetched; the legend and
+    /// the pins come from this one table.
+    enum IconShape: CaseIterable {
+        case warning, noEntry, works, queue, weather, detour, other
+
+        init(_ category: IncidentCategory?) {
+            switch category {
+            case .wrongWayDriver?, .accident?, .obstacle?, .danger?: self = .warning
+            case .closure?: self = .noEntry
+            case .roadworks?: self = .works
+            case .queue?, .slowTraffic?, .standstill?: self = .queue
+            case .weather?: self = .weather
+            case .detour?: self = .detour
+            default: self = .other
+            }
+        }
+
+        /// Filled with `currentColor` (the kind's pin colour), outlined in white.
+        var svg: String {
+            let shape: String
+            switch self {
+            case .warning: shape = ##"<path d="M10 1.5 19 18H1z"/><path d="M9 7h2v5.5H9zM9 14h2v2H9z" fill="#fff" stroke="none"/>"##
+            case .noEntry: shape = ##"<circle cx="10" cy="10" r="8.5"/><path d="M4.5 8.5h11v3h-11z" fill="#fff" stroke="none"/>"##
+            case .works: shape = ##"<path d="M10 1 19 10 10 19 1 10z"/><path d="M7 13l5-5 1 1-5 5z" fill="#fff" stroke="none"/>"##
+            case .queue: shape = ##"<rect x="1.5" y="1.5" width="17" height="17" rx="3"/><path d="M5 5.5h10v2H5zM5 9h10v2H5zM5 12.5h10v2H5z" fill="#fff" stroke="none"/>"##
+            case .weather: shape = ##"<circle cx="10" cy="10" r="8.5"/><path d="M10 4v12M4.8 7l10.4 6M4.8 13l10.4-6" stroke="#fff" stroke-width="1.8"/>"##
+            case .detour: shape = ##"<path d="M1.5 10 10 1.5V6h8.5v8H10v4.5z"/>"##
+            case .other: shape = ##"<rect x="2.5" y="2.5" width="15" height="15" rx="2"/><circle cx="10" cy="10" r="2.5" fill="#fff" stroke="none"/>"##
+            }
+            return ##"<svg viewBox="0 0 20 20" width="20" height="20" fill="currentColor" stroke="#fff" stroke-width="1.2" aria-hidden="true">"## + shape + "</svg>"
+        }
+    }
 
     private static let page = #"""
     <!doctype html>
@@ -61,6 +113,8 @@ enum MapPage {
     <meta name="viewport" content="width=device-width, initial-scale=1">
     <title>trafficgeo – incidents</title>
     <link rel="stylesheet" href="/map/leaflet/leaflet.css">
+    <link rel="stylesheet" href="/map/leaflet/MarkerCluster.css">
+    <link rel="stylesheet" href="/map/leaflet/MarkerCluster.Default.css">
     <link rel="alternate" type="application/json" href="/?f=json" title="The landing page as JSON">
     <style>
       html, body { height: 100%; margin: 0; font: 14px/1.35 system-ui, -apple-system, "DejaVu Sans", sans-serif; }
@@ -91,6 +145,18 @@ enum MapPage {
       #legend span::before { content: ""; display: inline-block; width: .7rem; height: .7rem; border-radius: 50%; margin-right: .3rem; vertical-align: -1px; background: var(--pin); }
       #legend span.over::before { background: transparent; border: 2px solid #888; width: .45rem; height: .45rem; }
       #legend span.line::before { background: #555; border-radius: 2px; height: .3rem; vertical-align: 2px; }
+      #legend span.shape::before { display: none; }
+      #legend span.shape svg { width: .9rem; height: .9rem; vertical-align: -2px; margin-right: .25rem; color: #555; }
+      .tg-icon { background: none; border: 0; }
+      .tg-icon svg { display: block; filter: drop-shadow(0 0 1px rgba(0,0,0,.6)); }
+      .tg-icon.over svg { opacity: .45; }
+      .tg-icon.fresh svg { transform: scale(1.35); transition: transform .3s; }
+      #list li.fresh { animation: fresh 4s ease-out; }
+      @keyframes fresh { from { background: #fff3b0; } to { background: transparent; } }
+      #route-tools { display: flex; flex-wrap: wrap; gap: .3rem .5rem; align-items: center; margin-top: .4rem; font-size: .85rem; }
+      #route-tools button, #route-tools select { font: inherit; }
+      #route-tools input[type=file] { max-width: 12rem; font-size: .8rem; }
+      #changes { color: #555; font-size: .85rem; }
       #details { flex: 0 0 auto; position: relative; border-bottom: 1px solid #ddd; padding: .6rem .8rem; max-height: 45%; overflow-y: auto; background: #fbfcfe; }
       #details h2 { font-size: 1rem; margin: 0 2rem .3rem 0; }
       #details dl { display: grid; grid-template-columns: max-content 1fr; gap: .15rem .6rem; margin: .3rem 0; font-size: .85rem; }
@@ -108,7 +174,7 @@ enum MapPage {
     <body>
     <div id="map" role="region" aria-label="Map of incidents"></div>
     <aside id="side">
-      <header><h1>Traffic incidents</h1><div id="status" role="status">Loading…</div><div id="tiles-note" hidden></div>
+      <header><h1>Traffic incidents</h1><div id="status" role="status">Loading…</div><div id="changes" aria-live="polite"></div><div id="tiles-note" hidden></div>
         <form id="filters" aria-label="Which incidents">
           <label class="check"><input type="checkbox" id="f-current"> Current only</label>
           <label>In effect at <input type="datetime-local" id="f-at"></label>
@@ -117,12 +183,19 @@ enum MapPage {
           <label>Road <input id="f-road" placeholder="A3, M25, I-25" autocomplete="off"></label>
           <label>Words <input id="f-q" type="search" placeholder="closure, Baustelle" autocomplete="off"></label>
         </form>
+        <div id="route-tools" aria-label="Along a route">
+          <button type="button" id="route-draw">Draw a route</button>
+          <label>within <select id="route-buffer"><option>500m</option><option>1km</option><option>2km</option><option>5km</option><option>10km</option></select></label>
+          <label>or load <input type="file" id="route-file" accept=".gpx,.geojson,.json,application/gpx+xml,application/geo+json"></label>
+          <button type="button" id="route-clear" hidden>Clear the route</button>
+        </div>
         <div id="legend" aria-label="What the pin colours mean">{{LEGEND}}</div></header>
       <section id="details" hidden aria-live="polite" aria-label="The incident chosen"></section>
       <ol id="list" aria-label="Incidents in view, nearest first"></ol>
     </aside>
     <script type="application/json" id="tg-config">{{CONFIG}}</script>
     <script src="/map/leaflet/leaflet.js"></script>
+    <script src="/map/leaflet/leaflet.markercluster.js"></script>
     <script>
     (function () {
       "use strict";
@@ -131,8 +204,18 @@ enum MapPage {
       var conditions = new URLSearchParams(cfg.query);
       // Current incidents unless the URL asks otherwise (active-at= with no value: all of them).
       if (!conditions.has("active-at") && !conditions.has("datetime")) conditions.set("active-at", "now");
-      var map = null, layer = null, markers = {}, features = {}, queryPoint = null, pointMarker = null, timer = null, generation = 0;
+      var map = null, layer = null, lineLayer = null, markers = {}, features = {}, queryPoint = null, pointMarker = null, timer = null, generation = 0;
       var selected = (location.hash.match(/^#incident=(\d+)$/) || [])[1] || null;
+      // Along a route: its positions ({lat, lng}), drawn on the map, loaded from a file or given
+      // in the URL (a saved route keeps its name there).
+      var route = cfg.view.route ? cfg.view.route.map(function (p) { return { lat: p[0], lng: p[1] }; }) : null;
+      var routeName = cfg.view.routeName || null, routeBuffer = cfg.view.buffer || "2km", drawing = false, routeLayer = null;
+      // What the event stream brought since the page was opened, and when (marked for a while).
+      var recent = {}, changeCount = 0;
+      function hasRoute() { return route && route.length >= 2; }
+      function routeWKT() {
+        return "LINESTRING(" + route.map(function (p) { return wrap(p.lng).toFixed(5) + " " + p.lat.toFixed(5); }).join(",") + ")";
+      }
 
       function wrap(lon) { while (lon > 180) lon -= 360; while (lon < -180) lon += 360; return lon; }
       function distanceText(m) { return m < 1000 ? Math.round(m) + " m" : (m / 1000).toFixed(m < 10000 ? 1 : 0) + " km"; }
@@ -199,9 +282,14 @@ enum MapPage {
       // #), so a link shows another person the same map.
       function syncURL() {
         var p = new URLSearchParams(conditions);
-        if (map) p.set("bbox", viewBox().map(function (x) { return x.toFixed(5); }).join(","));
-        else if (cfg.view.bbox) p.set("bbox", cfg.view.bbox.join(","));
-        if (queryPoint) { p.set("lat", queryPoint.lat.toFixed(6)); p.set("lon", wrap(queryPoint.lng).toFixed(6)); }
+        if (hasRoute()) {
+          p.set("route", routeName || routeWKT());
+          p.set("buffer", routeBuffer);
+        } else {
+          if (map) p.set("bbox", viewBox().map(function (x) { return x.toFixed(5); }).join(","));
+          else if (cfg.view.bbox) p.set("bbox", cfg.view.bbox.join(","));
+          if (queryPoint) { p.set("lat", queryPoint.lat.toFixed(6)); p.set("lon", wrap(queryPoint.lng).toFixed(6)); }
+        }
         var url = location.pathname + "?" + p.toString() + (selected ? "#incident=" + selected : "");
         try { history.replaceState(null, "", url); } catch (e) {}
       }
@@ -209,6 +297,15 @@ enum MapPage {
       function itemsURL() {
         var p = new URLSearchParams(conditions);
         var c;
+        if (hasRoute()) {
+          // What is on the way, in the order the driver meets it (as `trafficgeo along`).
+          p.set("route", routeName || routeWKT());
+          p.set("buffer", routeBuffer);
+          p.set("limit", String(cfg.pageLimit));
+          p.set("geometry", "mixed");
+          p.set("f", "json");
+          return cfg.itemsPath + "?" + p.toString();
+        }
         if (map) {
           p.set("bbox", viewBox().map(function (x) { return x.toFixed(6); }).join(","));
           c = queryPoint || map.getCenter();
@@ -275,10 +372,10 @@ enum MapPage {
       document.addEventListener("keydown", function (e) { if (e.key === "Escape" && selected) showDetails(null); });
 
       function render(fc, url) {
-        if (layer) layer.clearLayers();
+        if (layer) { layer.clearLayers(); lineLayer.clearLayers(); }
         markers = {}; features = {};
         list.replaceChildren();
-        var lines = 0;
+        var lines = 0, drawn = 0;
         fc.features.forEach(function (f) {
           var p = f.properties, li = document.createElement("li"), id = String(f.id);
           features[id] = f;
@@ -289,7 +386,8 @@ enum MapPage {
           li.setAttribute("role", "button");
           var over = p.state === "expired" || p.state === "ended";
           var isLine = f.geometry && f.geometry.type === "LineString";
-          li.className = (over ? "over" : "") + (isLine ? " line" : "") + (id === selected ? " selected" : "");
+          var fresh = recent[id] && Date.now() - recent[id] < 60000;
+          li.className = (over ? "over" : "") + (isLine ? " line" : "") + (id === selected ? " selected" : "") + (fresh ? " fresh" : "");
           li.style.setProperty("--pin", p["marker-color"]);
           li.appendChild(line("title", p.title));
           if (p.subtitle) li.appendChild(line("subtitle", p.subtitle));
@@ -306,18 +404,27 @@ enum MapPage {
             lines++;
           } else if (map && f.geometry && f.geometry.type === "Point") {
             var c = f.geometry.coordinates;
-            // An incident that is over: a hollow ring in its colour, like the legend says.
-            m = over ? L.circleMarker([c[1], c[0]], { radius: 7, color: p["marker-color"], weight: 3, fillColor: "#fff", fillOpacity: 0.6 })
-                     : L.circleMarker([c[1], c[0]], { radius: 8, color: "#fff", weight: 2, fillColor: p["marker-color"], fillOpacity: 0.95 });
+            // The kind's shape in its colour; an incident that is over is faded, like the legend says.
+            var svg = cfg.icons[p.category || ""] || cfg.icons[""];
+            m = L.marker([c[1], c[0]], {
+              icon: L.divIcon({ className: "tg-icon" + (over ? " over" : "") + (fresh ? " fresh" : ""), iconSize: [20, 20], iconAnchor: [10, 10],
+                                html: '<span style="color:' + p["marker-color"] + '">' + svg + "</span>" }),
+              title: p.title, alt: (p.category || "incident") + ": " + p.title, keyboard: false
+            });
           }
           if (m) {
-            m.on("click", function () { showDetails(id); });
-            m.addTo(layer);
+            // While a route is drawn, a click on an incident is a point of the route too.
+            m.on("click", function (e) { if (drawing) addRoutePoint(e.latlng); else showDetails(id); });
+            (isLine ? lineLayer : layer).addLayer(m);
             markers[id] = m;
+            drawn++;
           }
           function choose() {
             showDetails(id);
-            if (m) map.panTo(m.getBounds ? m.getBounds().getCenter() : m.getLatLng());
+            if (!m) return;
+            if (m.getBounds) map.panTo(m.getBounds().getCenter());
+            else if (layer.zoomToShowLayer) layer.zoomToShowLayer(m);
+            else map.panTo(m.getLatLng());
           }
           li.addEventListener("click", choose);
           li.addEventListener("keydown", function (e) {
@@ -330,6 +437,16 @@ enum MapPage {
         list.dataset.itemsUrl = url;
         list.dataset.count = String(fc.numberReturned);
         list.dataset.lines = String(lines);
+        list.dataset.drawn = String(drawn);
+        if (hasRoute()) {
+          status.textContent = fc.numberReturned + (fc.numberMatched > fc.numberReturned ? " of " + fc.numberMatched : "") +
+            (conditions.get("active-at") === "now" ? " current" : "") + " incidents within " + routeBuffer + " of the route (" +
+            distanceText(routeLength()) + "), in the order you meet them";
+          status.className = "";
+          if (selected && features[selected]) showDetails(selected);
+          document.body.dataset.state = "ready";
+          return;
+        }
         status.textContent = fc.numberReturned + (fc.numberMatched > fc.numberReturned ? " of " + fc.numberMatched : "") +
           (conditions.get("active-at") === "now" ? " current" : "") +
           " incidents in view, by distance from " + (queryPoint ? "the point clicked" : "the map centre") +
@@ -354,6 +471,10 @@ enum MapPage {
 
       function changed(data) {
         var d = JSON.parse(data), f = d.feature;
+        recent[String(d.id)] = Date.now();
+        changeCount++;
+        document.getElementById("changes").textContent = changeCount + (changeCount === 1 ? " change" : " changes") + " since you opened the page";
+        if (hasRoute()) { soon(); return; }
         if (!map || !f || !f.geometry || markers[d.id]) { soon(); return; }
         var c = f.geometry.type === "LineString" ? f.geometry.coordinates[0] : f.geometry.coordinates;
         if (map.getBounds().contains([c[1], c[0]])) soon();
@@ -424,7 +545,13 @@ enum MapPage {
           note.hidden = false;
           document.body.dataset.tiles = "failed";
         });
-        layer = L.layerGroup().addTo(map);
+        // Pins cluster where they crowd, with their count (Leaflet.markercluster, Debian's
+        // libjs-leaflet.markercluster, served beside Leaflet); lines stay lines.
+        layer = L.markerClusterGroup ? L.markerClusterGroup({ disableClusteringAtZoom: 14, maxClusterRadius: 50, chunkedLoading: true, zoomToBoundsOnClick: false })
+                                     : L.layerGroup();
+        layer.on("clusterclick", function (e) { if (drawing) addRoutePoint(e.latlng); else e.layer.zoomToBounds({ padding: [20, 20] }); });
+        layer.addTo(map);
+        lineLayer = L.layerGroup().addTo(map);
         if (cfg.view.bbox) {
           var b = cfg.view.bbox, east = b[2] < b[0] ? b[2] + 360 : b[2];
           if (b[0] === b[2] && b[1] === b[3]) map.setView([b[1], b[0]], 12);
@@ -434,15 +561,97 @@ enum MapPage {
         }
         if (cfg.view.point) queryPoint = L.latLng(cfg.view.lat, cfg.view.lon);
         map.on("click", function (e) {
+          if (drawing) { addRoutePoint(e.latlng); return; }
+          if (hasRoute()) return;
           queryPoint = e.latlng;
           if (pointMarker) pointMarker.setLatLng(e.latlng); else pointMarker = L.marker(e.latlng, { title: "Query point" }).addTo(map);
           syncURL();
           refresh();
         });
-        map.on("moveend", function () { syncURL(); soon(); });
+        map.on("moveend", function () { syncURL(); if (!hasRoute()) soon(); });
+        window.trafficgeoMap = map;
       } else {
         document.getElementById("map").textContent = "The map needs Leaflet (on Debian: apt install libjs-leaflet); the list works without it.";
       }
+      // Along a route: drawn by clicking points, or loaded from a GPX or GeoJSON file.
+      var drawButton = document.getElementById("route-draw"), clearButton = document.getElementById("route-clear");
+      var bufferSelect = document.getElementById("route-buffer"), routeFile = document.getElementById("route-file");
+      if (!Array.prototype.some.call(bufferSelect.options, function (o) { return o.value === routeBuffer; })) {
+        var o = document.createElement("option"); o.textContent = routeBuffer; bufferSelect.appendChild(o);
+      }
+      bufferSelect.value = routeBuffer;
+      function routeLength() {
+        var total = 0;
+        for (var i = 1; route && i < route.length; i++) {
+          total += map ? map.distance(route[i - 1], route[i]) : 0;
+        }
+        return total;
+      }
+      function addRoutePoint(latlng) {
+        route = (route || []).concat([{ lat: latlng.lat, lng: latlng.lng }]);
+        routeName = null;
+        drawRoute();
+        syncURL();
+        if (hasRoute()) refresh();
+      }
+      function drawRoute() {
+        clearButton.hidden = !route;
+        drawButton.textContent = drawing ? "Finish the route" : "Draw a route";
+        document.getElementById("map").style.cursor = drawing ? "crosshair" : "";
+        if (!map) return;
+        if (routeLayer) { map.removeLayer(routeLayer); routeLayer = null; }
+        if (route && route.length) {
+          routeLayer = L.polyline(route.map(function (p) { return [p.lat, p.lng]; }), { color: "#1f4e9c", weight: 4, opacity: 0.8, dashArray: "2 8", interactive: false }).addTo(map);
+        }
+      }
+      drawButton.addEventListener("click", function () {
+        drawing = !drawing;
+        if (drawing) {
+          route = []; routeName = null; queryPoint = null;
+          if (pointMarker) { map.removeLayer(pointMarker); pointMarker = null; }
+          status.textContent = "Click the map along your way, then Finish the route.";
+        }
+        drawRoute();
+        syncURL();
+        if (!drawing && !hasRoute()) { route = null; drawRoute(); refresh(); }
+      });
+      clearButton.addEventListener("click", function () {
+        route = null; routeName = null; drawing = false;
+        drawRoute(); syncURL(); refresh();
+      });
+      bufferSelect.addEventListener("change", function () {
+        routeBuffer = bufferSelect.value; syncURL(); if (hasRoute()) refresh();
+      });
+      function lineOf(text) {
+        if (/^\s*</.test(text)) {
+          var doc = new DOMParser().parseFromString(text, "application/xml");
+          var points = doc.getElementsByTagName("trkpt");
+          if (!points.length) points = doc.getElementsByTagName("rtept");
+          return Array.prototype.map.call(points, function (p) { return { lat: Number(p.getAttribute("lat")), lng: Number(p.getAttribute("lon")) }; });
+        }
+        var g = JSON.parse(text);
+        if (g.type === "FeatureCollection") g = (g.features.filter(function (f) { return f.geometry && /LineString$/.test(f.geometry.type); })[0] || {}).geometry;
+        if (g && g.type === "Feature") g = g.geometry;
+        if (!g) return [];
+        var coordinates = g.type === "MultiLineString" ? [].concat.apply([], g.coordinates) : g.type === "LineString" ? g.coordinates : [];
+        return coordinates.map(function (c) { return { lat: c[1], lng: c[0] }; });
+      }
+      routeFile.addEventListener("change", function () {
+        var file = routeFile.files && routeFile.files[0];
+        if (!file) return;
+        file.text().then(function (text) {
+          var line = lineOf(text).filter(function (p) { return isFinite(p.lat) && isFinite(p.lng); });
+          if (line.length < 2) throw new Error("no line in " + file.name + " (a GPX track or route, or a GeoJSON LineString)");
+          // A long recorded track is thinned to what a URL holds: every nth position, the ends kept.
+          var step = Math.ceil(line.length / 300);
+          route = line.filter(function (p, i) { return i % step === 0 || i === line.length - 1; });
+          routeName = null; drawing = false;
+          drawRoute();
+          if (map) map.fitBounds(routeLayer.getBounds(), { padding: [20, 20] });
+          syncURL(); refresh();
+        }).catch(function (e) { status.textContent = "The route could not be read: " + e.message; status.className = "problem"; });
+      });
+      drawRoute();
       syncURL();
       refresh();
       listen();

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TrafficGeoModel
+@testable import TrafficGeoQuery
 @testable import TrafficGeoServe
 @testable import TrafficGeoStore
 
@@ -31,6 +32,8 @@ struct ServeClientsTests {
             let api = try await f.get(itemsURL)
             #expect(!ids.isEmpty && ids == api.ids, "the page's list is the API's answer for its view, in its order")
             #expect(report["pins"] as? Int == api.features.filter { $0["geometry"] is [String: Any] }.count, "a pin for each")
+            #expect((report["icons"] as? Int ?? 0) + (report["clusters"] as? Int ?? 0) == report["pins"] as? Int,
+                    "every pin is on the map, alone or counted in a cluster: \(report)")
             #expect(Set(report["pinColors"] as? [String] ?? []).isSuperset(of: ["red", "purple"]))
             let png = try Data(contentsOf: URL(fileURLWithPath: shot))
             #expect(png.count > 5000 && png.prefix(4) == Data([0x89, 0x50, 0x4E, 0x47]))
@@ -78,7 +81,7 @@ struct ServeClientsTests {
 
             let legend = try await f.get("/?f=html").body
             #expect(legend.contains("red: wrong-way driver, accident, closure, obstacle, danger") && legend.contains("purple: roadworks")
-                    && legend.contains("green: queue, slow traffic") && legend.contains("hollow: expired or ended"))
+                    && legend.contains("green: queue, slow traffic") && legend.contains("hollow, faded: expired or ended") && legend.contains("<svg"))
 
             let feed = try TestSupport.write(#"{"type":"FeatureCollection","features":[{"type":"Feature","id":"live-in-view","geometry":{"type":"Point","coordinates":[6.95,50.93]},"properties":{"title":"B55 : Köln - Olpe","road":"B55","category":"accident"}}]}"#,
                                              name: "live.geojson", in: f.folder)
@@ -147,6 +150,56 @@ struct ServeClientsTests {
             #expect((details["reports"] as? [String])?.first?.hasPrefix("works") == true)
             #expect(details["link"] as? String == "https://example.org/a3-works")
             #expect((linked["pageUrl"] as? String)?.hasSuffix("#incident=\(worksID)") == true)
+        }
+    }
+
+    /// A commuter's question on the page: a route drawn by clicking the map lists the incidents
+    /// along it in the order the driver meets them, the same as `along` (the query engine, and
+    /// the command itself when it is built); the page's URL then holds the route.
+    @Test(.enabled(if: browserCheck, "needs chromium, libjs-leaflet and python3's websocket-client (scripts/setup installs them)"))
+    func aRouteDrawnOnThePageListsWhatIsAlongItInOrder() async throws {
+        var configuration = ServeConfiguration()
+        configuration.tileURL = "http://127.0.0.1:9/{z}/{x}/{y}.png"
+        try await ServeFixture.serving(configuration: configuration) { f in
+            let script = TestSupport.repositoryRoot.appendingPathComponent("scripts/browser-check.py").path
+            let python = TestSupport.which("python3")!
+            // Across the Köln grid, south-west to north-east, with a bend.
+            let run = try await TestSupport.runOnThread(python, [script, f.base + "/?bbox=6.8,50.82,7.2,51.06", "--draw-route", "50.85,6.85;50.93,6.97;51.01,7.13", "--timeout", "90"])
+            #expect(run.status == 0, Comment(rawValue: run.stdout + run.stderr))
+            let report = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any], Comment(rawValue: run.stderr))
+            let itemsURL = try #require(report["itemsUrl"] as? String)
+            let ids = report["ids"] as? [Int] ?? []
+            let api = try await f.get(itemsURL)
+            #expect(ids.count >= 5 && ids == api.ids, "\(report)")
+            #expect((report["status"] as? String)?.contains("in the order you meet them") == true)
+
+            // The route the page sent, read back: the query engine answers it in the same order.
+            let query = try #require(URLComponents(string: "http://x" + itemsURL)?.queryItems)
+            // URLSearchParams writes a space as '+' (form encoding, which serve reads).
+            let wkt = try #require(query.first { $0.name == "route" }?.value).replacingOccurrences(of: "+", with: " ")
+            #expect(query.first { $0.name == "buffer" }?.value == "2km")
+            let line = try RouteLine.read(text: wkt, what: "route")
+            #expect(line.count == 3)
+            let engine = QueryEngine(store: f.writer)
+            let along = try await StoreThreads.run { try engine.along(RouteCourse(line), buffer: 2_000, filter: IncidentFilter(activeAt: f.now)) }
+            #expect(ids.map(Int64.init) == along.map(\.stored.storeID))
+
+            // And `trafficgeo along` with the same line, as a user would run it.
+            if let cli = TestSupport.cliExecutable {
+                let coordinates = line.map { "[\($0.longitude),\($0.latitude)]" }.joined(separator: ",")
+                let file = try TestSupport.write(#"{"type":"LineString","coordinates":["# + coordinates + "]}", name: "drawn.geojson", in: f.folder)
+                let printed = try await TestSupport.runOnThread(cli.path, ["along", "--db", f.location, "--route", file.path, "--buffer", "2km", "--active-at", "now", "--format", "json"])
+                let answers = try #require(try JSONSerialization.jsonObject(with: Data(printed.stdout.utf8)) as? [[String: Any]], Comment(rawValue: printed.stderr))
+                let pageFeedIDs = (try await f.get(itemsURL)).features.compactMap { ($0["properties"] as? [String: Any])?["id"] as? String }
+                #expect(answers.compactMap { $0["id"] as? String } == pageFeedIDs)
+            }
+
+            // The page's URL holds the route: opened again, it shows the same list.
+            let pageURL = try #require(report["pageUrl"] as? String)
+            #expect(pageURL.contains("route=") && !pageURL.contains("bbox="))
+            let reopened = try await TestSupport.runOnThread(python, [script, pageURL, "--timeout", "90"])
+            let again = try #require(try JSONSerialization.jsonObject(with: Data(reopened.stdout.utf8)) as? [String: Any], Comment(rawValue: reopened.stderr))
+            #expect(again["ids"] as? [Int] == ids)
         }
     }
 
