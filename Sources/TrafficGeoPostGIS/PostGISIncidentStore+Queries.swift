@@ -92,6 +92,29 @@ extension PostGISIncidentStore {
         }
     }
 
+    /// `inBoundingBox` as store ids and positions, nothing decoded (`NeighbourSearch.boxNeighbours`).
+    func boxNeighbours(_ connection: PostgresConnection, _ box: LonLatBox, filter: IncidentFilter) throws -> [Neighbour] {
+        var found: [Neighbour] = []
+        try scan(connection, selecting: "i.id, i.latitude, i.longitude", filter: filter, where: { query in Self.boxCondition(box, &query) }) { row in
+            let (id, lat, lon) = try (row[0].decode(Int64.self), row[1].decode(Double.self), row[2].decode(Double.self))
+            let position = Coordinate(latitude: lat, longitude: lon)
+            if box.contains(position) { found.append(Neighbour(storeID: id, id: "", distance: 0, position: position)) }
+        }
+        return found
+    }
+
+    /// The candidates of a box: through the index as the circle that holds it, up to
+    /// `indexedBoxSpan` degrees a side; by latitude and longitude beyond. The caller checks the box.
+    private static func boxCondition(_ box: LonLatBox, _ query: inout BoundSQL) -> String {
+        if let (center, radius) = box.enclosingCircle(maxSpan: indexedBoxSpan) {
+            return "ST_DWithin(i.position, \(point(center, &query)), \(query.bind(radius * (1 + sphereExcess))), false)"
+        }
+        let lon = box.west <= box.east
+            ? "i.longitude BETWEEN \(query.bind(box.west)) AND \(query.bind(box.east))"
+            : "(i.longitude >= \(query.bind(box.west)) OR i.longitude <= \(query.bind(box.east)))"
+        return "i.latitude BETWEEN \(query.bind(box.south)) AND \(query.bind(box.north)) AND \(lon)"
+    }
+
     func withinNeighbours(_ connection: PostgresConnection, radius: Double, of center: Coordinate, filter: IncidentFilter) throws -> [Neighbour] {
         var found: [Neighbour] = []
         let q = GeocentricPoint(center)
@@ -119,15 +142,7 @@ extension PostGISIncidentStore {
     /// against the box itself; larger boxes are scanned by latitude and longitude.
     public func inBoundingBox(_ box: LonLatBox, filter: IncidentFilter, handle: (QueryResult) throws -> Void) throws {
         try read { connection in
-            try scan(connection, selecting: PostGISRows.selection, filter: filter, where: { query in
-                if let (center, radius) = box.enclosingCircle(maxSpan: Self.indexedBoxSpan) {
-                    return "ST_DWithin(i.position, \(Self.point(center, &query)), \(query.bind(radius * (1 + Self.sphereExcess))), false)"
-                }
-                let lon = box.west <= box.east
-                    ? "i.longitude BETWEEN \(query.bind(box.west)) AND \(query.bind(box.east))"
-                    : "(i.longitude >= \(query.bind(box.west)) OR i.longitude <= \(query.bind(box.east)))"
-                return "i.latitude BETWEEN \(query.bind(box.south)) AND \(query.bind(box.north)) AND \(lon)"
-            }) { row in
+            try scan(connection, selecting: PostGISRows.selection, filter: filter, where: { query in Self.boxCondition(box, &query) }) { row in
                 let stored = try PostGISRows.decode(row)
                 guard let position = stored.incident.position, box.contains(position) else { return }
                 try asCaller { try handle(QueryResult(stored: stored)) }
@@ -210,5 +225,9 @@ private struct PostGISNeighbourSearch: NeighbourSearch {
 
     func withinNeighbours(radius: Double, of center: Coordinate, filter: IncidentFilter) throws -> [Neighbour] {
         try store.reportingReadFailure { try store.withinNeighbours(connection, radius: radius, of: center, filter: filter) }
+    }
+
+    func boxNeighbours(_ box: LonLatBox, filter: IncidentFilter) throws -> [Neighbour] {
+        try store.reportingReadFailure { try store.boxNeighbours(connection, box, filter: filter) }
     }
 }

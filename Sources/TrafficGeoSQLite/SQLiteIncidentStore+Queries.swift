@@ -161,6 +161,30 @@ extension SQLiteIncidentStore {
         return found.sorted { QueryResult.precedes(($0.distance, $0.storeID), ($1.distance, $1.storeID)) }
     }
 
+    /// `inBoundingBox` as store ids and positions: the same two ways (the index for boxes up to
+    /// `indexedBoxSpan`, else latitude and longitude), nothing decoded.
+    fileprivate static func boxNeighbours(_ db: Database, nodes: RTreeNodes, box: LonLatBox, filter: IncidentFilter) throws -> [Neighbour] {
+        var found: [Neighbour] = []
+        if let (center, radius) = box.enclosingCircle(maxSpan: indexedBoxSpan) {
+            var candidates = try SQLiteCandidates(db, nodes: nodes, around: center, maxDistance: radius, filter: filter, inIDOrder: true, positionsOnly: true)
+            defer { candidates.close() }
+            while let (_, position) = try candidates.next() {
+                if box.contains(position) { found.append(Neighbour(storeID: candidates.storeID, id: "", distance: 0, position: position)) }
+            }
+            return found
+        }
+        let (condition, arguments) = filter.sql()
+        let lonCondition = box.west <= box.east ? "i.longitude BETWEEN ? AND ?" : "(i.longitude >= ? OR i.longitude <= ?)"
+        let cursor = try Row.fetchCursor(db, sql: """
+            SELECT i.id, i.latitude, i.longitude FROM incidents i
+            WHERE i.latitude BETWEEN ? AND ? AND \(lonCondition) AND \(condition) ORDER BY i.id
+            """, arguments: [box.south, box.north, box.west, box.east] + arguments)
+        while let row = try cursor.next() {
+            found.append(Neighbour(storeID: row[0], id: "", distance: 0, position: Coordinate(latitude: row[1], longitude: row[2])))
+        }
+        return found
+    }
+
     /// Calls `body` with each candidate within `radius` (boundary included), its geocentric
     /// point and its exact distance.
     private static func scanWithin(_ candidates: inout SQLiteCandidates, radius: Double, of center: Coordinate,
@@ -191,6 +215,10 @@ private struct SQLiteNeighbourSearch: NeighbourSearch {
 
     func withinNeighbours(radius: Double, of center: Coordinate, filter: IncidentFilter) throws -> [Neighbour] {
         try SQLiteIncidentStore.withinNeighbours(db, nodes: nodes, radius: radius, of: center, filter: filter)
+    }
+
+    func boxNeighbours(_ box: LonLatBox, filter: IncidentFilter) throws -> [Neighbour] {
+        try SQLiteIncidentStore.boxNeighbours(db, nodes: nodes, box: box, filter: filter)
     }
 }
 

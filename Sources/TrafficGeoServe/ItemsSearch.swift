@@ -50,6 +50,29 @@ enum ItemsSearch {
             let page = q.offset < count ? try engine.store.all(filter: q.filter, locatedOnly: false, offset: q.offset, limit: q.limit) : []
             return ItemsPage(results: page, numberMatched: count)
         }
+        // A box in store order or by distance from lat/lon (a map's view): the store's ids and
+        // positions only, counted and ranked here; then only the page's incidents are read. A
+        // national view of 100,000 incidents decoded every one of them to show 500: 1.7 s.
+        if let box = q.bbox, (q.sort ?? .distance) == .distance {
+            let inBox = try engine.session { try $0.boxNeighbours(box, filter: q.filter) }
+            var ranked: [Neighbour]
+            if let reference = q.reference {
+                let from = GeocentricPoint(reference)
+                ranked = inBox.map { n in
+                    var n = n
+                    n.distance = Geodesic.distance(from, GeocentricPoint(n.position), from: reference, to: n.position, limit: nil)
+                    return n
+                }
+                ranked.sort { QueryResult.precedes(($0.distance, $0.storeID), ($1.distance, $1.storeID)) }
+            } else {
+                ranked = Array(inBox.prefix(keep))
+            }
+            let page = q.offset < ranked.count ? Array(ranked[q.offset..<min(ranked.count, keep)]) : []
+            let stored = try engine.store.incidents(ids: page.map(\.storeID))
+            // One removed since the ranking (an ingest between the two reads) is left out of the page.
+            let results = page.compactMap { n in stored[n.storeID].map { QueryResult(stored: $0).measured(from: q.reference) } }
+            return ItemsPage(results: results, numberMatched: inBox.count)
+        }
         // A box, or an order: stream in store order, keeping only what the page needs (the
         // first `keep`, or with an order the best `keep`, trimmed as it goes).
         var count = 0

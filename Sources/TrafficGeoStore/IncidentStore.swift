@@ -155,6 +155,10 @@ public protocol NeighbourSearch {
     func nearestNeighbours(to point: Coordinate, limit: Int, maxDistance: Double?, filter: IncidentFilter) throws -> [Neighbour]
     /// Every incident within `radius` metres as ids and distances, nearest first.
     func withinNeighbours(radius: Double, of center: Coordinate, filter: IncidentFilter) throws -> [Neighbour]
+    /// Every located incident inside the box (edges included; `west > east` crosses the
+    /// antimeridian), in store-id order, as store ids and positions only: no incident decoded,
+    /// no feed id (`id` is empty), `distance` 0. What counting and ranking a map's view costs.
+    func boxNeighbours(_ box: LonLatBox, filter: IncidentFilter) throws -> [Neighbour]
 }
 
 extension NeighbourSearch {

@@ -280,6 +280,33 @@ enum StoreContract {
 
     // MARK: - Queries
 
+    /// The lean box scan (a map's view: ids and positions, nothing decoded) holds exactly what
+    /// the box query holds, in store-id order, for a small box (the index), a large one (a scan),
+    /// one across the antimeridian, and with a filter.
+    static func boxNeighboursAreTheBoxQuerysIncidents(_ backend: StoreBackend) throws {
+        let (store, _, cleanup) = try backend.makeStore()
+        defer { cleanup() }
+        var list: [Incident] = []
+        for i in 0..<300 {
+            let lat = -60 + Double((i * 37) % 120) + Double(i % 7) / 10
+            var lon = 150 + Double((i * 53) % 60)
+            if lon > 180 { lon -= 360 }
+            list.append(incident("b\(i)", lat: i % 13 == 0 ? nil : lat, lon: lon, road: i % 2 == 0 ? "A1" : "A3"))
+        }
+        try ingest(store, list)
+        let boxes = [LonLatBox(west: 151, south: -59, east: 179, north: -31), LonLatBox(west: 150, south: -60, east: 200 - 360, north: 60),
+                     LonLatBox(west: 175, south: -50, east: -170, north: 50), LonLatBox(west: -180, south: -90, east: 180, north: 90)]
+        for box in boxes {
+            for filter in [IncidentFilter(), IncidentFilter(road: "A3")] {
+                var expected: [Int64] = []
+                try store.inBoundingBox(box, filter: filter) { expected.append($0.stored.storeID) }
+                let lean = try store.withNeighbourSearch { try $0.boxNeighbours(box, filter: filter) }
+                #expect(lean.map(\.storeID) == expected.sorted(), "\(box) \(filter.roads)")
+                #expect(!expected.isEmpty && lean.allSatisfy { box.contains($0.position) })
+            }
+        }
+    }
+
     static func filtersPagesAndCounts(_ backend: StoreBackend) throws {
         let (store, _, cleanup) = try backend.makeStore()
         defer { cleanup() }
@@ -510,6 +537,7 @@ struct SQLiteStoreContractTests {
     @Test func incidentsTheFeedEndsEndOnce() throws { try StoreContract.incidentsTheFeedEndsEndOnce(.sqlite) }
     @Test func geocodingOutcomesAreRecorded() async throws { try await StoreContract.geocodingOutcomesAreRecorded(.sqlite) }
     @Test func filtersPagesAndCounts() throws { try StoreContract.filtersPagesAndCounts(.sqlite) }
+    @Test func boxNeighboursAreTheBoxQuerysIncidents() throws { try StoreContract.boxNeighboursAreTheBoxQuerysIncidents(.sqlite) }
     @Test func validityAndSeverity() throws { try StoreContract.validityAndSeverity(.sqlite) }
     @Test func roadsOtherRoadsAndCountries() throws { try StoreContract.roadsOtherRoadsAndCountries(.sqlite) }
     @Test func feedHealthIsKept() throws { try StoreContract.feedHealthIsKept(.sqlite) }
@@ -527,6 +555,7 @@ struct PostGISStoreContractTests {
     @Test func incidentsTheFeedEndsEndOnce() throws { try StoreContract.incidentsTheFeedEndsEndOnce(.postgis) }
     @Test func geocodingOutcomesAreRecorded() async throws { try await StoreContract.geocodingOutcomesAreRecorded(.postgis) }
     @Test func filtersPagesAndCounts() throws { try StoreContract.filtersPagesAndCounts(.postgis) }
+    @Test func boxNeighboursAreTheBoxQuerysIncidents() throws { try StoreContract.boxNeighboursAreTheBoxQuerysIncidents(.postgis) }
     @Test func validityAndSeverity() throws { try StoreContract.validityAndSeverity(.postgis) }
     @Test func roadsOtherRoadsAndCountries() throws { try StoreContract.roadsOtherRoadsAndCountries(.postgis) }
     @Test func feedHealthIsKept() throws { try StoreContract.feedHealthIsKept(.postgis) }
