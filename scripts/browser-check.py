@@ -13,9 +13,10 @@ too; this script exists for what that cannot do: reports, clicks, live changes.)
 Needs: chromium, and the websocket-client package (pip install websocket-client).
 Exit status: 0 the page became ready; 1 it did not (the page's status line is reported).
 """
-import argparse, base64, json, os, shutil, subprocess, sys, tempfile, time, urllib.request
+import argparse, base64, json, os, subprocess, sys, time
 
-import websocket  # websocket-client
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from devtools import Chromium  # noqa: E402  (scripts/devtools.py)
 
 
 def main():
@@ -35,42 +36,10 @@ def main():
     ap.add_argument("--select", type=int, metavar="N", help="once ready, choose the list's Nth incident (1: the first) from the keyboard, and report its details")
     args = ap.parse_args()
 
-    browser = shutil.which("chromium") or shutil.which("chromium-browser") or shutil.which("google-chrome")
-    if not browser:
-        sys.exit("browser-check: no chromium on PATH (apt install chromium)")
-    profile = tempfile.mkdtemp(prefix="trafficgeo-chromium-")
-    proc = subprocess.Popen([browser, "--headless=new", "--no-sandbox", "--disable-gpu", "--hide-scrollbars",
-                             "--no-first-run", "--disable-extensions", "--disable-background-networking",
-                             f"--window-size={args.width},{args.height}", "--remote-debugging-port=0",
-                             f"--user-data-dir={profile}", "about:blank"],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    chromium = Chromium(args.width, args.height, timeout=args.timeout)
     try:
-        port_file = os.path.join(profile, "DevToolsActivePort")
+        call, evaluate = chromium.call, chromium.evaluate
         deadline = time.time() + args.timeout
-        while not os.path.exists(port_file) or not open(port_file).read().strip():
-            if time.time() > deadline or proc.poll() is not None:
-                sys.exit("browser-check: chromium did not start its DevTools endpoint")
-            time.sleep(0.1)
-        port = int(open(port_file).read().split()[0])
-        targets = json.load(urllib.request.urlopen(f"http://127.0.0.1:{port}/json/list"))
-        page = next(t for t in targets if t.get("type") == "page")
-        ws = websocket.create_connection(page["webSocketDebuggerUrl"], timeout=args.timeout)
-        counter = [0]
-
-        def call(method, **params):
-            counter[0] += 1
-            ws.send(json.dumps({"id": counter[0], "method": method, "params": params}))
-            while True:
-                msg = json.loads(ws.recv())
-                if msg.get("id") == counter[0]:
-                    if "error" in msg:
-                        raise RuntimeError(f"{method}: {msg['error']}")
-                    return msg.get("result", {})
-
-        def evaluate(expression):
-            r = call("Runtime.evaluate", expression=expression, returnByValue=True)
-            return r.get("result", {}).get("value")
-
         call("Page.enable")
         width, height = (390, 844) if args.mobile else (args.width, args.height)
         call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=2 if args.mobile else 1, mobile=args.mobile)
@@ -164,15 +133,9 @@ def main():
             with open(args.screenshot, "wb") as f:
                 f.write(base64.b64decode(shot["data"]))
         print(json.dumps(report))
-        ws.close()
         sys.exit(0 if state == "ready" else 1)
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        shutil.rmtree(profile, ignore_errors=True)
+        chromium.close()
 
 
 if __name__ == "__main__":

@@ -191,6 +191,8 @@ struct IncidentAPI: Sendable {
             return try await itemsResponse(request, parameters, base: base)
         case "/collections/\(FeatureDocuments.collectionID)/events":
             return try events(request, parameters)
+        case "/collections/\(FeatureDocuments.collectionID)/clusters":
+            return try await clusters(request, parameters)
         case "/health":
             try parameters.allowOnly([])
             return Self.body(#"{"status":"alive"}"#, type: MediaType.json, cacheable: false)
@@ -306,6 +308,16 @@ struct IncidentAPI: Sendable {
             ], json: json), type: MediaType.html, request)
         }
         return tagged(json, type: MediaType.geoJSON, request)
+    }
+
+    private func clusters(_ request: Request, _ parameters: QueryParameters) async throws -> Response {
+        let question = try ViewClusters(parameters)
+        if try ResponseFormat.negotiate(parameters, accept: nil) == .html {
+            throw Problem.badParameter("f", "the clusters are GeoJSON only: f=json (the map page draws them).")
+        }
+        let engine = self.engine
+        let (cells, total) = try await runner.run(heavy: true) { try question.cells(engine: engine) }
+        return tagged(ViewClusters.featureCollection(cells, total: total), type: MediaType.geoJSON, request)
     }
 
     private func events(_ request: Request, _ parameters: QueryParameters) throws -> Response {

@@ -57,13 +57,7 @@ enum ItemsSearch {
             let inBox = try engine.session { try $0.boxNeighbours(box, filter: q.filter) }
             var ranked: [Neighbour]
             if let reference = q.reference {
-                let from = GeocentricPoint(reference)
-                ranked = inBox.map { n in
-                    var n = n
-                    n.distance = Geodesic.distance(from, GeocentricPoint(n.position), from: reference, to: n.position, limit: nil)
-                    return n
-                }
-                ranked.sort { QueryResult.precedes(($0.distance, $0.storeID), ($1.distance, $1.storeID)) }
+                ranked = nearestFirst(inBox, from: reference, keep: keep)
             } else {
                 ranked = Array(inBox.prefix(keep))
             }
@@ -95,6 +89,36 @@ enum ItemsSearch {
         }
         if let order { kept = QueryEngine.sort(kept, by: order) }
         return ItemsPage(results: slice(kept, q), numberMatched: count)
+    }
+
+    /// The `keep` nearest of `candidates` to `reference`, nearest first (ties by store id), with
+    /// exact geodesic distances: ordered by the chord first (cheap, and never longer than the
+    /// geodesic), the exact distance only for those whose chord can still beat the `keep`th.
+    /// Ranking a national view of 100,000 by geodesic alone was half of its answer's time.
+    static func nearestFirst(_ candidates: [Neighbour], from reference: Coordinate, keep: Int) -> [Neighbour] {
+        guard keep > 0 else { return [] }
+        let q = GeocentricPoint(reference)
+        var byChord = candidates.indices.map { (chord: q.chord(to: GeocentricPoint(candidates[$0].position)), index: $0) }
+        byChord.sort { $0.chord < $1.chord }
+        var best: [Neighbour] = []
+        best.reserveCapacity(min(keep, candidates.count) + 1)
+        func precedes(_ a: Neighbour, _ b: Neighbour) -> Bool { QueryResult.precedes((a.distance, a.storeID), (b.distance, b.storeID)) }
+        for (chord, index) in byChord {
+            if best.count == keep, chord > best[keep - 1].distance { break }
+            var n = candidates[index]
+            n.distance = Geodesic.distance(from: reference, to: n.position)
+            if best.count == keep {
+                guard precedes(n, best[keep - 1]) else { continue }
+                best.removeLast()
+            }
+            var low = 0, high = best.count
+            while low < high {
+                let mid = (low + high) / 2
+                if precedes(best[mid], n) { low = mid + 1 } else { high = mid }
+            }
+            best.insert(n, at: low)
+        }
+        return best
     }
 
     private static func slice(_ results: [QueryResult], _ q: ItemsQuery) -> [QueryResult] {

@@ -42,6 +42,7 @@ enum MapPage {
         config.add("attribution", configuration.tileAttribution)
         config.add("itemsPath", "/collections/incidents/items")
         config.add("eventsPath", "/collections/incidents/events")
+        config.add("clustersPath", "/collections/incidents/clusters")
         config.add("pageLimit", 500)
         config.add(raw: "query", passed.closed())
         config.add(raw: "view", view.closed())
@@ -204,7 +205,7 @@ enum MapPage {
       var conditions = new URLSearchParams(cfg.query);
       // Current incidents unless the URL asks otherwise (active-at= with no value: all of them).
       if (!conditions.has("active-at") && !conditions.has("datetime")) conditions.set("active-at", "now");
-      var map = null, layer = null, lineLayer = null, markers = {}, features = {}, queryPoint = null, pointMarker = null, timer = null, generation = 0;
+      var map = null, layer = null, lineLayer = null, countLayer = null, markers = {}, features = {}, queryPoint = null, pointMarker = null, timer = null, generation = 0;
       var selected = (location.hash.match(/^#incident=(\d+)$/) || [])[1] || null;
       // Along a route: its positions ({lat, lng}), drawn on the map, loaded from a file or given
       // in the URL (a saved route keeps its name there).
@@ -372,7 +373,11 @@ enum MapPage {
       document.addEventListener("keydown", function (e) { if (e.key === "Escape" && selected) showDetails(null); });
 
       function render(fc, url) {
-        if (layer) { layer.clearLayers(); lineLayer.clearLayers(); }
+        // More in view than a page holds: the map shows how many there are, area by area
+        // (counted by the server), and the list the page nearest the centre.
+        var counted = map && !hasRoute() && fc.numberMatched > fc.numberReturned;
+        // The counts may have come first (asked beside this answer): they stay.
+        if (layer) { layer.clearLayers(); lineLayer.clearLayers(); if (!counted) countLayer.clearLayers(); }
         markers = {}; features = {};
         list.replaceChildren();
         var lines = 0, drawn = 0;
@@ -412,7 +417,7 @@ enum MapPage {
               title: p.title, alt: (p.category || "incident") + ": " + p.title, keyboard: false
             });
           }
-          if (m) {
+          if (m && !counted) {
             // While a route is drawn, a click on an incident is a point of the route too.
             m.on("click", function (e) { if (drawing) addRoutePoint(e.latlng); else showDetails(id); });
             (isLine ? lineLayer : layer).addLayer(m);
@@ -438,6 +443,8 @@ enum MapPage {
         list.dataset.count = String(fc.numberReturned);
         list.dataset.lines = String(lines);
         list.dataset.drawn = String(drawn);
+        countedView = counted;
+        if (counted) countInView();
         if (hasRoute()) {
           status.textContent = fc.numberReturned + (fc.numberMatched > fc.numberReturned ? " of " + fc.numberMatched : "") +
             (conditions.get("active-at") === "now" ? " current" : "") + " incidents within " + routeBuffer + " of the route (" +
@@ -445,19 +452,57 @@ enum MapPage {
           status.className = "";
           if (selected && features[selected]) showDetails(selected);
           document.body.dataset.state = "ready";
+          document.body.dataset.drawnAt = String(Math.round(performance.now()));
           return;
         }
         status.textContent = fc.numberReturned + (fc.numberMatched > fc.numberReturned ? " of " + fc.numberMatched : "") +
           (conditions.get("active-at") === "now" ? " current" : "") +
           " incidents in view, by distance from " + (queryPoint ? "the point clicked" : "the map centre") +
+          (counted ? "; the map counts them by area (zoom in to see each)" : "") +
           (fc.numberMatched === 0 && conditions.get("active-at") === "now" ? " (untick Current only to see ended and unconfirmed ones)" : "");
         status.className = "";
         if (selected && features[selected]) showDetails(selected);
         document.body.dataset.state = "ready";
+        document.body.dataset.drawnAt = String(Math.round(performance.now()));
+      }
+
+      // The server's counts of the view, cell by cell: bubbles sized and labelled by count; a
+      // click zooms in towards the incidents themselves.
+      var countedView = false, countsAsked = -1;
+      function countInView() {
+        if (countsAsked === generation) return;
+        countsAsked = generation;
+        var p = new URLSearchParams(conditions), size = map.getSize();
+        p.set("bbox", viewBox().map(function (x) { return x.toFixed(6); }).join(","));
+        p.set("cells", Math.max(1, Math.min(64, Math.round(size.x / 70))) + "x" + Math.max(1, Math.min(64, Math.round(size.y / 70))));
+        var mine = generation;
+        fetch(cfg.clustersPath + "?" + p.toString(), { headers: { Accept: "application/geo+json" } })
+          .then(function (r) { return r.json(); })
+          .then(function (fc) {
+            if (mine !== generation || !fc.features) return;
+            countLayer.clearLayers();
+            fc.features.forEach(function (f) {
+              var n = f.properties.count, c = f.geometry.coordinates;
+              var kind = n < 10 ? "small" : n < 100 ? "medium" : "large", px = n < 10 ? 30 : n < 100 ? 36 : 44;
+              var bubble = L.marker([c[1], c[0]], {
+                icon: L.divIcon({ className: "marker-cluster marker-cluster-" + kind + " tg-count", iconSize: [px, px],
+                                  html: "<div><span>" + n + "</span></div>" }),
+                title: n + " incidents here: click to zoom in", keyboard: false
+              });
+              bubble.on("click", function () { map.setView([c[1], c[0]], Math.min(map.getZoom() + 2, 18)); });
+              countLayer.addLayer(bubble);
+            });
+            list.dataset.counted = String(fc.numberMatched);
+            list.dataset.cells = String(fc.features.length);
+            document.body.dataset.countedAt = String(Math.round(performance.now()));
+          })
+          .catch(function () {});
       }
 
       function refresh() {
         var url = itemsURL(), mine = ++generation;
+        // A view that held more than a page is counted again beside the items request, not after it.
+        if (countedView && map && !hasRoute()) countInView();
         fetch(url, { headers: { Accept: "application/geo+json" } })
           .then(function (r) { return r.json().then(function (body) { return { ok: r.ok, body: body }; }); })
           .then(function (answer) {
@@ -467,7 +512,9 @@ enum MapPage {
           })
           .catch(function (e) { status.textContent = "The server did not answer: " + e; status.className = "problem"; });
       }
-      function soon() { clearTimeout(timer); timer = setTimeout(refresh, 300); }
+      // Changes from the event stream come in bursts (an ingest): one request for a burst. A
+      // move of the map has ended already: asked at once, nearly.
+      function soon(delay) { clearTimeout(timer); timer = setTimeout(refresh, delay == null ? 300 : delay); }
 
       function changed(data) {
         var d = JSON.parse(data), f = d.feature;
@@ -511,10 +558,16 @@ enum MapPage {
           });
           if (data.length && ["new", "updated", "ended", "removed"].indexOf(kind) >= 0) changed(data.join("\n"));
         }
+        // Closed when the page goes (a reload, another page): a stream left to the browser kept
+        // its connection for about a minute, and a few reloads used up the six a browser opens
+        // to one server, so the next page's requests waited for one (58 s, Benchmarks/map-page.py).
+        var controller = window.AbortController ? new AbortController() : null, leaving = false;
+        window.addEventListener("pagehide", function () { leaving = true; if (controller) controller.abort(); });
         function connect() {
+          if (leaving) return;
           var headers = { Accept: "text/event-stream" };
           if (lastId !== null) headers["Last-Event-ID"] = lastId;
-          fetch(url, { headers: headers, cache: "no-store" }).then(function (r) {
+          fetch(url, { headers: headers, cache: "no-store", signal: controller ? controller.signal : undefined }).then(function (r) {
             if (!r.ok || !r.body) throw new Error("HTTP " + r.status);
             var reader = r.body.getReader(), decoder = new TextDecoder(), buffer = "";
             function pump() {
@@ -552,6 +605,7 @@ enum MapPage {
         layer.on("clusterclick", function (e) { if (drawing) addRoutePoint(e.latlng); else e.layer.zoomToBounds({ padding: [20, 20] }); });
         layer.addTo(map);
         lineLayer = L.layerGroup().addTo(map);
+        countLayer = L.layerGroup().addTo(map);
         if (cfg.view.bbox) {
           var b = cfg.view.bbox, east = b[2] < b[0] ? b[2] + 360 : b[2];
           if (b[0] === b[2] && b[1] === b[3]) map.setView([b[1], b[0]], 12);
@@ -568,7 +622,7 @@ enum MapPage {
           syncURL();
           refresh();
         });
-        map.on("moveend", function () { syncURL(); if (!hasRoute()) soon(); });
+        map.on("moveend", function () { syncURL(); if (!hasRoute()) soon(30); });
         window.trafficgeoMap = map;
       } else {
         document.getElementById("map").textContent = "The map needs Leaflet (on Debian: apt install libjs-leaflet); the list works without it.";

@@ -640,6 +640,200 @@ enum OpenAPIDocument {
     }
    }
   },
+  "/collections/incidents/clusters": {
+   "get": {
+    "operationId": "getIncidentClusters",
+    "summary": "How many incidents a view holds, cell by cell",
+    "description": "For a map's view with more incidents than a page shows: a grid over bbox (cells, default 24x16), each non-empty cell a Point at the mean position of its incidents with their count; numberMatched is the whole view's. The filters are the items' own. The map page draws these when a view holds more than it lists.",
+    "parameters": [
+     {
+      "name": "bbox",
+      "in": "query",
+      "required": true,
+      "description": "Only incidents inside this box: west,south,east,north in CRS84 degrees (edges included). west > east crosses the antimeridian. A 6-number box's heights are ignored.",
+      "schema": {
+       "type": "array",
+       "minItems": 4,
+       "maxItems": 6,
+       "items": {
+        "type": "number"
+       }
+      },
+      "style": "form",
+      "explode": false
+     },
+     {
+      "name": "cells",
+      "in": "query",
+      "required": false,
+      "description": "The grid: COLUMNSxROWS, each 1 … 64.",
+      "schema": {
+       "type": "string",
+       "pattern": "^[0-9]{1,2}[xX][0-9]{1,2}$",
+       "default": "24x16"
+      }
+     },
+     {
+      "name": "datetime",
+      "in": "query",
+      "required": false,
+      "description": "An RFC 3339 instant: incidents in effect then (begun by t — the feed's own start, else the last update — t < expires, not ended, within its recurring schedule's days and hours if it has one). An interval start/end (.. for an open end): incidents updated within it.",
+      "schema": {
+       "type": "string"
+      }
+     },
+     {
+      "name": "road",
+      "in": "query",
+      "required": false,
+      "description": "Only incidents on these roads (comma-separated; A4 = a4 = A 4 = BAB 4).",
+      "schema": {
+       "type": "string"
+      }
+     },
+     {
+      "name": "category",
+      "in": "query",
+      "required": false,
+      "description": "Only incidents of these categories (comma-separated): wrong-way driver, accident, closure, obstacle, danger, roadworks, queue, slow traffic, standstill, weather, detour, restriction, event, other; German names such as Unfall or Baustelle too.",
+      "schema": {
+       "type": "string"
+      }
+     },
+     {
+      "name": "q",
+      "in": "query",
+      "required": false,
+      "description": "Only incidents whose title, summary or road contain every word (case, accents and umlauts folded: Koeln finds Köln).",
+      "schema": {
+       "type": "string"
+      }
+     },
+     {
+      "name": "active-at",
+      "in": "query",
+      "required": false,
+      "description": "Only incidents in effect at this time (as datetime with an instant): 'now', 'today', an ISO 8601 time, or relative such as -2h.",
+      "schema": {
+       "type": "string"
+      }
+     },
+     {
+      "name": "since",
+      "in": "query",
+      "required": false,
+      "description": "Only incidents updated at or after this time: 'now', 'today', an ISO 8601 time, or relative such as -2h (as `--since` on the command line). Not with a datetime interval.",
+      "schema": {
+       "type": "string"
+      }
+     },
+     {
+      "name": "until",
+      "in": "query",
+      "required": false,
+      "description": "Only incidents updated before this time: 'now', 'today', an ISO 8601 time, or relative such as -2h (as `--until`). Not with a datetime interval.",
+      "schema": {
+       "type": "string"
+      }
+     },
+     {
+      "name": "min-confidence",
+      "in": "query",
+      "required": false,
+      "description": "Only incidents placed at least this surely (geocoded ones; positions a feed gave always pass).",
+      "schema": {
+       "type": "number",
+       "minimum": 0,
+       "maximum": 1
+      }
+     },
+     {
+      "name": "precision",
+      "in": "query",
+      "required": false,
+      "description": "Only geocoded incidents of these precisions (comma-separated: junction, address, town, road, none); positions a feed gave always pass.",
+      "schema": {
+       "type": "string"
+      }
+     },
+     {
+      "name": "min-severity",
+      "in": "query",
+      "required": false,
+      "description": "Only incidents at least this severe, on one scale the feeds' words map onto (minor = low, moderate = medium, major = high); those whose feed gives no severity are left out.",
+      "schema": {
+       "type": "string",
+       "enum": [
+        "lowest",
+        "low",
+        "medium",
+        "high",
+        "highest",
+        "none",
+        "minor",
+        "moderate",
+        "major",
+        "severe"
+       ]
+      }
+     },
+     {
+      "name": "unconfirmed-after",
+      "in": "query",
+      "required": false,
+      "description": "With active-at: a report that gives no end is no longer in effect once it has not been heard of for this long (not updated, not first read, not listed by a snapshot of its feed): a length of time such as 7d (the default), or never.",
+      "schema": {
+       "type": "string",
+       "default": "7d"
+      }
+     },
+     {
+      "name": "f",
+      "in": "query",
+      "required": false,
+      "description": "The response format: json (GeoJSON for features) or html (a page). Without it, a browser's Accept header picks HTML, anything else JSON.",
+      "schema": {
+       "type": "string",
+       "enum": [
+        "json"
+       ]
+      }
+     }
+    ],
+    "responses": {
+     "200": {
+      "description": "The counted cells.",
+      "content": {
+       "application/geo+json": {
+        "schema": {
+         "$ref": "#/components/schemas/ClusterCollection"
+        }
+       }
+      },
+      "headers": {
+       "ETag": {
+        "$ref": "#/components/headers/ETag"
+       }
+      }
+     },
+     "304": {
+      "description": "Not modified."
+     },
+     "503": {
+      "$ref": "#/components/responses/Problem"
+     },
+     "400": {
+      "$ref": "#/components/responses/Problem"
+     },
+     "414": {
+      "$ref": "#/components/responses/Problem"
+     },
+     "500": {
+      "$ref": "#/components/responses/Problem"
+     }
+    }
+   }
+  },
   "/collections/incidents/events": {
    "get": {
     "operationId": "getIncidentEvents",
@@ -825,6 +1019,59 @@ enum OpenAPIDocument {
    }
   },
   "schemas": {
+   "ClusterCollection": {
+    "type": "object",
+    "required": [
+     "type",
+     "features",
+     "numberMatched"
+    ],
+    "properties": {
+     "type": {
+      "type": "string",
+      "enum": [
+       "FeatureCollection"
+      ]
+     },
+     "numberMatched": {
+      "type": "integer"
+     },
+     "numberReturned": {
+      "type": "integer"
+     },
+     "features": {
+      "type": "array",
+      "items": {
+       "type": "object",
+       "required": [
+        "type",
+        "geometry",
+        "properties"
+       ],
+       "properties": {
+        "type": {
+         "type": "string"
+        },
+        "geometry": {
+         "$ref": "#/components/schemas/Geometry"
+        },
+        "properties": {
+         "type": "object",
+         "required": [
+          "count"
+         ],
+         "properties": {
+          "count": {
+           "type": "integer",
+           "minimum": 1
+          }
+         }
+        }
+       }
+      }
+     }
+    }
+   },
    "Problem": {
     "type": "object",
     "required": [

@@ -57,7 +57,8 @@ public final class ServeMetrics: Sendable {
         let items = "/collections/\(FeatureDocuments.collectionID)/items"
         switch path {
         case "/", "/conformance", "/api", "/collections", "/collections/\(FeatureDocuments.collectionID)", items,
-             "/collections/\(FeatureDocuments.collectionID)/events", "/health", "/ready", "/metrics":
+             "/collections/\(FeatureDocuments.collectionID)/events", "/collections/\(FeatureDocuments.collectionID)/clusters",
+             "/health", "/ready", "/metrics":
             return path
         default:
             if path.hasPrefix(items + "/") { return items + "/{id}" }

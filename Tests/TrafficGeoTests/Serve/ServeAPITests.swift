@@ -8,6 +8,7 @@ import Testing
 @testable import TrafficGeoServe
 @testable import TrafficGeoStore
 @testable import TrafficGeoSupport
+import TrafficGeoTestSupport
 
 /// `trafficgeo serve` asked over loopback HTTP: every endpoint, every parameter, every 400.
 @Suite("serve: OGC API – Features and trafficgeo's parameters")
@@ -158,6 +159,50 @@ struct ServeAPITests {
             #expect(try await f.get("/collections/incidents/items?route=nowhere").body.contains("fiji"), "the saved routes are named")
             #expect(try await f.get("/collections/incidents/events?route=fiji").status == 400, "the event stream takes no route")
             #expect(try await f.get("/collections/incidents/items?geometry=mixed&bbox=6,50,8,52").status == 200)
+        }
+    }
+
+    /// `/collections/incidents/clusters`: a view's incidents counted cell by cell — as many as
+    /// items count for the same box and filters, across the antimeridian too; mistakes are 400s.
+    @Test func clustersCountWhatItemsCount() async throws {
+        try await ServeFixture.serving { f in
+            for question in ["bbox=6.8,50.8,7.2,51.1", "bbox=6.8,50.8,7.2,51.1&road=A3", "bbox=6.8,50.8,7.2,51.1&active-at=now",
+                             "bbox=178,-20,-179,-10", "bbox=-180,-90,180,90&category=accident"] {
+                let items = try await f.get("/collections/incidents/items?" + question + "&limit=1")
+                let clusters = try await f.get("/collections/incidents/clusters?" + question + "&cells=3x2")
+                #expect(clusters.status == 200, Comment(rawValue: clusters.body))
+                let counts = clusters.features.compactMap { ($0["properties"] as? [String: Any])?["count"] as? Int }
+                #expect(counts.reduce(0, +) == items.json["numberMatched"] as? Int && clusters.json["numberMatched"] as? Int == counts.reduce(0, +), "\(question)")
+                #expect(counts.count <= 6 && counts.allSatisfy { $0 > 0 })
+            }
+            // Each cell's point is where its incidents are: inside the box.
+            let across = try await f.get("/collections/incidents/clusters?bbox=178,-20,-179,-10&cells=1x1")
+            let point = try #require((across.features.first?["geometry"] as? [String: Any])?["coordinates"] as? [Double])
+            #expect(abs(point[0]) > 178 && point[1] == -17, "the mean of 178.4, 179.8 and -179.7 is east of 179, not at 59: \(point)")
+            for bad in ["", "bbox=1,2,3,4&cells=100x2", "bbox=1,2,3,4&cells=abc", "bbox=1,2,3,4&f=html", "bbox=1,2,3,4&limit=5", "bbox=1,2,3,4&lat=1&lon=2"] {
+                #expect(try await f.get("/collections/incidents/clusters?" + bad).status == 400, "\(bad)")
+            }
+        }
+    }
+
+    /// The ranking a map's view uses (chord first, exact distance where it can still matter) is
+    /// the full sort by geodesic distance.
+    @Test func aViewsNearestFirstIsTheFullSort() {
+        var g = SplitMix64(seed: 7)
+        let points = (0..<5_000).map { i in
+            Neighbour(storeID: Int64(i), id: "", distance: 0,
+                      position: Coordinate(latitude: Double.random(in: 45...55, using: &g), longitude: Double.random(in: 5...15, using: &g)))
+        }
+        // Ties: the same place twice, ranked by store id.
+        let all = points + points.prefix(50).map { Neighbour(storeID: $0.storeID + 10_000, id: "", distance: 0, position: $0.position) }
+        let reference = Coordinate(latitude: 50, longitude: 10)
+        let sorted = all.map { n -> Neighbour in
+            var n = n
+            n.distance = Geodesic.distance(from: reference, to: n.position)
+            return n
+        }.sorted { QueryResult.precedes(($0.distance, $0.storeID), ($1.distance, $1.storeID)) }
+        for keep in [1, 10, 500, 6_000] {
+            #expect(ItemsSearch.nearestFirst(all, from: reference, keep: keep).map(\.storeID) == sorted.prefix(keep).map(\.storeID))
         }
     }
 
