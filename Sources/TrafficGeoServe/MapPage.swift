@@ -68,7 +68,7 @@ enum MapPage {
             let categories = IncidentCategory.allCases.filter { IconShape($0) == shape }.map(\.rawValue)
             return "<span class=\"shape\">\(shape.svg)\(categories.isEmpty ? "unknown" : categories.joined(separator: ", "))</span>"
         }
-        return spans.joined() + "<span class=\"over\">hollow, faded: expired or ended</span><span class=\"line\">line: along the road it covers</span>"
+        return spans.joined() + "<span class=\"over\">hollow, faded: expired or ended</span><span class=\"line\">line: along the road it covers, the arrow its direction</span>"
             + shapes.joined()
     }()
 
@@ -142,13 +142,15 @@ enum MapPage {
       .problem { color: #a00; }
       #list li.over { color: #777; }
       #list li.over::before { background: transparent; border: 2px solid var(--pin); width: .55rem; height: .55rem; }
+      #key, #controls { margin-top: .4rem; font-size: .85rem; }
+      #key summary, #controls summary { cursor: pointer; color: #2a5db0; }
       #legend { font-size: .8rem; color: #444; margin-top: .3rem; display: flex; flex-wrap: wrap; gap: .2rem .8rem; }
       #legend span::before { content: ""; display: inline-block; width: .7rem; height: .7rem; border-radius: 50%; margin-right: .3rem; vertical-align: -1px; background: var(--pin); }
       #legend span.over::before { background: transparent; border: 2px solid #888; width: .45rem; height: .45rem; }
       #legend span.line::before { background: #555; border-radius: 2px; height: .3rem; vertical-align: 2px; }
       #legend span.shape::before { display: none; }
       #legend span.shape svg { width: .9rem; height: .9rem; vertical-align: -2px; margin-right: .25rem; color: #555; }
-      .tg-icon { background: none; border: 0; }
+      .tg-icon, .tg-arrow { background: none; border: 0; }
       .tg-icon svg { display: block; filter: drop-shadow(0 0 1px rgba(0,0,0,.6)); }
       .tg-icon.over svg { opacity: .45; }
       .tg-icon.fresh svg { transform: scale(1.35); transition: transform .3s; }
@@ -176,6 +178,7 @@ enum MapPage {
     <div id="map" role="region" aria-label="Map of incidents"></div>
     <aside id="side">
       <header><h1>Traffic incidents</h1><div id="status" role="status">Loading…</div><div id="changes" aria-live="polite"></div><div id="tiles-note" hidden></div>
+        <details id="controls" open><summary>Filters and route</summary>
         <form id="filters" aria-label="Which incidents">
           <label class="check"><input type="checkbox" id="f-current"> Current only</label>
           <label>In effect at <input type="datetime-local" id="f-at"></label>
@@ -189,8 +192,9 @@ enum MapPage {
           <label>within <select id="route-buffer"><option>500m</option><option>1km</option><option>2km</option><option>5km</option><option>10km</option></select></label>
           <label>or load <input type="file" id="route-file" accept=".gpx,.geojson,.json,application/gpx+xml,application/geo+json"></label>
           <button type="button" id="route-clear" hidden>Clear the route</button>
-        </div>
-        <div id="legend" aria-label="What the pin colours mean">{{LEGEND}}</div></header>
+        </div></details>
+        <details id="key"><summary>What the colours, shapes and lines mean</summary>
+        <div id="legend" aria-label="What the colours, shapes and lines mean">{{LEGEND}}</div></details></header>
       <section id="details" hidden aria-live="polite" aria-label="The incident chosen"></section>
       <ol id="list" aria-label="Incidents in view, nearest first"></ol>
     </aside>
@@ -270,6 +274,8 @@ enum MapPage {
         }
       });
       document.getElementById("filters").addEventListener("submit", function (e) { e.preventDefault(); });
+      // On a phone the map and the list come first: the filters fold away until asked for.
+      if (window.matchMedia && window.matchMedia("(max-width: 700px)").matches) document.getElementById("controls").open = false;
       showConditions();
 
       function viewBox() {
@@ -404,8 +410,17 @@ enum MapPage {
           if (meta.length) li.appendChild(line("meta", meta.join(" · ")));
           var m = null;
           if (map && isLine) {
-            m = L.polyline(f.geometry.coordinates.map(function (c) { return [c[1], c[0]]; }),
-                           { color: p["marker-color"], weight: 6, opacity: over ? 0.45 : 0.9, dashArray: over ? "6 6" : null });
+            var path = f.geometry.coordinates.map(function (c) { return [c[1], c[0]]; });
+            m = L.polyline(path, { color: p["marker-color"], weight: 6, opacity: over ? 0.45 : 0.9, dashArray: over ? "6 6" : null });
+            // The direction it covers: an arrowhead where the segment ends, turned along its last stretch.
+            if (!counted && path.length >= 2) {
+              var a = map.project(path[path.length - 2], 10), b = map.project(path[path.length - 1], 10);
+              var angle = Math.atan2(b.y - a.y, b.x - a.x) * 180 / Math.PI;
+              var head = L.marker(path[path.length - 1], { interactive: false, keyboard: false, icon: L.divIcon({ className: "tg-arrow", iconSize: [14, 14], iconAnchor: [7, 7],
+                html: '<svg viewBox="0 0 14 14" width="14" height="14" style="transform: rotate(' + angle.toFixed(1) + 'deg); color:' + p["marker-color"] +
+                      '"><path d="M2 2 13 7 2 12 5 7z" fill="currentColor" stroke="#fff" stroke-width="1"/></svg>' }) });
+              lineLayer.addLayer(head);
+            }
             lines++;
           } else if (map && f.geometry && f.geometry.type === "Point") {
             var c = f.geometry.coordinates;
