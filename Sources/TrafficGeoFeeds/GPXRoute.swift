@@ -76,6 +76,6 @@ private final class GPXPointCollector: SAXHandler {
     func endElement(_ parser: SAXParser, tag: Int, namespaceURI: SAXName?) {}
     func characters(_ parser: SAXParser, _ bytes: UnsafeBufferPointer<UInt8>) {}
     func entityDeclaration(_ parser: SAXParser, name: String, external: Bool) {
-        refusal.refuseEntity(parser, name: name, external: external)
+        refusal.refuse(parser, "the document declares the \(external ? "external " : "")XML entity '\(name.prefix(40))'; a route has no business declaring entities (refused)")
     }
 }

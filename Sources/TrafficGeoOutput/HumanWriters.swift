@@ -142,6 +142,9 @@ final class TableWriter: ResultWriter {
     private let sink: TextSink
     private var rows: [[String]] = []
     private static let header = ["DIST", "BRG", "PIN", "ROAD", "CATEGORY", "STATE", "SEVERITY", "EVENT", "FROM", "LAT", "LON", "PRECISION", "TITLE"]
+    /// Along a route (`along`) the first two columns say how far along it and how far off it.
+    private static let alongHeader = ["ALONG", "OFF"] + header.dropFirst(2)
+    private var isAlongRoute = false
 
     init(sink: TextSink) { self.sink = sink }
 
@@ -149,9 +152,10 @@ final class TableWriter: ResultWriter {
 
     func write(_ result: QueryResult) throws {
         let a = Annotation(result)
+        if a.alongRouteMeters != nil { isAlongRoute = true }
         rows.append([
-            a.distanceMeters.map(Annotation.formatDistance) ?? "",
-            a.bearingDegrees.map { Annotation.compass($0) } ?? "",
+            a.alongRouteMeters.map(Annotation.formatDistance) ?? a.distanceMeters.map(Annotation.formatDistance) ?? "",
+            a.alongRouteMeters != nil ? a.distanceMeters.map(Annotation.formatDistance) ?? "" : a.bearingDegrees.map { Annotation.compass($0) } ?? "",
             a.pinColor.rawValue, a.road ?? "", a.category ?? "", a.state.rawValue, a.details[Annotation.severityLevelProperty] ?? "",
             // The event's id; an event says how many reports it holds, a report (--reports) its source.
             String(a.event), a.reports.isEmpty ? AnnotationCardWriter.truncate(a.source, 32) : a.reports.count == 1 ? "1 report" : "\(a.reports.count) reports",
@@ -168,7 +172,7 @@ final class TableWriter: ResultWriter {
     func end() throws { try emit() }
 
     private func emit() throws {
-        let all = [Self.header] + rows
+        let all = [isAlongRoute ? Self.alongHeader : Self.header] + rows
         let widths = (0..<Self.header.count).map { c in all.map { $0[c].count }.max() ?? 0 }
         for row in all {
             let cells = row.enumerated().map { c, v in c == row.count - 1 ? v : v.padding(toLength: widths[c], withPad: " ", startingAt: 0) }

@@ -97,17 +97,25 @@ public final class QueryEngine: Sendable {
 
     /// Every incident within `buffer` metres of the route, in the order a driver from its start
     /// meets them (`RouteCourse.meet`: the first stretch that passes within the buffer; ties by
-    /// distance from the route, then store id). Each answer's `alongRoute` is the metres driven
-    /// to it, its `distance` how far off the route it is. The store is asked about a band of
-    /// boxes along the route (`RouteCourse.searchBoxes`), each incident tested once.
+    /// distance from the route, then store id). An incident with a road segment (a work zone's
+    /// line) counts when the route passes within the buffer of the line, not only of its start.
+    /// Each answer's `alongRoute` is the metres driven to it, its `distance` how far off the route
+    /// it is. The store is asked about a band of boxes along the route (`RouteCourse.searchBoxes`,
+    /// widened by `RouteCourse.segmentReach` for the segments), each incident tested once.
     @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
     public func along(_ course: RouteCourse, buffer: Double, filter: IncidentFilter = IncidentFilter()) throws -> [QueryResult] {
         var seen = Set<Int64>()
         var found: [QueryResult] = []
-        for box in course.searchBoxes(buffer: buffer) {
+        for box in course.searchBoxes(buffer: buffer + RouteCourse.segmentReach) {
             try store.inBoundingBox(box, filter: filter) { result in
-                guard seen.insert(result.stored.storeID).inserted, let position = result.incident.position,
-                      let meeting = course.meet(position, within: buffer) else { return }
+                guard seen.insert(result.stored.storeID).inserted, let position = result.incident.position else { return }
+                let meeting: RouteCourse.Meeting?
+                if let segment = result.incident.segment, segment.count >= 2 {
+                    meeting = course.meet(segment: segment, within: buffer)
+                } else {
+                    meeting = course.meet(position, within: buffer)
+                }
+                guard let meeting else { return }
                 var r = result
                 r.distance = meeting.offset
                 r.bearing = nil

@@ -89,9 +89,9 @@ struct ItemsQuery: Sendable, Equatable {
             do {
                 area = try text.area { route in
                     if let saved = savedRoutes[route] { return saved }
-                    do { return try RouteLine.read(text: route, what: "route") } catch {
+                    do { return try RouteLine.read(text: route, what: "") } catch {
                         let names = savedRoutes.keys.sorted()
-                        throw QueryTextError(.route, nil, "\(error)" + (names.isEmpty ? "" : "; or give the name of a saved route: " + names.joined(separator: ", ")))
+                        throw QueryTextError(.route, String(route.prefix(60)), "\(error)" + (names.isEmpty ? "" : "; or the name of a saved route: " + names.joined(separator: ", ")))
                     }
                 }
             } catch let error as QueryTextError {

@@ -153,6 +153,7 @@ enum MapPage {
       .tg-icon, .tg-arrow { background: none; border: 0; }
       .tg-icon svg { display: block; filter: drop-shadow(0 0 1px rgba(0,0,0,.6)); }
       .tg-icon.over svg { opacity: .45; }
+      .tg-icon.chosen svg { transform: scale(1.6); filter: drop-shadow(0 0 3px #000); }
       .tg-icon.fresh svg { transform: scale(1.35); transition: transform .3s; }
       #list li.fresh { animation: fresh 4s ease-out; }
       @keyframes fresh { from { background: #fff3b0; } to { background: transparent; } }
@@ -354,7 +355,7 @@ enum MapPage {
         row("Severity", p.severityLevel ? p.severityLevel + (p.severity && p.severity !== p.severityLevel ? " (" + p.severity + ")" : "") : p.severity);
         row("Road", [p.road, p.roadName].filter(function (x, i, all) { return x && all.indexOf(x) === i; }).join(" · "));
         row("Direction", p.direction);
-        row("Place", p.location || p.subtitle);
+        row("Place", p.location);
         row("State", p.state + (overText(p) ? " (" + overText(p).toLowerCase() + ")" : ""));
         row("Starts", timeText(p.validFrom));
         row("Ends", timeText(p.expires || p.returnToNormal));
@@ -434,7 +435,7 @@ enum MapPage {
           }
           if (m && !counted) {
             // While a route is drawn, a click on an incident is a point of the route too.
-            m.on("click", function (e) { if (drawing) addRoutePoint(e.latlng); else showDetails(id); });
+            m.on("click", function (e) { if (drawing) addRoutePoint(clickedAt(e)); else showDetails(id); });
             (isLine ? lineLayer : layer).addLayer(m);
             markers[id] = m;
             drawn++;
@@ -442,9 +443,11 @@ enum MapPage {
           function choose() {
             showDetails(id);
             if (!m) return;
-            if (m.getBounds) map.panTo(m.getBounds().getCenter());
-            else if (layer.zoomToShowLayer) layer.zoomToShowLayer(m);
-            else map.panTo(m.getLatLng());
+            // Moved to, not zoomed to: zooming in would shrink the list the choice was made from.
+            map.panTo(m.getBounds ? m.getBounds().getCenter() : m.getLatLng());
+            Array.prototype.forEach.call(document.querySelectorAll(".tg-icon.chosen"), function (el) { el.classList.remove("chosen"); });
+            var element = m.getElement ? m.getElement() : null;
+            if (element) element.classList.add("chosen");
           }
           li.addEventListener("click", choose);
           li.addEventListener("keydown", function (e) {
@@ -463,7 +466,8 @@ enum MapPage {
         if (hasRoute()) {
           status.textContent = fc.numberReturned + (fc.numberMatched > fc.numberReturned ? " of " + fc.numberMatched : "") +
             (conditions.get("active-at") === "now" ? " current" : "") + " incidents within " + routeBuffer + " of the route (" +
-            distanceText(routeLength()) + "), in the order you meet them";
+            distanceText(routeLength()) + "), in the order you meet them" +
+            (fc.numberMatched === 0 && conditions.get("active-at") === "now" ? " (untick Current only to see ended and unconfirmed ones)" : "");
           status.className = "";
           if (selected && features[selected]) showDetails(selected);
           document.body.dataset.state = "ready";
@@ -504,7 +508,9 @@ enum MapPage {
                                   html: "<div><span>" + n + "</span></div>" }),
                 title: n + " incidents here: click to zoom in", keyboard: false
               });
-              bubble.on("click", function () { map.setView([c[1], c[0]], Math.min(map.getZoom() + 2, 18)); });
+              bubble.on("click", function (e) {
+                if (drawing) addRoutePoint(clickedAt(e)); else map.setView([c[1], c[0]], Math.min(map.getZoom() + 2, 18));
+              });
               countLayer.addLayer(bubble);
             });
             list.dataset.counted = String(fc.numberMatched);
@@ -617,7 +623,7 @@ enum MapPage {
         // libjs-leaflet.markercluster, served beside Leaflet); lines stay lines.
         layer = L.markerClusterGroup ? L.markerClusterGroup({ disableClusteringAtZoom: 14, maxClusterRadius: 50, chunkedLoading: true, zoomToBoundsOnClick: false })
                                      : L.layerGroup();
-        layer.on("clusterclick", function (e) { if (drawing) addRoutePoint(e.latlng); else e.layer.zoomToBounds({ padding: [20, 20] }); });
+        layer.on("clusterclick", function (e) { if (drawing) addRoutePoint(clickedAt(e)); else e.layer.zoomToBounds({ padding: [20, 20] }); });
         layer.addTo(map);
         lineLayer = L.layerGroup().addTo(map);
         countLayer = L.layerGroup().addTo(map);
@@ -656,6 +662,8 @@ enum MapPage {
         }
         return total;
       }
+      // Where a click on a pin, a cluster or a count was: the place clicked, not the marker's.
+      function clickedAt(e) { return e.originalEvent ? map.mouseEventToLatLng(e.originalEvent) : e.latlng; }
       function addRoutePoint(latlng) {
         route = (route || []).concat([{ lat: latlng.lat, lng: latlng.lng }]);
         routeName = null;

@@ -191,9 +191,13 @@ struct AlongCommand: AsyncParsableCommand {
         abstract: "What is on the way: every incident within a buffer of a route, in the order a driver meets them.",
         discussion: """
             The route is a GeoJSON LineString (a geometry, a Feature, the first line of a \
-            FeatureCollection) or a GPX file's track (or route). An incident is placed where the \
-            route first passes within the buffer of it (a route that turns back meets it on the way \
-            out); each answer says how far along the route that is and how far off the road.
+            FeatureCollection; a MultiLineString's lines joined) or a GPX file's track (or route; \
+            several track segments are joined in order). An incident is placed where the route \
+            first passes within the buffer of it (a route that turns back meets it on the way \
+            out); one with a road segment (a work zone) where the route first comes within the \
+            buffer of its line. Each answer says how far along the route that is and how far off \
+            it (table: ALONG, OFF). A route file that is not there exits 66, one that holds no \
+            line 65.
             """)
 
     @OptionGroup var global: GlobalOptions
@@ -207,20 +211,18 @@ struct AlongCommand: AsyncParsableCommand {
     @OptionGroup var query: QueryOptions
 
     func validate() throws {
-        _ = try area()
+        // The buffer and the order now; the route file when the command runs (a file that is not
+        // there is exit 66, one that is no route 65, as for a feed).
+        _ = try area(routeLine: { _ in [] })
         _ = try query.sortOrder()
     }
 
     /// The corridor, read by the query model as `watch --route` reads it.
-    func area() throws -> (route: [Coordinate], buffer: Double) {
+    func area(routeLine: (String) throws -> [Coordinate] = RouteLine.read(path:)) throws -> (route: [Coordinate], buffer: Double) {
         var text = QueryText()
         text.add(.route, route)
         text.add(.buffer, buffer)
-        let read: (String) throws -> [Coordinate] = { path in
-            // A route that cannot be read is a mistake in the arguments (exit 64), said as such.
-            do { return try RouteLine.read(path: path) } catch { throw ValidationError("--route: \(error) (a GeoJSON LineString or a GPX file).") }
-        }
-        guard case let .corridor(line, metres)? = try CommandLineQuery.area(text, routeLine: read) else {
+        guard case let .corridor(line, metres)? = try CommandLineQuery.area(text, routeLine: routeLine) else {
             throw ValidationError("Give --route FILE.")
         }
         return (line, metres)

@@ -5,6 +5,7 @@ import TrafficGeoFeeds
 import TrafficGeoGeocoding
 import TrafficGeoOutput
 import TrafficGeoQuery
+import TrafficGeoStore
 
 /// The exit codes of trafficgeo, in one place (docs/errors.md lists them for users).
 enum TrafficGeoExit {
@@ -37,6 +38,7 @@ enum TrafficGeoExit {
             case .unknownFormat, .empty, .formatMismatch, .malformed, .tooLarge, .corruptCompression: return dataError
             }
         case QueryLocations.ReadError.notFound: return noInput
+        case let route as RouteLine.Problem: return route.isUnreadable ? noInput : dataError
         case OutputError.readerGone: return readerGone
         case is OutputError: return cannotCreate
         case let geocoding as GeocodingError:

@@ -79,6 +79,72 @@ public struct RouteCourse: Sendable, Equatable {
         return best
     }
 
+    /// How far from the route an incident's own position may be while its road segment still
+    /// reaches the corridor: the store is asked this much wider around the route, then each
+    /// segment is measured (`meet(segment:within:)`). Work zones run a few kilometres; one whose
+    /// start is farther than this from the route is not found.
+    public static let segmentReach = 10_000.0
+
+    /// Where the route first passes within `buffer` of a road segment (a work zone's line): the
+    /// first stretch of route segments whose shortest distance to the line is within the buffer,
+    /// and on it the closest approach (0 where the route crosses the line). Measured in a local
+    /// plane around the segment's first position, as `meet(_:within:)` measures a point.
+    public func meet(segment: [Coordinate], within buffer: Double) -> Meeting? {
+        guard let origin = segment.first else { return nil }
+        guard segment.count >= 2 else { return meet(origin, within: buffer) }
+        guard route.count >= 2 else { return nil }
+        let r = 6_371_008.8, rad = Double.pi / 180
+        let k = cos(origin.latitude * rad)
+        func local(_ c: Coordinate) -> SIMD2<Double> {
+            var dLon = c.longitude - origin.longitude
+            if dLon > 180 { dLon -= 360 }
+            if dLon < -180 { dLon += 360 }
+            return SIMD2(dLon * rad * r * k, (c.latitude - origin.latitude) * rad * r)
+        }
+        let pieces = zip(segment, segment.dropFirst()).map { (local($0), local($1)) }
+        var best: Meeting?
+        for i in 0..<(route.count - 1) {
+            let a = local(route[i]), b = local(route[i + 1])
+            var nearest = (distance: Double.infinity, t: 0.0)
+            for (c, d) in pieces {
+                let found = Self.closestApproach(a, b, c, d)
+                if found.distance < nearest.distance { nearest = found }
+            }
+            guard nearest.distance <= buffer else {
+                if best != nil { return best }
+                continue
+            }
+            let along = distanceToPosition[i] + nearest.t * (distanceToPosition[i + 1] - distanceToPosition[i])
+            if best == nil || nearest.distance < best!.offset { best = Meeting(along: along, offset: nearest.distance) }
+        }
+        return best
+    }
+
+    /// The shortest distance between the plane segments a–b and c–d, and where on a–b (0…1) it is.
+    static func closestApproach(_ a: SIMD2<Double>, _ b: SIMD2<Double>, _ c: SIMD2<Double>, _ d: SIMD2<Double>) -> (distance: Double, t: Double) {
+        func cross(_ u: SIMD2<Double>, _ v: SIMD2<Double>) -> Double { u.x * v.y - u.y * v.x }
+        func project(_ p: SIMD2<Double>, _ s: SIMD2<Double>, _ e: SIMD2<Double>) -> (distance: Double, t: Double) {
+            let v = e - s, length2 = (v * v).sum()
+            let t = length2 > 0 ? max(0, min(1, ((p - s) * v).sum() / length2)) : 0
+            let q = s + t * v - p
+            return ((q * q).sum().squareRoot(), t)
+        }
+        let ab = b - a, cd = d - c, denominator = cross(ab, cd)
+        if denominator != 0 {
+            let t = cross(c - a, cd) / denominator, u = cross(c - a, ab) / denominator
+            if (0...1).contains(t), (0...1).contains(u) { return (0, t) }
+        }
+        // Apart: the closest pair has an end of one of them.
+        var best = project(c, a, b)
+        let fromD = project(d, a, b)
+        if fromD.distance < best.distance { best = fromD }
+        let fromA = project(a, c, d)
+        if fromA.distance < best.distance { best = (fromA.distance, 0) }
+        let fromB = project(b, c, d)
+        if fromB.distance < best.distance { best = (fromB.distance, 1) }
+        return best
+    }
+
     /// Boxes that together hold the corridor (`buffer` metres either side): one per run of
     /// consecutive segments, so a long diagonal route asks the store about a band along it, not
     /// about the box of the whole journey. A run crossing the antimeridian gives a box with

@@ -11,10 +11,18 @@ public enum RouteLine {
     /// A route that could not be read, and why.
     public struct Problem: Error, Sendable, CustomStringConvertible {
         public let description: String
+        /// The file is not there or cannot be read (rather than read and not a route).
+        public var isUnreadable = false
     }
 
     public static func read(path: String) throws -> [Coordinate] {
-        guard let data = FileManager.default.contents(atPath: path) else { throw Problem(description: "cannot read the route \(path)") }
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            throw Problem(description: "the route \(path) does not exist", isUnreadable: true)
+        }
+        guard !isDirectory.boolValue, let data = FileManager.default.contents(atPath: path) else {
+            throw Problem(description: "cannot read the route \(path)\(isDirectory.boolValue ? " (a directory)" : "")", isUnreadable: true)
+        }
         if data.first(where: { ![0x20, 0x09, 0x0A, 0x0D, 0xEF, 0xBB, 0xBF].contains($0) }) == UInt8(ascii: "<") {
             do { return try GPXRoute.positions(in: data) } catch { throw Problem(description: "the route \(path): \(error)") }
         }
@@ -30,7 +38,7 @@ public enum RouteLine {
         let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
         if trimmed.hasPrefix("{") {
             guard let json = try? JSONSerialization.jsonObject(with: Data(trimmed.utf8)) else {
-                throw Problem(description: "\(what): not JSON (give a GeoJSON LineString or WKT LINESTRING (lon lat, …))")
+                throw Problem(description: (what.isEmpty ? "" : "\(what): ") + "not JSON (give a GeoJSON LineString or WKT LINESTRING (lon lat, …))")
             }
             return try line(from: json, what: what)
         }
@@ -39,7 +47,7 @@ public enum RouteLine {
 
     /// WKT's `LINESTRING (lon lat, lon lat, …)` (Z and M values ignored) or `MULTILINESTRING`.
     static func wkt(_ text: String, what: String) throws -> [Coordinate] {
-        func fail(_ problem: String) -> Problem { Problem(description: "\(what): \(problem)") }
+        func fail(_ problem: String) -> Problem { Problem(description: what.isEmpty ? problem : "\(what): \(problem)") }
         let upper = text.uppercased()
         let isMulti = upper.hasPrefix("MULTILINESTRING")
         guard isMulti || upper.hasPrefix("LINESTRING"), let open = text.firstIndex(of: "("), text.hasSuffix(")") else {
@@ -61,7 +69,7 @@ public enum RouteLine {
 
     /// The line of a parsed GeoJSON value; `what` names it in messages.
     public static func line(from json: Any, what: String) throws -> [Coordinate] {
-        func fail(_ text: String) -> Problem { Problem(description: "\(what): \(text)") }
+        func fail(_ text: String) -> Problem { Problem(description: what.isEmpty ? text : "\(what): \(text)") }
         guard let object = json as? [String: Any] else { throw fail("expected a GeoJSON LineString") }
         switch object["type"] as? String {
         case "FeatureCollection":

@@ -53,16 +53,19 @@ struct AlongCommandTests {
         let cards = try await Self.cli(["along", "--db", db, "--route", route.path, "--format", "annotations"], folder: folder)
         #expect(cards.stdout.contains("along the route,") && cards.stdout.contains("off it"), Comment(rawValue: cards.stdout))
 
+        let table = try await Self.cli(["along", "--db", db, "--route", route.path, "--format", "table"], folder: folder)
+        #expect(table.stdout.hasPrefix("ALONG") && table.stdout.contains("OFF"), Comment(rawValue: table.stdout))
+
         // Nothing within a tiny buffer: said on stderr, exit 0, empty answer.
         let none = try await Self.cli(["along", "--db", db, "--route", route.path, "--buffer", "10m", "--format", "json"], folder: folder)
         #expect(none.status == 0 && none.stderr.contains("nothing within 10 m of the route"), Comment(rawValue: none.stderr))
 
         // Mistakes: a missing file, a route that is not a line, a bad buffer.
         let missing = try await Self.cli(["along", "--db", db, "--route", folder.appendingPathComponent("nope.gpx").path], folder: folder)
-        #expect(missing.status == 64 && missing.stderr.contains("cannot read the route"), Comment(rawValue: missing.stderr))
+        #expect(missing.status == 66 && missing.stderr.contains("does not exist"), Comment(rawValue: missing.stderr))
         let point = try TestSupport.write(#"{"type":"Point","coordinates":[1,2]}"#, name: "point.geojson", in: folder)
         let notALine = try await Self.cli(["along", "--db", db, "--route", point.path], folder: folder)
-        #expect(notALine.status == 64 && notALine.stderr.contains("LineString"), Comment(rawValue: notALine.stderr))
+        #expect(notALine.status == 65 && notALine.stderr.contains("LineString"), Comment(rawValue: notALine.stderr))
         let badBuffer = try await Self.cli(["along", "--db", db, "--route", route.path, "--buffer", "wide"], folder: folder)
         #expect(badBuffer.status == 64 && badBuffer.stderr.contains("--buffer"), Comment(rawValue: badBuffer.stderr))
     }

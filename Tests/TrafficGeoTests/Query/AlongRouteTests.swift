@@ -73,6 +73,33 @@ struct AlongRouteTests {
         #expect(course.meet(Self.c(50.1, 7.2), within: 500) == nil)
     }
 
+    /// A work zone is met where the route reaches its line, not only near its start: a zone whose
+    /// start is 5 km off the route but whose line crosses it is on the way, at the crossing.
+    @Test func aSegmentThatTheRouteCrossesIsOnTheWay() throws {
+        // The route runs north along 10°E; the zone runs west to east across it at 50.05°N,
+        // starting 5 km east of the road; another zone lies 3 km east, parallel, never closer.
+        let route = [Self.c(50.0, 10.0), Self.c(50.1, 10.0)]
+        let crossing = [Self.c(50.05, 10.07), Self.c(50.05, 9.95)]
+        let parallel = [Self.c(50.02, 10.042), Self.c(50.08, 10.042)]
+        let course = RouteCourse(route)
+        let met = try #require(course.meet(segment: crossing, within: 500))
+        #expect(met.offset == 0)
+        #expect(abs(met.along - Geodesic.distance(from: route[0], to: Self.c(50.05, 10.0))) < 30, "\(met.along)")
+        #expect(course.meet(Self.c(50.05, 10.07), within: 500) == nil, "its start alone is off the route")
+        #expect(course.meet(segment: parallel, within: 500) == nil)
+        #expect(course.meet(segment: parallel, within: 3_500) != nil)
+
+        let folder = TestSupport.temporaryDirectory()
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("db.sqlite").path)
+        let zones = [("crossing", crossing), ("parallel", parallel)].map { id, line in
+            Incident(source: "s", id: id, title: "Work zone", updated: Date(), road: "B27", category: .roadworks,
+                     position: line[0], segment: line, positionSource: PositionSource(kind: .feed))
+        }
+        _ = try store.ingest(source: "s", now: Date()) { emit in for z in zones { try emit(.incident(z)) } }
+        let along = try QueryEngine(store: store).along(course, buffer: 500)
+        #expect(Self.ids(along) == ["crossing"] && along.first?.distance == 0)
+    }
+
     /// Random routes and incidents: `along` holds exactly the incidents a scan of every one finds
     /// within the buffer (`QueryArea.distance`, the corridor a watch uses), in order along.
     @Test(arguments: [UInt64(1), 2, 3])
