@@ -241,6 +241,23 @@ def open511():
     return json.dumps({"events": events, "pagination": {"offset": 0}, "meta": {"version": "v1"}}, indent=1, ensure_ascii=False) + "\n"
 
 
+# A drive out of Köln on the A3 towards Frankfurt, for `trafficgeo along` in the README: positions
+# along the motorway typed by hand, rounded (lat, lon).
+A3_DRIVE = [(50.9780, 7.0390), (50.9530, 7.0950), (50.9190, 7.1390), (50.8760, 7.1690), (50.8070, 7.2240),
+            (50.7400, 7.3230), (50.6640, 7.4120), (50.5760, 7.5420), (50.4720, 7.7300), (50.4340, 7.8290)]
+
+
+def gpx_route():
+    points = "\n".join(f'    <trkpt lat="{lat:.4f}" lon="{lon:.4f}"/>' for lat, lon in A3_DRIVE)
+    return f"""<?xml version="1.0" encoding="UTF-8"?>
+<gpx version="1.1" creator="trafficgeo scripts/make-sample-feeds.py" xmlns="http://www.topografix.com/GPX/1/1">
+  <trk><name>Köln-Mülheim – Siegburg – Montabaur (A3)</name><trkseg>
+{points}
+  </trkseg></trk>
+</gpx>
+"""
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     for name, text in [("lmst.de_DE.xml", atom()), ("incidents.rss", rss()), ("titles.xml", titles_only()),
@@ -253,6 +270,12 @@ def main():
         with gzip.GzipFile(filename="situations.datex2.xml", mode="wb", fileobj=raw, mtime=0) as f:
             f.write(datex2().encode("utf-8"))
     print("wrote data/sample/situations.datex2.xml.gz")
+    # A route, not a feed: beside the samples, so that a test ingesting every sample skips it.
+    routes = os.path.join(OUT, "..", "routes")
+    os.makedirs(routes, exist_ok=True)
+    with open(os.path.join(routes, "koeln-a3.gpx"), "w", encoding="utf-8") as f:
+        f.write(gpx_route())
+    print("wrote data/routes/koeln-a3.gpx")
 
 
 if __name__ == "__main__":

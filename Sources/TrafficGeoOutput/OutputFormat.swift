@@ -46,8 +46,9 @@ public enum OutputFormat: String, Sendable, CaseIterable {
     /// Makes the writer for this format.
     /// `width`: the terminal's columns, for cards (nil writes whole subtitles). `crs`: the CRS
     /// of CSV and GeoPackage positions. `file`: where a GeoPackage goes (the others go to `sink`).
+    /// `alongRoute`: the answers are along a route (`along`): CSV adds their `along_m` column.
     public func makeWriter(sink: TextSink, color: Bool = false, geometry: GeometryChoice = .point, width: Int? = nil,
-                           crs: OutputCRS = .wgs84, file: String? = nil) -> ResultWriter {
+                           crs: OutputCRS = .wgs84, file: String? = nil, alongRoute: Bool = false) -> ResultWriter {
         switch self {
         case .gpkg:
             precondition(file != nil, "a GeoPackage is written to a file")
@@ -57,7 +58,7 @@ public enum OutputFormat: String, Sendable, CaseIterable {
         case .json: return JSONArrayWriter(sink: sink)
         case .geojson: return GeoJSONWriter(sink: sink, sequence: false, geometry: geometry)
         case .geojsonseq: return GeoJSONWriter(sink: sink, sequence: true, geometry: geometry)
-        case .csv: return CSVResultWriter(sink: sink, crs: crs)
+        case .csv: return CSVResultWriter(sink: sink, crs: crs, alongRoute: alongRoute)
         }
     }
 }

@@ -158,17 +158,21 @@ package final class GeoJSONWriter: ResultWriter {
 final class CSVResultWriter: ResultWriter {
     static let header = ["id", "title", "subtitle", "latitude", "longitude", "distance_m", "bearing_deg", "pin_color",
                          "road", "category", "updated", "expires", "weblink", "source", "position_source", "precision", "confidence",
-                         "ended", "state", "last_heard"] + Annotation.detailColumns.map(\.property) + ["event", "reports", "along_m"]
+                         "ended", "state", "last_heard"] + Annotation.detailColumns.map(\.property) + ["event", "reports"]
     private let sink: TextSink
     private let crs: OutputCRS
 
-    init(sink: TextSink, crs: OutputCRS = .wgs84) {
+    /// Answers along a route: one more column, `along_m`, last (other answers keep their columns).
+    private let alongRoute: Bool
+
+    init(sink: TextSink, crs: OutputCRS = .wgs84, alongRoute: Bool = false) {
         self.sink = sink
         self.crs = crs
+        self.alongRoute = alongRoute
     }
 
     func begin() throws {
-        var header = Self.header
+        var header = Self.header + (alongRoute ? ["along_m"] : [])
         if !crs.isWGS84 { (header[3], header[4]) = crs.columnNames }
         try sink.write(header.joined(separator: ",") + "\r\n")
     }
@@ -191,7 +195,8 @@ final class CSVResultWriter: ResultWriter {
             a.positionSource ?? "", a.precision ?? "", a.confidence.map { JSONObjectText.number($0, digits: 2) } ?? "",
             a.ended ?? "", a.state.rawValue, a.lastHeard ?? "",
         ] + Annotation.detailColumns.map { a.details[$0.property] ?? "" }
-        fields += [String(a.event), a.reports.isEmpty ? "" : a.reportsJSON, a.alongRouteMeters.map { JSONObjectText.number($0, digits: 1) } ?? ""]
+        fields += [String(a.event), a.reports.isEmpty ? "" : a.reportsJSON]
+        if alongRoute { fields.append(a.alongRouteMeters.map { JSONObjectText.number($0, digits: 1) } ?? "") }
         try sink.write(fields.map(Self.quote).joined(separator: ",") + "\r\n")
     }
 

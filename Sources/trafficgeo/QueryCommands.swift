@@ -238,7 +238,7 @@ struct AlongCommand: AsyncParsableCommand {
             try await StoreThreads.run {
                 let met = try engine.along(course, buffer: metres, filter: filter)
                 let results = sort.map { QueryEngine.sort(met, by: $0) } ?? met
-                try query.write(quiet: global.quiet) { emit in try results.forEach(emit) }
+                try query.write(quiet: global.quiet, alongRoute: true) { emit in try results.forEach(emit) }
                 if results.isEmpty && !global.quiet {
                     Terminal.printError("trafficgeo: nothing within \(Annotation.formatDistance(metres)) of the route (\(Annotation.formatDistance(course.length)) long)")
                     CommandLineQuery.explainNothingInEffect(filter) { try !engine.along(course, buffer: metres, filter: $0).isEmpty }

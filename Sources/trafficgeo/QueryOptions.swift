@@ -281,20 +281,21 @@ struct QueryOptions: ParsableArguments {
     /// The answer's states use the question's `--unconfirmed-after` (`IncidentFilter.answerUnconfirmedAfter`).
     @discardableResult
     @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
-    func write(quiet: Bool = false, _ produce: ((QueryResult) throws -> Void) throws -> Void) throws -> Int {
+    /// `alongRoute`: the answers are along a route (`along`: CSV adds its column).
+    func write(quiet: Bool = false, alongRoute: Bool = false, _ produce: ((QueryResult) throws -> Void) throws -> Void) throws -> Int {
         // nil ("never") is a limit too: not the default.
         let limit: TimeInterval? = (try? filter()).map(\.unconfirmedAfter) ?? IncidentFilter.defaultUnconfirmedAfter
-        return try IncidentFilter.$answerUnconfirmedAfter.withValue(limit) { try writeAnswer(quiet: quiet, produce) }
+        return try IncidentFilter.$answerUnconfirmedAfter.withValue(limit) { try writeAnswer(quiet: quiet, alongRoute: alongRoute, produce) }
     }
 
-    private func writeAnswer(quiet: Bool, _ produce: ((QueryResult) throws -> Void) throws -> Void) throws -> Int {
+    private func writeAnswer(quiet: Bool, alongRoute: Bool, _ produce: ((QueryResult) throws -> Void) throws -> Void) throws -> Int {
         let format = outputFormat
         let now = Date()
         let crs = try outputCRS(quiet: quiet)
         // A GeoPackage writes its own file; the text sink then holds nothing and is not committed.
         let sink = try format == .gpkg ? TextSink() : (output.map { try TextSink(path: $0) } ?? TextSink())
         let writer = format.makeWriter(sink: sink, color: output == nil && Terminal.useColor, geometry: geometry,
-                                       width: output == nil ? Terminal.columns : nil, crs: crs, file: output)
+                                       width: output == nil ? Terminal.columns : nil, crs: crs, file: output, alongRoute: alongRoute)
         let onlySegments = geometry == .segment && (format == .geojson || format == .geojsonseq)
         var count = 0, leftOut = 0, over = 0, unconfirmed = 0
         defer {
