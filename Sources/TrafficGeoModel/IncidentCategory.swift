@@ -59,12 +59,15 @@ public enum IncidentCategory: String, Sendable, CaseIterable, Codable {
 public enum PinColor: String, Sendable, Codable {
     case red, green, purple
 
-    /// The simplestyle-spec `marker-color` value.
+    /// The simplestyle-spec `marker-color` value. Chosen so that the three stay apart for
+    /// colour-blind readers too (PinPaletteTests simulates protanopia, deuteranopia and
+    /// tritanopia): the former #d62728 red and #2ca02c green were 7 apart (CIE ΔE) for a
+    /// deuteranope, the same colour; these are at least 47 apart for each.
     public var hex: String {
         switch self {
-        case .red: return "#d62728"
-        case .green: return "#2ca02c"
-        case .purple: return "#9467bd"
+        case .red: return "#e62517"
+        case .green: return "#5ce69c"
+        case .purple: return "#775ba6"
         }
     }
 }
