@@ -84,7 +84,6 @@ public struct Annotation: Sendable, Equatable, Encodable {
         // At the query point itself there is no direction (the geodesic solution says 180°, "S").
         bearingDegrees = (result.distance ?? .infinity) < Self.noBearingWithin ? nil : result.bearing.map { Self.round($0, 1) }
         alongRouteMeters = result.alongRoute.map { Self.round($0, 1) }
-        if alongRouteMeters != nil { bearingDegrees = nil }
         road = i.road
         category = i.category?.rawValue
         updated = i.updated.map(TimestampParser.format)

@@ -56,9 +56,10 @@ package final class GeoJSONWriter: ResultWriter {
     }
 
     /// One Feature. `rawID` replaces the id (JSON text: `serve` uses the store id, which fits in
-    /// a URL path); `distanceNames` are the keys of distance and bearing; `extra` adds properties.
+    /// a URL path); `distanceNames` are the keys of distance, bearing and metres along a route;
+    /// `extra` adds properties.
     package static func feature(_ result: QueryResult, geometry choice: GeometryChoice = .point, rawID: String? = nil,
-                                distanceNames: (metres: String, bearing: String) = ("distanceMeters", "bearingDegrees"),
+                                distanceNames: (metres: String, bearing: String, along: String) = ("distanceMeters", "bearingDegrees", "alongRouteMeters"),
                                 extra: ((inout JSONObjectText) -> Void)? = nil) -> String {
         let bytes = feature(result, appendingTo: [], geometry: choice, rawID: rawID, distanceNames: distanceNames, extra: extra)
         return String(decoding: bytes, as: UTF8.self)
@@ -67,7 +68,7 @@ package final class GeoJSONWriter: ResultWriter {
     /// The Feature written after what `buffer` holds (`serve` writes a page into one buffer).
     package static func feature(_ result: QueryResult, appendingTo buffer: consuming [UInt8], geometry choice: GeometryChoice = .point,
                                 rawID: String? = nil,
-                                distanceNames: (metres: String, bearing: String) = ("distanceMeters", "bearingDegrees"),
+                                distanceNames: (metres: String, bearing: String, along: String) = ("distanceMeters", "bearingDegrees", "alongRouteMeters"),
                                 extra: ((inout JSONObjectText) -> Void)? = nil) -> [UInt8] {
         let incident = result.incident
         let annotation = Annotation(result)
@@ -90,8 +91,7 @@ package final class GeoJSONWriter: ResultWriter {
         }
         o.add(distanceNames.metres, annotation.distanceMeters, digits: 1)
         o.add(distanceNames.bearing, annotation.bearingDegrees, digits: 1)
-        // Along a route: named in the style of the distance (serve's distance_m, along_m).
-        o.add(distanceNames.metres == "distance_m" ? "along_m" : "alongRouteMeters", annotation.alongRouteMeters, digits: 1)
+        o.add(distanceNames.along, annotation.alongRouteMeters, digits: 1)
         o.add("road", annotation.road)
         o.add("category", annotation.category)
         o.add("updated", annotation.updated)

@@ -114,7 +114,7 @@ enum FeatureDocuments {
     /// One incident as a Feature: the store id as the feature id (it fits a URL path), the
     /// annotation properties (when it ended and its state among them), distance and bearing when a point was given, when it was first seen.
     static func feature(_ result: QueryResult, geometry: GeometryChoice = .point, appendingTo buffer: consuming [UInt8] = []) -> [UInt8] {
-        GeoJSONWriter.feature(result, appendingTo: consume buffer, geometry: geometry, rawID: String(result.stored.storeID), distanceNames: ("distance_m", "bearing_deg")) { p in
+        GeoJSONWriter.feature(result, appendingTo: consume buffer, geometry: geometry, rawID: String(result.stored.storeID), distanceNames: ("distance_m", "bearing_deg", "along_m")) { p in
             p.add("first_seen", TimestampParser.format(result.stored.firstSeen))
         }
     }

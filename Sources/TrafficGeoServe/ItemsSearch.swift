@@ -55,12 +55,7 @@ enum ItemsSearch {
         // national view of 100,000 incidents decoded every one of them to show 500: 1.7 s.
         if let box = q.bbox, (q.sort ?? .distance) == .distance {
             let inBox = try engine.session { try $0.boxNeighbours(box, filter: q.filter) }
-            var ranked: [Neighbour]
-            if let reference = q.reference {
-                ranked = nearestFirst(inBox, from: reference, keep: keep)
-            } else {
-                ranked = Array(inBox.prefix(keep))
-            }
+            let ranked = q.reference.map { nearestFirst(inBox, from: $0, keep: keep) } ?? Array(inBox.prefix(keep))
             let page = q.offset < ranked.count ? Array(ranked[q.offset..<min(ranked.count, keep)]) : []
             let stored = try engine.store.incidents(ids: page.map(\.storeID))
             // One removed since the ranking (an ingest between the two reads) is left out of the page.

@@ -24,26 +24,14 @@ public enum QueryArea: Sendable, Equatable {
         return RouteCourse.bounds(of: route, buffer: buffer)
     }
 
-    /// The shortest distance from `point` to the polyline, in metres: each segment in a local
-    /// plane around the point (equirectangular, the Earth's mean radius), exact enough for
-    /// corridors of a few kilometres (under 0.5 % off for segments of 100 km).
+    /// The shortest distance from `point` to the polyline, in metres, each segment measured in a
+    /// `LocalPlane` around the point.
     package static func distance(from point: Coordinate, toRoute route: [Coordinate]) -> Double {
-        let r = 6_371_008.8, rad = Double.pi / 180
-        let k = cos(point.latitude * rad)
-        func local(_ c: Coordinate) -> (Double, Double) {
-            var dLon = c.longitude - point.longitude
-            if dLon > 180 { dLon -= 360 }
-            if dLon < -180 { dLon += 360 }
-            return (dLon * rad * r * k, (c.latitude - point.latitude) * rad * r)
-        }
+        let plane = LocalPlane(around: point)
         guard let first = route.first else { return .infinity }
-        var best = hypot(local(first).0, local(first).1)
+        var best = LocalPlane.nearest(to: .zero, from: plane.point(first), to: plane.point(first)).distance
         for (a, b) in zip(route, route.dropFirst()) {
-            let (ax, ay) = local(a), (bx, by) = local(b)
-            let dx = bx - ax, dy = by - ay
-            let length2 = dx * dx + dy * dy
-            let t = length2 > 0 ? max(0, min(1, -(ax * dx + ay * dy) / length2)) : 0
-            best = min(best, hypot(ax + t * dx, ay + t * dy))
+            best = min(best, LocalPlane.nearest(to: .zero, from: plane.point(a), to: plane.point(b)).distance)
         }
         return best
     }

@@ -39,21 +39,13 @@ public struct RouteCourse: Sendable, Equatable {
     /// proportion. Longitudes wrap, so a route across the antimeridian is one line.
     public func meet(_ point: Coordinate, within buffer: Double) -> Meeting? {
         guard let first = route.first else { return nil }
-        let r = 6_371_008.8, rad = Double.pi / 180
-        let k = cos(point.latitude * rad)
+        let plane = LocalPlane(around: point)
         // Degrees of latitude the buffer spans, and a little more: a segment wholly farther
         // north or south than this from the point cannot be within the buffer (a quick skip,
         // most segments of a long route).
-        let latitudeReach = buffer / (r * rad) * 1.01 + 1e-9
-        func local(_ c: Coordinate) -> (Double, Double) {
-            var dLon = c.longitude - point.longitude
-            if dLon > 180 { dLon -= 360 }
-            if dLon < -180 { dLon += 360 }
-            return (dLon * rad * r * k, (c.latitude - point.latitude) * rad * r)
-        }
+        let latitudeReach = buffer / (LocalPlane.radius * .pi / 180) * 1.01 + 1e-9
         if route.count == 1 {
-            let (x, y) = local(first)
-            let d = hypot(x, y)
+            let d = LocalPlane.nearest(to: .zero, from: plane.point(first), to: plane.point(first)).distance
             return d <= buffer ? Meeting(along: 0, offset: d) : nil
         }
         var best: Meeting?
@@ -63,11 +55,7 @@ public struct RouteCourse: Sendable, Equatable {
                 if best != nil { return best }
                 continue
             }
-            let (ax, ay) = local(a), (bx, by) = local(b)
-            let dx = bx - ax, dy = by - ay
-            let length2 = dx * dx + dy * dy
-            let t = length2 > 0 ? max(0, min(1, -(ax * dx + ay * dy) / length2)) : 0
-            let d = hypot(ax + t * dx, ay + t * dy)
+            let (d, t) = LocalPlane.nearest(to: .zero, from: plane.point(a), to: plane.point(b))
             guard d <= buffer else {
                 // The first stretch within the buffer has ended: that is where the driver meets it.
                 if best != nil { return best }
@@ -93,18 +81,11 @@ public struct RouteCourse: Sendable, Equatable {
         guard let origin = segment.first else { return nil }
         guard segment.count >= 2 else { return meet(origin, within: buffer) }
         guard route.count >= 2 else { return nil }
-        let r = 6_371_008.8, rad = Double.pi / 180
-        let k = cos(origin.latitude * rad)
-        func local(_ c: Coordinate) -> SIMD2<Double> {
-            var dLon = c.longitude - origin.longitude
-            if dLon > 180 { dLon -= 360 }
-            if dLon < -180 { dLon += 360 }
-            return SIMD2(dLon * rad * r * k, (c.latitude - origin.latitude) * rad * r)
-        }
-        let pieces = zip(segment, segment.dropFirst()).map { (local($0), local($1)) }
+        let plane = LocalPlane(around: origin)
+        let pieces = zip(segment, segment.dropFirst()).map { (plane.point($0), plane.point($1)) }
         var best: Meeting?
         for i in 0..<(route.count - 1) {
-            let a = local(route[i]), b = local(route[i + 1])
+            let a = plane.point(route[i]), b = plane.point(route[i + 1])
             var nearest = (distance: Double.infinity, t: 0.0)
             for (c, d) in pieces {
                 let found = Self.closestApproach(a, b, c, d)
@@ -123,12 +104,7 @@ public struct RouteCourse: Sendable, Equatable {
     /// The shortest distance between the plane segments a–b and c–d, and where on a–b (0…1) it is.
     static func closestApproach(_ a: SIMD2<Double>, _ b: SIMD2<Double>, _ c: SIMD2<Double>, _ d: SIMD2<Double>) -> (distance: Double, t: Double) {
         func cross(_ u: SIMD2<Double>, _ v: SIMD2<Double>) -> Double { u.x * v.y - u.y * v.x }
-        func project(_ p: SIMD2<Double>, _ s: SIMD2<Double>, _ e: SIMD2<Double>) -> (distance: Double, t: Double) {
-            let v = e - s, length2 = (v * v).sum()
-            let t = length2 > 0 ? max(0, min(1, ((p - s) * v).sum() / length2)) : 0
-            let q = s + t * v - p
-            return ((q * q).sum().squareRoot(), t)
-        }
+        let project = LocalPlane.nearest(to:from:to:)
         let ab = b - a, cd = d - c, denominator = cross(ab, cd)
         if denominator != 0 {
             let t = cross(c - a, cd) / denominator, u = cross(c - a, ab) / denominator
@@ -216,5 +192,38 @@ public struct RouteCourse: Sendable, Equatable {
             return x
         }
         return LonLatBox(west: wrapped(w), south: newSouth, east: wrapped(e), north: newNorth)
+    }
+}
+
+/// A plane around one place: equirectangular, the Earth's mean radius, longitudes wrapped (so a
+/// line across the antimeridian stays one line). How a corridor's distances are measured —
+/// `QueryArea.distance`, `RouteCourse.meet` — exact enough for a few kilometres (under 0.5 % off
+/// for segments of 100 km).
+package struct LocalPlane {
+    package static let radius = 6_371_008.8
+    private let origin: Coordinate
+    private let metresPerLongitude: Double, metresPerLatitude: Double
+
+    package init(around origin: Coordinate) {
+        self.origin = origin
+        let rad = Double.pi / 180
+        metresPerLatitude = rad * Self.radius
+        metresPerLongitude = metresPerLatitude * cos(origin.latitude * rad)
+    }
+
+    /// `c` in metres east and north of the origin.
+    package func point(_ c: Coordinate) -> SIMD2<Double> {
+        var dLon = c.longitude - origin.longitude
+        if dLon > 180 { dLon -= 360 }
+        if dLon < -180 { dLon += 360 }
+        return SIMD2(dLon * metresPerLongitude, (c.latitude - origin.latitude) * metresPerLatitude)
+    }
+
+    /// The shortest distance from `p` to the segment `s`–`e`, and where on it (0 at `s`, 1 at `e`).
+    package static func nearest(to p: SIMD2<Double>, from s: SIMD2<Double>, to e: SIMD2<Double>) -> (distance: Double, t: Double) {
+        let v = e - s, length2 = (v * v).sum()
+        let t = length2 > 0 ? max(0, min(1, ((p - s) * v).sum() / length2)) : 0
+        let q = s + t * v - p
+        return (hypot(q.x, q.y), t)
     }
 }
