@@ -48,6 +48,7 @@ enum MediaType {
     static let openAPI = "application/vnd.oai.openapi+json;version=3.0"
     static let problem = "application/problem+json"
     static let eventStream = "text/event-stream"
+    static let schemaJSON = "application/schema+json"
 }
 
 /// The JSON documents of OGC API – Features Part 1 for the one collection, `incidents`.
@@ -58,6 +59,17 @@ enum FeatureDocuments {
         "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/oas30",
         "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
         "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/html",
+        // Part 3: queryables and a CQL2 text filter (CQL2's basic and advanced comparisons,
+        // spatial functions on points, boxes and polygons).
+        "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables",
+        "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables-query-parameters",
+        "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/filter",
+        "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/features-filter",
+        "http://www.opengis.net/spec/cql2/1.0/conf/cql2-text",
+        "http://www.opengis.net/spec/cql2/1.0/conf/basic-cql2",
+        "http://www.opengis.net/spec/cql2/1.0/conf/advanced-comparison-operators",
+        "http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions",
+        "http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions-plus",
     ]
     static let crs84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
 
@@ -97,8 +109,46 @@ enum FeatureDocuments {
             Link(href: base + "/collections/\(collectionID)", rel: "self", type: MediaType.json, title: "This collection"),
             Link(href: items, rel: "items", type: MediaType.geoJSON, title: "The incidents (GeoJSON)"),
             Link(href: items + "?f=html", rel: "items", type: "text/html", title: "The incidents on a map"),
+            Link(href: base + "/collections/\(collectionID)/queryables", rel: "http://www.opengis.net/def/rel/ogc/1.0/queryables", type: MediaType.schemaJSON,
+                 title: "The properties a filter may name"),
             Link(href: base + "/collections/\(collectionID)/events", rel: "related", type: MediaType.eventStream, title: "Live changes (Server-Sent Events)"),
         ]))
+        return o.closed()
+    }
+
+    /// Part 3's queryables: a JSON Schema of the properties a CQL2 `filter` may compare
+    /// (`Queryable`), each with what its comparisons mean.
+    static func queryables(base: String) -> String {
+        var o = JSONObjectText()
+        o.add("$schema", "https://json-schema.org/draft/2020-12/schema")
+        o.add("$id", base + "/collections/\(collectionID)/queryables")
+        o.add("type", "object")
+        o.add("title", "Road-traffic incidents")
+        o.add("description", "The properties a filter (CQL2 text) may name; each comparison means what the query parameter of the same field means.")
+        var properties = JSONObjectText()
+        for q in Queryable.allCases {
+            var p = JSONObjectText()
+            p.add("title", q.title)
+            p.add("description", q.description)
+            switch q.type {
+            case .geometry:
+                p.add("format", "geometry-any")
+                p.add(raw: "x-ogc-role", "\"primary-geometry\"")
+            case .time:
+                p.add("type", "string")
+                p.add("format", "date-time")
+            case .number:
+                p.add("type", "number")
+                p.add(raw: "minimum", "0")
+                p.add(raw: "maximum", "1")
+            case .string:
+                p.add("type", "string")
+            }
+            if let values = q.values { p.add(raw: "enum", "[" + values.map(JSONObjectText.string).joined(separator: ",") + "]") }
+            properties.add(raw: q.rawValue, p.closed())
+        }
+        o.add(raw: "properties", properties.closed())
+        o.add(raw: "additionalProperties", "false")
         return o.closed()
     }
 

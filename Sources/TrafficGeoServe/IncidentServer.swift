@@ -193,6 +193,14 @@ struct IncidentAPI: Sendable {
             return try events(request, parameters)
         case "/collections/\(FeatureDocuments.collectionID)/clusters":
             return try await clusters(request, parameters)
+        case "/collections/\(FeatureDocuments.collectionID)/queryables":
+            try parameters.allowOnly(["f"])
+            let json = FeatureDocuments.queryables(base: base)
+            if try ResponseFormat.negotiate(parameters, accept: accept) == .html {
+                return tagged(HTMLPages.document(title: "Queryables", links: [Link(href: base + path + "?f=json", rel: "alternate", type: MediaType.schemaJSON, title: "As JSON Schema")],
+                                                 json: json), type: MediaType.html, request)
+            }
+            return tagged(json, type: MediaType.schemaJSON, request)
         case "/health":
             try parameters.allowOnly([])
             return Self.body(#"{"status":"alive"}"#, type: MediaType.json, cacheable: false)

@@ -36,14 +36,17 @@ struct ItemsQuery: Sendable, Equatable {
     var corridor: Corridor?
     /// `geometry`: Points (the default), or LineStrings where the incident has a segment (`mixed`).
     var geometry: GeometryChoice = .point
+    /// What a CQL2 `filter` asks beyond the model's fields (OR, NOT, LIKE, a polygon): checked
+    /// on each incident the store answers (`CQL2Question`).
+    var remainder: IncidentPredicate?
 
     struct Corridor: Sendable, Equatable {
         var course: RouteCourse
         var buffer: Double
     }
 
-    /// The parameters of the OGC API (bbox, datetime, limit, offset, f).
-    static let standardParameters: Set<String> = ["bbox", "datetime", "limit", "offset", "f"]
+    /// The parameters of the OGC API (bbox, datetime, limit, offset, f; Part 3's filter).
+    static let standardParameters: Set<String> = ["bbox", "datetime", "limit", "offset", "f", "filter", "filter-lang", "filter-crs"]
     /// trafficgeo's own: the query model's fields (`QueryField`, spelt as parameters: `q` for
     /// the words, `sortby` for the order), the same as the command line's options, `nearest` and
     /// `geometry` (the command line's `--geometry`).
@@ -115,6 +118,7 @@ struct ItemsQuery: Sendable, Equatable {
         } catch {
             throw Problem.badParameter(error.field.name(on: .parameter), error.message(on: .parameter) + ".")
         }
+        try readFilter(p, asked: text, now: now)
         if radius != nil, reference == nil { throw Problem.badParameter("radius", "radius needs lat and lon: the centre of the circle.") }
         if let text = try p.single("nearest") {
             guard let k = Int(text), (1...Self.maxLimit).contains(k) else {
@@ -144,13 +148,40 @@ struct ItemsQuery: Sendable, Equatable {
     /// A question that reads much of the store whatever its page (word search, ordering the
     /// whole collection): it runs on QueryRunner's heavy lane, so a few of them at once cannot
     /// keep the cheap ones (nearest, a box, a radius) waiting for a thread.
-    var isHeavy: Bool { !filter.words.isEmpty || ranksEveryIncidentBeforeThePage || corridor != nil }
+    var isHeavy: Bool { !filter.words.isEmpty || ranksEveryIncidentBeforeThePage || corridor != nil || remainder != nil }
 
     /// Whether answering ranks every incident before the page (the whole collection by distance
     /// from lat/lon, or sorted by `sortby`); nearest and radius are bounded by themselves.
     var ranksEveryIncidentBeforeThePage: Bool {
         guard nearest == nil, radius == nil, corridor == nil else { return false }
         return sort != nil || (reference != nil && bbox == nil)
+    }
+
+    /// Part 3's `filter` in CQL2 text: its comparisons join the question's own fields where the
+    /// store can be asked them, the rest is `remainder`.
+    mutating func readFilter(_ p: QueryParameters, asked: QueryText, now: Date) throws(Problem) {
+        if let lang = try p.single("filter-lang"), lang != "cql2-text" {
+            throw Problem.badParameter("filter-lang", "filter-lang='\(lang)' is not served: filters are read as cql2-text.")
+        }
+        if let crs = try p.single("filter-crs"), crs != FeatureDocuments.crs84 {
+            throw Problem.badParameter("filter-crs", "filter-crs='\(crs)' is not served: a filter's geometries are in \(FeatureDocuments.crs84) (longitude first).")
+        }
+        guard let text = try p.single("filter"), !text.trimmingCharacters(in: .whitespaces).isEmpty else { return }
+        let question: CQL2Question
+        do {
+            question = try CQL2Question(CQL2Expression(text: text), asked: asked, base: filter, hasBox: bbox != nil, now: now)
+        } catch let error as CQL2SyntaxError {
+            throw Problem.badParameter("filter", "filter is not CQL2 text: \(error).")
+        } catch {
+            throw Problem.badParameter("filter", "filter: \(error).")
+        }
+        do throws(QueryTextError) {
+            filter = try question.asked.filter(now: now)
+        } catch {
+            throw Problem.badParameter("filter", "filter: " + error.message(on: .parameter) + ".")
+        }
+        if let box = question.box { bbox = box }
+        remainder = question.remainder
     }
 
     /// The OGC API's `datetime`: an instant (active then) or an interval (updated within it).

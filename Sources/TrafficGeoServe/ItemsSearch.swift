@@ -17,6 +17,7 @@ enum ItemsSearch {
     @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
     static func page(_ q: ItemsQuery, engine: QueryEngine) throws -> ItemsPage {
         let keep = q.offset + q.limit
+        if let remainder = q.remainder { return try pageCheckingEach(q, remainder, engine: engine) }
         if let corridor = q.corridor {
             let met = try engine.along(corridor.course, buffer: corridor.buffer, filter: q.filter)
             let ordered = q.sort.map { QueryEngine.sort(met, by: $0) } ?? met
@@ -84,6 +85,33 @@ enum ItemsSearch {
         }
         if let order { kept = QueryEngine.sort(kept, by: order) }
         return ItemsPage(results: slice(kept, q), numberMatched: count)
+    }
+
+    /// A question with a part the store was not asked (a CQL2 filter's OR, NOT, LIKE, polygon):
+    /// every incident the store answers for the rest is checked, then ordered and paged as the
+    /// other paths do. Nearest without a radius checks the whole collection.
+    @available(*, noasync, message: "blocks its thread: use it on a store thread")
+    private static func pageCheckingEach(_ q: ItemsQuery, _ remainder: IncidentPredicate, engine: QueryEngine) throws -> ItemsPage {
+        var found: [QueryResult] = []
+        func take(_ r: QueryResult) {
+            guard remainder.matches(r.stored) else { return }
+            if let box = q.bbox, q.corridor != nil || q.reference != nil && q.radius != nil,
+               let p = r.incident.position, !box.contains(p) { return }
+            found.append(q.corridor == nil ? r.measured(from: q.reference) : r)
+        }
+        if let corridor = q.corridor {
+            try engine.along(corridor.course, buffer: corridor.buffer, filter: q.filter).forEach(take)
+        } else if let reference = q.reference, let radius = q.radius {
+            try engine.within(radius: radius, of: reference, filter: q.filter, handle: take)
+        } else if let box = q.bbox {
+            try engine.inBoundingBox(west: box.west, south: box.south, east: box.east, north: box.north, filter: q.filter, handle: take)
+        } else {
+            try engine.all(filter: q.filter, locatedOnly: q.reference != nil, handle: take)
+        }
+        if q.nearest != nil || (q.reference != nil && q.corridor == nil && q.sort == nil) { found = QueryEngine.sort(found, by: .distance) }
+        if let k = q.nearest { found = Array(found.prefix(k)) }
+        if let order = q.sort { found = QueryEngine.sort(found, by: order) }
+        return ItemsPage(results: slice(found, q), numberMatched: found.count)
     }
 
     /// The `keep` nearest of `candidates` to `reference`, nearest first (ties by store id), with

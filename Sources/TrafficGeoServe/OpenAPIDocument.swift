@@ -516,6 +516,41 @@ enum OpenAPIDocument {
       }
      },
      {
+      "name": "filter",
+      "in": "query",
+      "required": false,
+      "description": "A CQL2 text filter (OGC API – Features Part 3) over the queryables (/collections/incidents/queryables): =, <>, <, <=, >, >=, AND, OR, NOT, IN, LIKE, BETWEEN, IS NULL and S_INTERSECTS(geometry, BBOX|POINT|POLYGON|MULTIPOLYGON), such as road = 'A3' AND severity >= 'high'. Each comparison means what the parameter of the same field means (road = 'A3' is road=A3); it is ANDed with the other parameters.",
+      "schema": {
+       "type": "string",
+       "maxLength": 16384
+      }
+     },
+     {
+      "name": "filter-lang",
+      "in": "query",
+      "required": false,
+      "description": "The filter's language: cql2-text.",
+      "schema": {
+       "type": "string",
+       "enum": [
+        "cql2-text"
+       ],
+       "default": "cql2-text"
+      }
+     },
+     {
+      "name": "filter-crs",
+      "in": "query",
+      "required": false,
+      "description": "The CRS of the filter's geometries: CRS84 (longitude first).",
+      "schema": {
+       "type": "string",
+       "enum": [
+        "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
+       ]
+      }
+     },
+     {
       "name": "f",
       "in": "query",
       "required": false,
@@ -788,6 +823,41 @@ enum OpenAPIDocument {
       }
      },
      {
+      "name": "filter",
+      "in": "query",
+      "required": false,
+      "description": "A CQL2 text filter (OGC API – Features Part 3) over the queryables (/collections/incidents/queryables): =, <>, <, <=, >, >=, AND, OR, NOT, IN, LIKE, BETWEEN, IS NULL and S_INTERSECTS(geometry, BBOX|POINT|POLYGON|MULTIPOLYGON), such as road = 'A3' AND severity >= 'high'. Each comparison means what the parameter of the same field means (road = 'A3' is road=A3); it is ANDed with the other parameters.",
+      "schema": {
+       "type": "string",
+       "maxLength": 16384
+      }
+     },
+     {
+      "name": "filter-lang",
+      "in": "query",
+      "required": false,
+      "description": "The filter's language: cql2-text.",
+      "schema": {
+       "type": "string",
+       "enum": [
+        "cql2-text"
+       ],
+       "default": "cql2-text"
+      }
+     },
+     {
+      "name": "filter-crs",
+      "in": "query",
+      "required": false,
+      "description": "The CRS of the filter's geometries: CRS84 (longitude first).",
+      "schema": {
+       "type": "string",
+       "enum": [
+        "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
+       ]
+      }
+     },
+     {
       "name": "f",
       "in": "query",
       "required": false,
@@ -821,6 +891,48 @@ enum OpenAPIDocument {
      },
      "503": {
       "$ref": "#/components/responses/Problem"
+     },
+     "400": {
+      "$ref": "#/components/responses/Problem"
+     },
+     "414": {
+      "$ref": "#/components/responses/Problem"
+     },
+     "500": {
+      "$ref": "#/components/responses/Problem"
+     }
+    }
+   }
+  },
+  "/collections/incidents/queryables": {
+   "get": {
+    "operationId": "getIncidentQueryables",
+    "summary": "The properties a filter may name",
+    "description": "OGC API – Features Part 3: a JSON Schema of the properties a CQL2 filter may compare, each with what its comparisons mean.",
+    "parameters": [
+     {
+      "name": "f",
+      "in": "query",
+      "required": false,
+      "description": "The response format: json (GeoJSON for features) or html (a page). Without it, a browser's Accept header picks HTML, anything else JSON.",
+      "schema": {
+       "type": "string",
+       "enum": [
+        "json"
+       ]
+      }
+     }
+    ],
+    "responses": {
+     "200": {
+      "description": "The queryables as a JSON Schema.",
+      "content": {
+       "application/schema+json": {
+        "schema": {
+         "type": "object"
+        }
+       }
+      }
      },
      "400": {
       "$ref": "#/components/responses/Problem"

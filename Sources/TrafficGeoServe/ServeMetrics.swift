@@ -58,7 +58,7 @@ public final class ServeMetrics: Sendable {
         switch path {
         case "/", "/conformance", "/api", "/collections", "/collections/\(FeatureDocuments.collectionID)", items,
              "/collections/\(FeatureDocuments.collectionID)/events", "/collections/\(FeatureDocuments.collectionID)/clusters",
-             "/health", "/ready", "/metrics":
+             "/collections/\(FeatureDocuments.collectionID)/queryables", "/health", "/ready", "/metrics":
             return path
         default:
             if path.hasPrefix(items + "/") { return items + "/{id}" }

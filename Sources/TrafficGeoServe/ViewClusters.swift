@@ -16,11 +16,13 @@ struct ViewClusters: Sendable, Equatable {
 
     var box: LonLatBox
     var filter: IncidentFilter
+    /// A CQL2 filter's part the store is not asked (`ItemsQuery.remainder`).
+    var remainder: IncidentPredicate?
     var columns = defaultColumns
     var rows = defaultRows
 
     /// What a clusters request may give: the box (required), the grid, and the items' filters.
-    static let parameters: Set<String> = Set(["bbox", "cells", "f", "datetime"])
+    static let parameters: Set<String> = Set(["bbox", "cells", "f", "datetime", "filter", "filter-lang", "filter-crs"])
         .union(ItemsQuery.modelFields.filter { ![.lat, .lon, .radius, .route, .buffer, .sort, .reports].contains($0) }.map { $0.name(on: .parameter) })
 
     init(_ p: QueryParameters, now: Date = Date()) throws(Problem) {
@@ -31,6 +33,7 @@ struct ViewClusters: Sendable, Equatable {
         }
         self.box = box
         filter = query.filter
+        remainder = query.remainder
         if let text = try p.single("cells") {
             let parts = text.lowercased().split(separator: "x").map { Int($0) }
             guard parts.count == 2, let c = parts[0], let r = parts[1], (1...Self.maxCells).contains(c), (1...Self.maxCells).contains(r) else {
@@ -48,7 +51,16 @@ struct ViewClusters: Sendable, Equatable {
     /// The non-empty cells, west to east within south to north.
     @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
     func cells(engine: QueryEngine) throws -> (cells: [Cell], total: Int) {
-        let inBox = try engine.session { try $0.boxNeighbours(box, filter: filter) }
+        var inBox: [Neighbour] = []
+        if let remainder {
+            // Decoded and checked, as the items' page is (ItemsSearch.pageCheckingEach).
+            try engine.inBoundingBox(box, filter: filter) { r in
+                guard remainder.matches(r.stored), let p = r.incident.position else { return }
+                inBox.append(Neighbour(storeID: r.stored.storeID, id: r.incident.id, distance: 0, position: p))
+            }
+        } else {
+            inBox = try engine.session { try $0.boxNeighbours(box, filter: filter) }
+        }
         var grid = [Cell](repeating: Cell(), count: columns * rows)
         let span = box.longitudeSpan, height = max(box.north - box.south, 1e-9)
         for n in inBox {

@@ -30,7 +30,8 @@ struct ServeAPITests {
             #expect(api.status == 200 && api.contentType.hasPrefix("application/vnd.oai.openapi+json"))
             let paths = api.json["paths"] as? [String: Any] ?? [:]
             #expect(Set(paths.keys) == ["/", "/conformance", "/api", "/collections", "/collections/incidents", "/collections/incidents/items",
-                                        "/collections/incidents/items/{featureId}", "/collections/incidents/events", "/collections/incidents/clusters"])
+                                        "/collections/incidents/items/{featureId}", "/collections/incidents/events", "/collections/incidents/clusters",
+                                        "/collections/incidents/queryables"])
             // The clusters' parameters are what ViewClusters reads.
             let clusters = ((paths["/collections/incidents/clusters"] as? [String: Any])?["get"] as? [String: Any])?["parameters"] as? [[String: Any]] ?? []
             #expect(Set(clusters.compactMap { $0["name"] as? String }) == ViewClusters.parameters)

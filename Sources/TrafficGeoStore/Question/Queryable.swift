@@ -1,0 +1,111 @@
+import Foundation
+import TrafficGeoModel
+import TrafficGeoSupport
+
+/// A property a CQL2 filter may name (`serve`'s `/collections/incidents/queryables`), and the
+/// query model's field it asks through: `road = 'A3'` is `--road A3`, `severity >= 'high'` is
+/// `--min-severity high`, `updated >= TIMESTAMP(…)` is `--since …`. A filter's comparisons mean
+/// what those fields mean (a road matches an incident's other roads too; a geocoder's confidence
+/// is asked of geocoded positions only); `CQL2Question` translates them.
+///
+/// A new queryable is a case here with its description and type, and its comparisons in
+/// `CQL2Question.condition`; the queryables document and the OpenAPI text follow from `allCases`.
+public enum Queryable: String, Sendable, CaseIterable {
+    case geometry, road, category, severity, updated, source, confidence, precision, title, id
+
+    public enum ValueType: Sendable { case string, number, time, geometry }
+
+    public var type: ValueType {
+        switch self {
+        case .geometry: return .geometry
+        case .updated: return .time
+        case .confidence: return .number
+        default: return .string
+        }
+    }
+
+    /// The model's field a comparison of this property is asked through (nil: checked on each
+    /// candidate incident, the store is not asked).
+    public var field: QueryField? {
+        switch self {
+        case .geometry: return .bbox
+        case .road: return .road
+        case .category: return .category
+        case .severity: return .minSeverity
+        case .updated: return .since
+        case .source: return .source
+        case .confidence: return .minConfidence
+        case .precision: return .precision
+        case .title, .id: return nil
+        }
+    }
+
+    /// The values a property takes, where they are a list.
+    public var values: [String]? {
+        switch self {
+        case .category: return IncidentCategory.allCases.map(\.rawValue)
+        case .severity: return Severity.allCases.map(\.name)
+        case .precision: return GeocodePrecision.allCases.map(\.rawValue)
+        default: return nil
+        }
+    }
+
+    public var title: String {
+        switch self {
+        case .geometry: return "Position"
+        case .road: return "Road"
+        case .category: return "Kind of incident"
+        case .severity: return "Severity"
+        case .updated: return "Last updated"
+        case .source: return "Feed"
+        case .confidence: return "Geocoder's confidence"
+        case .precision: return "Geocoder's precision"
+        case .title: return "Headline"
+        case .id: return "Feed's id"
+        }
+    }
+
+    /// What a comparison means and which it takes.
+    public var description: String {
+        switch self {
+        case .geometry:
+            return "The incident's position. S_INTERSECTS(geometry, BBOX(west,south,east,north) | POINT(lon lat) | POLYGON((…)) | MULTIPOLYGON(…)), longitude first (CRS84); a BBOX with west > east crosses the antimeridian."
+        case .road:
+            return "A road reference (A3, M25, I-25, fr:A7) or a road's name with its number; matches the incident's road and the other roads it names, as --road does. =, <>, IN, LIKE (on the road as the feed wrote it), IS NULL."
+        case .category:
+            return "The kind of incident, as --category. =, <>, IN, LIKE, IS NULL."
+        case .severity:
+            return "On trafficgeo's scale lowest < low < medium < high < highest (the feed's word mapped onto it, as --min-severity); incidents whose feed gives none match no comparison. =, <>, <, <=, >, >=, IS NULL."
+        case .updated:
+            return "When the feed last updated the incident: TIMESTAMP('2025-05-19T04:06:00Z'). =, <>, <, <=, >, >= (as --since and --until), IS NULL."
+        case .source:
+            return "The feed's name as given at ingest; an event matches if any of its reports came from it, as --source. =, <>, IN, LIKE."
+        case .confidence:
+            return "How surely the geocoder placed the incident, 0 to 1, as --min-confidence: positions a feed gave match every comparison. =, <>, <, <=, >, >=."
+        case .precision:
+            return "What the geocoder found (\(GeocodePrecision.allCases.map(\.rawValue).joined(separator: ", "))), as --precision: positions a feed gave match. =, <>, IN."
+        case .title:
+            return "The incident's headline as the feed wrote it (case counts). =, <>, IN, LIKE."
+        case .id:
+            return "The feed's id of the incident. =, <>, IN, LIKE."
+        }
+    }
+
+    /// The property's text on an incident, for LIKE, IS NULL and the properties the store is not
+    /// asked about (nil: the incident has none).
+    func text(of stored: StoredIncident) -> String? {
+        let i = stored.incident
+        switch self {
+        case .geometry: return i.position.map { "\($0.longitude) \($0.latitude)" }
+        case .road: return i.road
+        case .category: return i.category?.rawValue
+        case .severity: return i.properties["severity"]
+        case .updated: return i.updated.map(TimestampParser.format)
+        case .source: return i.source
+        case .confidence: return i.positionSource?.confidence.map { "\($0)" }
+        case .precision: return i.positionSource?.precision?.rawValue
+        case .title: return i.title
+        case .id: return i.id
+        }
+    }
+}
