@@ -166,7 +166,7 @@ let package = Package(
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
         // Fuzz targets (Fuzz/, scripts/fuzz) and the tests that replay their corpora; not library API.
-        .target(name: "TrafficGeoFuzzTargets", dependencies: ["TrafficGeoFeeds", "TrafficGeoRoadTitles", "TrafficGeoGeocoding", "TrafficGeoModel"]),
+        .target(name: "TrafficGeoFuzzTargets", dependencies: ["TrafficGeoFeeds", "TrafficGeoRoadTitles", "TrafficGeoGeocoding", "TrafficGeoModel", "TrafficGeoStore"]),
         // Helpers shared by the tests and the benchmark; not library API.
         .target(name: "TrafficGeoTestSupport"),
         // Transformations between any two CRSs with PROJ, opened with dlopen when first needed

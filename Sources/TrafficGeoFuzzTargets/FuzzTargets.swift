@@ -1,16 +1,18 @@
 import Foundation
 import TrafficGeoFeeds
 import TrafficGeoGeocoding
+import TrafficGeoModel
 import TrafficGeoRoadTitles
+import TrafficGeoStore
 
 /// The code that reads bytes from elsewhere, as fuzz targets: every feed reader, the road-title
-/// parser and every geocoder response decoder. Each must turn any input into values or a
+/// parser, every geocoder response decoder and `serve`'s CQL2 filter. Each must turn any input into values or a
 /// reported error: never crash, hang or grow without bound.
 ///
 /// `Fuzz/` builds them into a libFuzzer binary (`scripts/fuzz`); the test suite replays the seed
 /// and regression corpora in `Fuzz/corpus/<target>/` through the same functions.
 public enum FuzzTargets {
-    public static let all = ["atom", "rss", "autobahn", "geojson", "csv", "datex2", "wzdx", "open511", "title", "nominatim", "photon", "pelias", "legacy-csv"]
+    public static let all = ["atom", "rss", "autobahn", "geojson", "csv", "datex2", "wzdx", "open511", "title", "nominatim", "photon", "pelias", "legacy-csv", "cql2"]
 
 
     /// Runs `target` on `data`. Returns how many values came out (so the work is not optimised away).
@@ -33,6 +35,7 @@ public enum FuzzTargets {
             _ = CategoryClassifier.classify(title, rest)
             _ = NameVariants.of(title)
             return message.routeEnds.count + (message.from == nil ? 0 : 1) + (message.to == nil ? 0 : 1)
+        case "cql2": return filter(String(decoding: data, as: UTF8.self))
         case "nominatim", "photon", "pelias", "legacy-csv":
             return decodeGeocoderAnswer(data, provider: target)
         default:
@@ -62,6 +65,27 @@ public enum FuzzTargets {
             _ = "\(error)" // errors must describe themselves without crashing
         }
         return count
+    }
+
+    /// A filter read, translated and checked against a few incidents: how many it lets through
+    /// plus one (0: refused).
+    private static func filter(_ text: String) -> Int {
+        do {
+            let question = try CQL2Question(CQL2Expression(text: text), asked: QueryText(), base: IncidentFilter(), hasBox: false)
+            _ = try question.asked.filter()
+            let places = [Coordinate(latitude: 50.94, longitude: 6.96), Coordinate(latitude: -15, longitude: 179.9), Coordinate(latitude: 0, longitude: 0)]
+            var passed = 1
+            for (n, place) in places.enumerated() {
+                let incident = Incident(source: "fuzz", id: "\(n)", title: "A\(n) | Köln", updated: Date(timeIntervalSince1970: 1_750_000_000 + Double(n) * 86_400),
+                                        road: "A\(n)", category: .roadworks, position: place, properties: ["severity": "high"])
+                let stored = StoredIncident(storeID: Int64(n + 1), incident: incident, firstSeen: Date(), lastChanged: Date())
+                if question.remainder?.matches(stored) ?? true { passed += 1 }
+            }
+            return passed
+        } catch {
+            _ = "\(error)"
+            return 0
+        }
     }
 
     private static func decodeGeocoderAnswer(_ data: Data, provider: String) -> Int {
