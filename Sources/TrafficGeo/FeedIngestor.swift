@@ -130,9 +130,7 @@ public struct FeedIngestor: Sendable {
                 for page in pages { try reader.read(page, source: source, handle: handle) }
             }) { event in
                 if count >= maxEntries {
-                    throw FeedError.malformed(input.location, format: format,
-                                              reason: "more than \(maxEntries) entries (--max-entries); the first \(maxEntries) were kept",
-                                              entriesRead: count)
+                    throw FeedError.tooManyEntries(input.location, format: format, limit: maxEntries)
                 }
                 switch event {
                 case let .skipped(entry):

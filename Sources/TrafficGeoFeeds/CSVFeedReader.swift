@@ -65,7 +65,7 @@ struct CSVFeedReader: FeedReader {
         }
         if let coordinates, column["lon"] == nil || column["lat"] == nil {
             throw FeedError.malformed(input.location, format: .csv,
-                                      reason: "positions in \(coordinates.crs) (--crs) need x and y columns (or easting and northing); the header has \(header.joined(separator: ", ").prefix(200))",
+                                      reason: "positions in \(coordinates.crs), the CRS given for this feed, need x and y columns (or easting and northing); the header has \(header.joined(separator: ", ").prefix(200))",
                                       entriesRead: 0)
         }
         // A header that names nothing an incident is made of is not a feed's (random bytes with

@@ -1,5 +1,6 @@
 import Foundation
 import TrafficGeoModel
+import TrafficGeoSupport
 
 /// Why a feed as a whole could not be read (a single broken entry is a `SkippedEntry` instead).
 /// The words name no command-line option: the CLI says which of its options help
@@ -18,6 +19,28 @@ public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
     case tooLarge(String, limit: Int64)
     /// gzip-compressed, and the compressed data is broken (corrupt or truncated).
     case corruptCompression(String, reason: String)
+    /// More entries than one read keeps (`limit`, the ingest's setting): the first `limit` were kept.
+    case tooManyEntries(String, format: FeedFormat, limit: Int)
+
+    /// How many entries were read and kept before the feed was given up, when some were: the
+    /// ingest stores them and reports the feed as read in part.
+    public var entriesKept: Int? {
+        switch self {
+        case let .malformed(_, _, _, entriesRead) where entriesRead > 0: return entriesRead
+        case let .tooManyEntries(_, _, limit) where limit > 0: return limit
+        default: return nil
+        }
+    }
+
+    /// The setting that helps, where one does (the command line names its option).
+    public var setting: Setting? {
+        switch self {
+        case .unknownFormat, .formatMismatch: return .feedFormat
+        case .tooLarge: return .maxFeedBytes
+        case .tooManyEntries: return .maxEntries
+        default: return nil
+        }
+    }
 
     public var description: String {
         switch self {
@@ -43,6 +66,8 @@ public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
             return "\(location): larger than the limit of \(limit) bytes"
         case let .corruptCompression(location, reason):
             return "\(location): gzip-compressed, but \(reason)"
+        case let .tooManyEntries(location, format, limit):
+            return "\(location): not valid \(format) after \(limit) entries: more entries than the limit of \(limit) a feed may hold; the first \(limit) were kept"
         }
     }
 }

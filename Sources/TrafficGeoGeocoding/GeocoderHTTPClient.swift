@@ -211,11 +211,7 @@ public enum UserAgentPolicy {
         guard host == "nominatim.openstreetmap.org" || host.hasSuffix(".nominatim.openstreetmap.org") else { return }
         let ua = userAgent.trimmingCharacters(in: .whitespaces).lowercased()
         if ua.isEmpty || stockPrefixes.contains(where: { ua.hasPrefix($0) }) || userAgent == UserAgent.default {
-            throw GeocodingError.configuration("""
-                nominatim.openstreetmap.org requires a User-Agent that identifies your application \
-                (its usage policy; stock and shared ones get banned). Set one with contact details: \
-                --user-agent "myapp/1.0 (me@example.org)" or TRAFFICGEO_USER_AGENT.
-                """)
+            throw GeocodingError.userAgentRequired(host: "nominatim.openstreetmap.org")
         }
     }
 }

@@ -1,5 +1,6 @@
 import CoreMetrics
 import Foundation
+import TrafficGeoSupport
 import Logging
 import TrafficGeoModel
 import TrafficGeoProjection
@@ -54,7 +55,8 @@ public actor GeocodingService {
         // With nobody left to ask, the caller reports the error itself.
         let rest = providers.filter { stoppedProviders[$0.cacheIdentity] == nil }.map(\.name)
         guard !rest.isEmpty else { return }
-        logger.warning("\(error) Asking \(rest.joined(separator: ", ")) instead.")
+        logger.warning("\(error) Asking \(rest.joined(separator: ", ")) instead.",
+                       metadata: error.setting.map { [Setting.logKey: .string($0.rawValue)] } ?? [:])
     }
 
     /// True once every provider of the chain refused us for good (403, bad configuration).

@@ -45,10 +45,10 @@ public final class PostGISIncidentStore: IncidentStore {
             if readOnly {
                 let version = try session.withConnection { try PostGISSchema.version($0, logger: session.logger) }
                 if version == 0 {
-                    throw StoreError.cannotOpen(location.redacted, reason: StoreFailure(.missing, "the database holds no trafficgeo store (run `trafficgeo ingest --db URL` first)"))
+                    throw StoreError.cannotOpen(location.redacted, reason: StoreFailure(.missing, "the database holds no trafficgeo store (an ingest into it makes one)"))
                 }
                 if version < PostGISSchema.latestVersion {
-                    throw StoreError.incompatible(location.redacted, reason: StoreFailure(.otherVersion, "its tables are at version \(version) and must be upgraded once (run any `trafficgeo ingest` on it)"))
+                    throw StoreError.incompatible(location.redacted, reason: StoreFailure(.otherVersion, "its tables are at version \(version) and must be upgraded once (an ingest into it upgrades them)"))
                 }
             } else {
                 try PostGISSchema.migrate(session)

@@ -73,7 +73,7 @@ public final class SQLiteIncidentStore: IncidentStore {
                 }
             }
         } else if !FileManager.default.fileExists(atPath: path) {
-            throw StoreError.cannotOpen(path, reason: StoreFailure(.missing, "no such database (run `trafficgeo ingest` first)"))
+            throw StoreError.cannotOpen(path, reason: StoreFailure(.missing, "no such database (an ingest into it makes it)"))
         }
         do {
             var opened = try Self.retryingWhileBusy { try DatabasePool(path: path, configuration: config) }
@@ -115,7 +115,7 @@ public final class SQLiteIncidentStore: IncidentStore {
         } catch {
             throw StoreError.incompatible(path, reason: StoreFailure(.otherVersion, """
                 it was written by an older trafficgeo and must be upgraded once, which needs write access \
-                (\(StoreError.describe(error))); run any `trafficgeo ingest` on it, or copy it somewhere writable
+                (\(StoreError.describe(error))); any ingest into it does that, or copy it somewhere writable
                 """, underlying: error as? any Error & Sendable))
         }
     }

@@ -104,7 +104,7 @@ struct ItemsQuery: Sendable, Equatable {
             }
             if case let .corridor(route, buffer)? = area {
                 guard route.count <= Self.maxRoutePositions else {
-                    throw Problem.badParameter("route", "the route has \(route.count) positions; at most \(Self.maxRoutePositions) (save a longer one with serve --route NAME=FILE).")
+                    throw Problem.badParameter("route", "the route has \(route.count) positions; at most \(Self.maxRoutePositions) (a longer one can be saved on the server and asked by its name).")
                 }
                 corridor = Corridor(course: RouteCourse(route), buffer: buffer)
             }

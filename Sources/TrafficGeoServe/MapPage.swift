@@ -615,7 +615,7 @@ enum MapPage {
         tiles.on("tileerror", function () {
           if (++tilesFailed !== 3 || tilesLoaded) return;
           var note = document.getElementById("tiles-note"), host = cfg.tiles.replace(/^[a-z]+:\/\/([^\/]+).*$/i, "$1");
-          note.textContent = "No background map: the tile server (" + host + ") did not answer. The incidents and the list are complete; serve --tiles sets another tile server.";
+          note.textContent = "No background map: the tile server (" + host + ") did not answer. The incidents and the list are complete; whoever runs this server can name another tile server.";
           note.hidden = false;
           document.body.dataset.tiles = "failed";
         });

@@ -75,8 +75,9 @@ package enum IngestRun {
                 }
             }
         } catch let error as FeedError {
-            guard case let .malformed(_, _, _, entriesRead) = error, entriesRead > 0 else { throw error }
+            guard error.entriesKept != nil else { throw error }
             summary.feedError = error.description
+            summary.feedFailure = error
         }
         let counts = try steps.finishWrites()
         if let learner {

@@ -27,6 +27,9 @@ public struct IngestSummary: Sendable, Equatable {
     public var positionConflicts: [PositionConflict] = []
     /// A feed-level problem after which nothing more could be read (the entries before it were kept).
     public var feedError: String?
+    /// The feed's own error behind `feedError`, when one stopped the read (a command line
+    /// adds its advice to it: `TrafficGeoExit.describe`).
+    public var feedFailure: FeedError?
 
     public init(source: String, format: FeedFormat? = nil) {
         self.source = source

@@ -68,10 +68,10 @@ public struct ExecDelivery: WatchDelivery {
                 }
             }
             if process.terminationStatus != 0 {
-                logger.warning("--exec '\(command)' exited with status \(process.terminationStatus) for a \(event.kind.rawValue) event")
+                logger.warning("the command '\(command)' exited with status \(process.terminationStatus) for a \(event.kind.rawValue) event")
             }
         } catch {
-            logger.warning("--exec '\(command)' could not be run: \(error)")
+            logger.warning("the command '\(command)' could not be run: \(error)")
         }
     }
 }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import TrafficGeoSupport
 import Logging
 import TrafficGeo
 import TrafficGeoStore
@@ -67,7 +68,9 @@ struct StderrLogHandler: LogHandler {
         case .debug, .trace: prefix = "debug: "
         default: prefix = ""
         }
-        Terminal.printError("trafficgeo: \(prefix)\(event.message)")
+        // A library's log line names the setting that helps; the command line names its option.
+        let setting = (event.metadata?[Setting.logKey] ?? metadata[Setting.logKey]).flatMap { Setting(rawValue: "\($0)") }
+        Terminal.printError("trafficgeo: \(prefix)\(TrafficGeoExit.with(setting, "\(event.message)"))")
     }
 }
 

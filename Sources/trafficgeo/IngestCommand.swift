@@ -143,7 +143,7 @@ struct IngestCommand: AsyncParsableCommand {
                                                               retryNotFound: false, limit: nil, quiet: global.quiet)
                         if run.stoppedBecause != nil { partial = true }
                     }
-                    if let feedError = summary.feedError {
+                    if let feedError = summary.feedFailure.map(TrafficGeoExit.describe) ?? summary.feedError {
                         // A document of the Autobahn API that failed leaves its incidents as they were;
                         // a feed that broke off keeps what came before the break.
                         let kept = summary.format == .autobahn && AutobahnAPI.roads(inLocation: source) != nil
@@ -205,7 +205,7 @@ struct IngestCommand: AsyncParsableCommand {
         case let .read(summary):
             return "trafficgeo: " + describe(summary, location: read.location) + next
         case let .partial(summary):
-            return "trafficgeo: warning: \(read.location): \(summary.feedError ?? "read in part"); \(read.failuresInARow) in a row\(next)"
+            return "trafficgeo: warning: \(read.location): \(summary.feedFailure.map(TrafficGeoExit.describe) ?? summary.feedError ?? "read in part"); \(read.failuresInARow) in a row\(next)"
         case let .failed(error):
             return "trafficgeo: warning: \(failure(of: read.location, error)); \(read.failuresInARow) failure(s) in a row\(next)"
         }

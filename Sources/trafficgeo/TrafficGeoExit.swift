@@ -6,6 +6,7 @@ import TrafficGeoGeocoding
 import TrafficGeoOutput
 import TrafficGeoQuery
 import TrafficGeoStore
+import TrafficGeoSupport
 
 /// The exit codes of trafficgeo, in one place (docs/errors.md lists them for users).
 enum TrafficGeoExit {
@@ -35,7 +36,7 @@ enum TrafficGeoExit {
             switch feed {
             case .notFound, .unreadable: return noInput
             case .download, .httpStatus: return unavailable
-            case .unknownFormat, .empty, .formatMismatch, .malformed, .tooLarge, .corruptCompression: return dataError
+            case .unknownFormat, .empty, .formatMismatch, .malformed, .tooLarge, .corruptCompression, .tooManyEntries: return dataError
             }
         case QueryLocations.ReadError.notFound: return noInput
         case let route as RouteLine.Problem: return route.isUnreadable ? noInput : dataError
@@ -43,7 +44,7 @@ enum TrafficGeoExit {
         case is OutputError: return cannotCreate
         case let geocoding as GeocodingError:
             switch geocoding {
-            case .configuration: return ExitCode(64)
+            case .configuration, .userAgentRequired: return ExitCode(64)
             case .connection, .unreachable, .timeout, .serverError, .rateLimited, .forbidden: return unavailable
             default: return failure
             }
@@ -69,19 +70,46 @@ enum TrafficGeoExit {
         }
     }
 
-    /// An error in the command line's words: the library's, with the option that helps where
-    /// one does (`--format`, `--max-feed-bytes`).
+    /// An error in the command line's words: the library's, with the option or command that
+    /// helps where one does (`--format`, `--max-feed-bytes`, `--rate`). The library's words name
+    /// no option (serve's clients and Swift programs read them too): the errors name a `Setting`,
+    /// and this is the one place that names its option (`advice`).
     static func describe(_ error: any Error) -> String {
-        guard let feed = error as? FeedError else { return "\(error)" }
-        switch feed {
-        case let .unknownFormat(location):
-            return "\(location): cannot tell the feed format from its content; name it with --format \(FeedFormat.allCases.map(\.rawValue).joined(separator: "|"))"
-        case let .formatMismatch(location, forced, detected):
-            return "\(location): --format \(forced.rawValue) was given, but the content is \(detected.rawValue) (\(detected.family == "XML or JSON" ? "a standard's document" : detected.family)); leave out --format to read it as that"
-        case let .tooLarge(location, limit):
-            return "\(location): larger than the limit of \(limit) bytes; raise it with --max-feed-bytes"
+        switch error {
+        case let feed as FeedError:
+            switch feed {
+            case let .unknownFormat(location):
+                return "\(location): cannot tell the feed format from its content; name it with --format \(FeedFormat.allCases.map(\.rawValue).joined(separator: "|"))"
+            case let .formatMismatch(location, forced, detected):
+                return "\(location): --format \(forced.rawValue) was given, but the content is \(detected.rawValue) (\(detected.family == "XML or JSON" ? "a standard's document" : detected.family)); leave out --format to read it as that"
+            default:
+                return with(feed.setting, "\(feed)")
+            }
+        case let geocoding as GeocodingError:
+            return with(geocoding.setting, "\(geocoding)")
+        case let store as StoreError:
+            if case .cannotOpen = store, store.kind == .missing { return "\(store); run `trafficgeo ingest --db …` to make it" }
+            return "\(store)"
         default:
-            return feed.description
+            return "\(error)"
         }
+    }
+
+    /// The option that changes a setting, in words that follow a message.
+    static func advice(_ setting: Setting) -> String {
+        switch setting {
+        case .geocoders: return "--geocoder names the chain"
+        case .requestRate: return "--rate sets how many a second"
+        case .userAgent: return "--user-agent or TRAFFICGEO_USER_AGENT sets it"
+        case .maxEntries: return "--max-entries raises the limit"
+        case .maxFeedBytes: return "--max-feed-bytes raises the limit"
+        case .feedFormat: return "--format names it"
+        }
+    }
+
+    /// `message` with its setting's advice after it.
+    static func with(_ setting: Setting?, _ message: String) -> String {
+        guard let setting else { return message }
+        return message + " (" + advice(setting) + ")"
     }
 }

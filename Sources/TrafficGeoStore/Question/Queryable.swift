@@ -71,19 +71,19 @@ public enum Queryable: String, Sendable, CaseIterable {
         case .geometry:
             return "The incident's position. S_INTERSECTS(geometry, BBOX(west,south,east,north) | POINT(lon lat) | POLYGON((…)) | MULTIPOLYGON(…)), longitude first (CRS84); a BBOX with west > east crosses the antimeridian."
         case .road:
-            return "A road reference (A3, M25, I-25, fr:A7) or a road's name with its number; matches the incident's road and the other roads it names, as --road does. =, <>, IN, LIKE (on the road as the feed wrote it), IS NULL."
+            return "A road reference (A3, M25, I-25, fr:A7) or a road's name with its number; matches the incident's road and the other roads it names, as the road parameter does. =, <>, IN, LIKE (on the road as the feed wrote it), IS NULL."
         case .category:
-            return "The kind of incident, as --category. =, <>, IN, LIKE, IS NULL."
+            return "The kind of incident, as the category parameter. =, <>, IN, LIKE, IS NULL."
         case .severity:
-            return "On trafficgeo's scale lowest < low < medium < high < highest (the feed's word mapped onto it, as --min-severity); incidents whose feed gives none match no comparison. =, <>, <, <=, >, >=, IS NULL."
+            return "On trafficgeo's scale lowest < low < medium < high < highest (the feed's word mapped onto it, as the min-severity parameter); incidents whose feed gives none are not <, <=, =, >, >= anything. =, <>, <, <=, >, >=, IS NULL."
         case .updated:
-            return "When the feed last updated the incident: TIMESTAMP('2025-05-19T04:06:00Z'). =, <>, <, <=, >, >= (as --since and --until), IS NULL."
+            return "When the feed last updated the incident: TIMESTAMP('2025-05-19T04:06:00Z'). =, <>, <, <=, >, >= (as the since and until parameters), IS NULL."
         case .source:
-            return "The feed's name as given at ingest; an event matches if any of its reports came from it, as --source. =, <>, IN, LIKE."
+            return "The feed's name as given at ingest; an event matches if any of its reports came from it, as the source parameter. =, <>, IN, LIKE."
         case .confidence:
-            return "How surely the geocoder placed the incident, 0 to 1, as --min-confidence: positions a feed gave match every comparison. =, <>, <, <=, >, >=."
+            return "How surely the geocoder placed the incident, 0 to 1, as the min-confidence parameter: a position a feed gave counts as surer than any geocode (it passes >= and >, not <). =, <>, <, <=, >, >=."
         case .precision:
-            return "What the geocoder found (\(GeocodePrecision.allCases.map(\.rawValue).joined(separator: ", "))), as --precision: positions a feed gave match. =, <>, IN."
+            return "What the geocoder found (\(GeocodePrecision.allCases.map(\.rawValue).joined(separator: ", "))), as the precision parameter: positions a feed gave match. =, <>, IN."
         case .title:
             return "The incident's headline as the feed wrote it (case counts). =, <>, IN, LIKE."
         case .id:

@@ -1,0 +1,21 @@
+/// A setting of trafficgeo's that a message can point to without spelling it the way one surface
+/// does. The library's words name no command-line option (`serve`'s clients and Swift programs
+/// read them too); an error or a log line carries the setting instead, and the command line adds
+/// its option in one place (`TrafficGeoExit.advice`; log lines through their `logKey` metadata).
+public enum Setting: String, Sendable, CaseIterable {
+    /// The geocoders asked, in order.
+    case geocoders
+    /// Requests a second to one geocoder.
+    case requestRate
+    /// The User-Agent sent to geocoders.
+    case userAgent
+    /// The most entries one read of a feed keeps.
+    case maxEntries
+    /// The most bytes one feed may have.
+    case maxFeedBytes
+    /// The format a feed is read as.
+    case feedFormat
+
+    /// The metadata key a log line names its setting under.
+    public static let logKey = "setting"
+}
