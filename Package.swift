@@ -5,10 +5,17 @@ let package = Package(
     name: "trafficgeo",
     platforms: [.macOS(.v14)],
     products: [
+        // The whole tool as a library: every stage, both stores, serve and watch.
         .library(name: "TrafficGeo", targets: [
-            "TrafficGeo", "TrafficGeoSupport", "TrafficGeoModel", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds",
+            "TrafficGeo", "TrafficGeoSupport", "TrafficGeoHTTP", "TrafficGeoModel", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds",
             "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoPostGIS", "TrafficGeoQuery", "TrafficGeoOutput", "TrafficGeoWatch", "TrafficGeoServe",
         ]),
+        // The feed readers alone: every format, from a file or over HTTP; no server, no database
+        // (docs/library.md; Examples/read-feed).
+        .library(name: "TrafficGeoFeeds", targets: ["TrafficGeoModel", "TrafficGeoFeeds"]),
+        // The SQLite store with its query engine: ingest, nearest, within, box, along; no server,
+        // no PostgreSQL (Examples/nearest).
+        .library(name: "TrafficGeoQuery", targets: ["TrafficGeoModel", "TrafficGeoFeeds", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoQuery"]),
         // For Fuzz/ only (a separate package): the fuzz targets.
         .library(name: "TrafficGeoFuzzTargets", targets: ["TrafficGeoFuzzTargets"]),
         .library(name: "TrafficGeoPROJ", targets: ["TrafficGeoPROJ"]),
@@ -65,9 +72,13 @@ let package = Package(
         // (docs/architecture.md): Support → Model → Projection → RoadTitles → Feeds →
         // Geocoding → Store (the protocol) → SQLite (one store) → Query → Output; the pipeline
         // (TrafficGeo) on top; the CLI thinnest.
+        // Text, numbers, times, JSON: no dependency, so that every module can use it.
+        .target(name: "TrafficGeoSupport"),
+        // The one HTTP client feeds, geocoders and webhooks share, and network errors in words.
         .target(
-            name: "TrafficGeoSupport",
+            name: "TrafficGeoHTTP",
             dependencies: [
+                "TrafficGeoSupport",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 // Named for their error types, which network errors are explained from (NetworkErrorText).
                 .product(name: "NIOCore", package: "swift-nio"),
@@ -79,13 +90,13 @@ let package = Package(
         .target(name: "TrafficGeoRoadTitles", dependencies: ["TrafficGeoModel", "TrafficGeoSupport"]),
         .target(
             name: "TrafficGeoFeeds",
-            dependencies: ["TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoRoadTitles", "CXMLStream", "CZlib",
+            dependencies: ["TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoHTTP", "CXMLStream", "CZlib",
                            "TrafficGeoPROJ", // positions in other CRSs (`--crs`, GeoJSON's legacy crs member)
                            .product(name: "AsyncHTTPClient", package: "async-http-client")]
         ),
         .target(
             name: "TrafficGeoGeocoding",
-            dependencies: ["TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoRoadTitles",
+            dependencies: ["TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoHTTP",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Logging", package: "swift-log"),
                            // Geocoder requests and cache hits, counted for the feed loop's metrics.
@@ -143,7 +154,7 @@ let package = Package(
         // Standing queries over the change feed (`trafficgeo watch`) and where their events go.
         .target(
             name: "TrafficGeoWatch",
-            dependencies: ["TrafficGeoStore", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoOutput",
+            dependencies: ["TrafficGeoStore", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoOutput", "TrafficGeoHTTP",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "NIOCore", package: "swift-nio")]
@@ -189,6 +200,11 @@ let package = Package(
                 .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
             ]
         ),
+        // docs/library.md's examples, one for each library product: each depends on that product's
+        // modules only, so that it builds the way a Swift user's program does; the tests run them.
+        .executableTarget(name: "example-read-feed", dependencies: ["TrafficGeoModel", "TrafficGeoFeeds"], path: "Examples/read-feed"),
+        .executableTarget(name: "example-nearest", dependencies: ["TrafficGeoModel", "TrafficGeoFeeds", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoQuery"],
+                          path: "Examples/nearest"),
         // Query benchmark (docs/benchmarks.md): swift run -c release trafficgeo-bench
         .executableTarget(
             name: "trafficgeo-bench",

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import TrafficGeoModel
+import TrafficGeoHTTP
 import TrafficGeoSupport
 
 /// The Autobahn GmbH API as a source (`autobahn:`, `autobahn:A1,A3`): the road list, then each

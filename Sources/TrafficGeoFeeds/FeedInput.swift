@@ -3,6 +3,7 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 import TrafficGeoSupport
+import TrafficGeoHTTP
 
 /// A feed's bytes in a local file, whatever they came from (a file, stdin or an http(s) URL).
 ///

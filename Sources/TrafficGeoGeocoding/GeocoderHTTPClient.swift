@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import NIOCore
 import NIOHTTP1
 import TrafficGeoSupport
+import TrafficGeoHTTP
 
 /// How politely to talk to one geocoding server.
 public struct RequestPolicy: Sendable, Equatable {

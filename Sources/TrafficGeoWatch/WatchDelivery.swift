@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOCore
 import TrafficGeoModel
+import TrafficGeoHTTP
 import TrafficGeoOutput
 import TrafficGeoSupport
 

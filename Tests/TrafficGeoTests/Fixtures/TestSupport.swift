@@ -45,9 +45,14 @@ enum TestSupport {
             let url = URL(fileURLWithPath: chosen, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
             return FileManager.default.isExecutableFile(atPath: url.path) ? url : nil
         }
+        return builtExecutable("trafficgeo")
+    }
+
+    /// An executable of this package built beside the test bundle (`trafficgeo`, an example).
+    static func builtExecutable(_ name: String) -> URL? {
         var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
         for _ in 0..<4 {
-            let candidate = folder.appendingPathComponent("trafficgeo")
+            let candidate = folder.appendingPathComponent(name)
             var isDirectory: ObjCBool = false
             if FileManager.default.fileExists(atPath: candidate.path, isDirectory: &isDirectory), !isDirectory.boolValue,
                FileManager.default.isExecutableFile(atPath: candidate.path) {
@@ -55,7 +60,7 @@ enum TestSupport {
             }
             folder = folder.deletingLastPathComponent()
         }
-        let fallback = repositoryRoot.appendingPathComponent(".build/debug/trafficgeo")
+        let fallback = repositoryRoot.appendingPathComponent(".build/debug/" + name)
         return FileManager.default.isExecutableFile(atPath: fallback.path) ? fallback : nil
     }
 

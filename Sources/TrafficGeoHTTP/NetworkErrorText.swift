@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import NIOCore
 import NIOPosix
+import TrafficGeoSupport
 
 /// Network failures in words a user can act on, instead of SwiftNIO's type names
 /// (`SocketAddressError.UnknownHost`, "connection reset (error set): Connection refused (errno: 111)").
