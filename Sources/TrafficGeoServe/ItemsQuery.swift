@@ -167,9 +167,12 @@ struct ItemsQuery: Sendable, Equatable {
             throw Problem.badParameter("filter-crs", "filter-crs='\(crs)' is not served: a filter's geometries are in \(FeatureDocuments.crs84) (longitude first).")
         }
         guard let text = try p.single("filter"), !text.trimmingCharacters(in: .whitespaces).isEmpty else { return }
+        // A BBOX is the question's box unless it has one, or asks along a route or for the k
+        // nearest (which no box bounds): then it is checked on each incident.
+        let boxedElsewhere = bbox != nil || corridor != nil || p.items.contains { $0.name == "nearest" }
         let question: CQL2Question
         do {
-            question = try CQL2Question(CQL2Expression(text: text), asked: asked, base: filter, hasBox: bbox != nil, now: now)
+            question = try CQL2Question(CQL2Expression(text: text), asked: asked, base: filter, hasBox: boxedElsewhere, now: now)
         } catch let error as CQL2SyntaxError {
             throw Problem.badParameter("filter", "filter is not CQL2 text: \(error).")
         } catch {

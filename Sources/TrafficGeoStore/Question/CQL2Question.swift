@@ -254,7 +254,7 @@ private struct Translator {
     func text(_ value: CQL2Literal, for property: Queryable) throws(CQL2MeaningError) -> String {
         switch (property.type, value) {
         case let (.string, .string(s)): return s
-        case let (.number, .number(n)): return "\(n)"
+        case let (.number, .number(n)): return Self.plain(n)
         case let (.time, .time(t)), let (.time, .string(t)):
             guard let date = TimestampParser.parse(t) else {
                 throw CQL2MeaningError("'\(t)' is not an RFC 3339 time such as 2025-05-19T04:06:00Z")
@@ -278,6 +278,15 @@ private struct Translator {
         } catch {
             throw CQL2MeaningError(error.message(on: .parameter).replacingOccurrences(of: error.field.name(on: .parameter), with: Self.name(of: error.field), options: .anchored))
         }
+    }
+
+    /// A number as the model's fields read it: plain digits, never an exponent (1e-05).
+    static func plain(_ n: Double) -> String {
+        let text = "\(n)"
+        guard text.contains("e") else { return text }
+        var digits = String(format: "%.20f", n)
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return digits.hasSuffix(".") ? digits + "0" : digits
     }
 
     /// The queryable a field's error is about, in the filter's words.
@@ -311,8 +320,8 @@ private struct Translator {
         case .confidence:
             guard case let .number(n) = value else { _ = try text(value, for: property); throw notTaken() }
             guard (0...1).contains(n) else { throw CQL2MeaningError("confidence is compared with a number from 0 to 1, not \(value)") }
-            let atLeast = try condition([.minConfidence: ["\(n)"]])
-            let above = n >= 1 ? IncidentPredicate.constant(false) : try condition([.minConfidence: ["\(n.nextUp)"]])
+            let atLeast = try condition([.minConfidence: [Self.plain(n)]])
+            let above = n >= 1 ? IncidentPredicate.constant(false) : try condition([.minConfidence: [Self.plain(n.nextUp)]])
             return try ordered(op, atLeast: atLeast, above: above)
         case .updated:
             guard let t = TimestampParser.parse(try text(value, for: property)) else { throw notTaken() }

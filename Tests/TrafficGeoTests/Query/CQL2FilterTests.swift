@@ -84,6 +84,8 @@ struct CQL2FilterTests {
         let filter = try q.asked.filter()
         #expect(filter.roads == ["A3"] && filter.categories == [.roadworks, .accident] && filter.minSeverity == .high && filter.source == "nrw")
         #expect(filter.since == TimestampParser.parse("2025-05-19T04:06:00Z"))
+        // A number is the field's text without an exponent (the model's numbers refuse them).
+        #expect(try translate("confidence >= 0.00001").asked.single(.minConfidence) == "0.00001")
         // One field's alternatives are its list, asked of the store.
         let either = try translate("road = 'A1' OR road = 'M25' OR road IN ('I-25')")
         #expect(either.remainder == nil && either.asked.list(.road) == ["A1", "M25", "I-25"])

@@ -74,6 +74,21 @@ struct CQL2ServeTests {
             let items = try await fixture.get("/collections/incidents/items?\(view)&limit=1&filter=\(filter)")
             let clusters = try await fixture.get("/collections/incidents/clusters?\(view)&filter=\(filter)")
             #expect(clusters.status == 200 && clusters.json["numberMatched"] as? Int == items.json["numberMatched"] as? Int, "\(clusters.body.prefix(300))")
+            // A BBOX with the k nearest or along a route bounds them (it is not the question's box,
+            // which neither takes): the nearest inside it, the route's incidents inside it.
+            let box = "S_INTERSECTS(geometry, BBOX(6.9,50.9,7.0,51.0))"
+            let inside = try await fixture.get("/collections/incidents/items?limit=1000&filter=" + QueryParameters.escape(box))
+            let insideIDs = Set(inside.features.compactMap { ($0["properties"] as? [String: Any])?["id"] as? String })
+            #expect(insideIDs.count >= 3, "\(insideIDs)")
+            let nearestInside = try await fixture.get("/collections/incidents/items?lat=50.0&lon=6.0&nearest=3&filter=" + QueryParameters.escape(box))
+            let nearestIDs = nearestInside.features.compactMap { ($0["properties"] as? [String: Any])?["id"] as? String }
+            #expect(nearestInside.status == 200 && nearestIDs.count == 3 && Set(nearestIDs).isSubset(of: insideIDs), "\(nearestInside.body.prefix(300))")
+            let route = QueryParameters.escape("LINESTRING(6.8 50.8, 7.2 51.1)")
+            let along = try await fixture.get("/collections/incidents/items?limit=1000&route=\(route)&buffer=20km")
+            let alongInside = try await fixture.get("/collections/incidents/items?limit=1000&route=\(route)&buffer=20km&filter=" + QueryParameters.escape(box))
+            let alongIDs = Set(along.features.compactMap { ($0["properties"] as? [String: Any])?["id"] as? String })
+            let alongInsideIDs = alongInside.features.compactMap { ($0["properties"] as? [String: Any])?["id"] as? String }
+            #expect(alongInside.status == 200 && !alongInsideIDs.isEmpty && Set(alongInsideIDs) == alongIDs.intersection(insideIDs), "\(alongInside.body.prefix(300))")
             // Refusals: 400 with what to send instead.
             for (bad, words) in [("road ~ 'A1'", "filter is not CQL2 text: '~' has no meaning here"), ("colour = 'red'", "'colour' is not a queryable property"),
                                  ("road = 'Hauptstraße'", "road 'Hauptstraße' is not a road reference")] {
