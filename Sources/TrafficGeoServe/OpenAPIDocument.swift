@@ -519,10 +519,9 @@ enum OpenAPIDocument {
       "name": "filter",
       "in": "query",
       "required": false,
-      "description": "A CQL2 text filter (OGC API – Features Part 3) over the queryables (/collections/incidents/queryables): =, <>, <, <=, >, >=, AND, OR, NOT, IN, LIKE, BETWEEN, IS NULL and S_INTERSECTS(geometry, BBOX|POINT|POLYGON|MULTIPOLYGON), such as road = 'A3' AND severity >= 'high'. Each comparison means what the parameter of the same field means (road = 'A3' is road=A3); it is ANDed with the other parameters.",
+      "description": "A CQL2 text filter (OGC API – Features Part 3) over the queryables (/collections/incidents/queryables): =, <>, <, <=, >, >=, AND, OR, NOT, IN, LIKE, BETWEEN, IS NULL and S_INTERSECTS(geometry, BBOX|POINT|POLYGON|MULTIPOLYGON), such as road = 'A3' AND severity >= 'high'. Each comparison means what the parameter of the same field means (road = 'A3' is road=A3); it is ANDed with the other parameters. A request target holds at most 8 KiB.",
       "schema": {
-       "type": "string",
-       "maxLength": 16384
+       "type": "string"
       }
      },
      {
@@ -826,10 +825,9 @@ enum OpenAPIDocument {
       "name": "filter",
       "in": "query",
       "required": false,
-      "description": "A CQL2 text filter (OGC API – Features Part 3) over the queryables (/collections/incidents/queryables): =, <>, <, <=, >, >=, AND, OR, NOT, IN, LIKE, BETWEEN, IS NULL and S_INTERSECTS(geometry, BBOX|POINT|POLYGON|MULTIPOLYGON), such as road = 'A3' AND severity >= 'high'. Each comparison means what the parameter of the same field means (road = 'A3' is road=A3); it is ANDed with the other parameters.",
+      "description": "A CQL2 text filter (OGC API – Features Part 3) over the queryables (/collections/incidents/queryables): =, <>, <, <=, >, >=, AND, OR, NOT, IN, LIKE, BETWEEN, IS NULL and S_INTERSECTS(geometry, BBOX|POINT|POLYGON|MULTIPOLYGON), such as road = 'A3' AND severity >= 'high'. Each comparison means what the parameter of the same field means (road = 'A3' is road=A3); it is ANDed with the other parameters. A request target holds at most 8 KiB.",
       "schema": {
-       "type": "string",
-       "maxLength": 16384
+       "type": "string"
       }
      },
      {
