@@ -60,16 +60,14 @@ enum FeatureDocuments {
         "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/geojson",
         "http://www.opengis.net/spec/ogcapi-features-1/1.0/conf/html",
         // Part 3: queryables and a CQL2 text filter (CQL2's basic and advanced comparisons,
-        // spatial functions on points, boxes and polygons).
+        // S_INTERSECTS on points, boxes and polygons; not queryables as parameters of their own).
         "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables",
-        "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/queryables-query-parameters",
         "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/filter",
         "http://www.opengis.net/spec/ogcapi-features-3/1.0/conf/features-filter",
         "http://www.opengis.net/spec/cql2/1.0/conf/cql2-text",
         "http://www.opengis.net/spec/cql2/1.0/conf/basic-cql2",
         "http://www.opengis.net/spec/cql2/1.0/conf/advanced-comparison-operators",
         "http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions",
-        "http://www.opengis.net/spec/cql2/1.0/conf/basic-spatial-functions-plus",
     ]
     static let crs84 = "http://www.opengis.net/def/crs/OGC/1.3/CRS84"
 

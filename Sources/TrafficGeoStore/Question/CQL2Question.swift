@@ -43,13 +43,13 @@ public struct CQL2Question: Sendable {
             case let .condition(condition) where condition.text.values.keys.allSatisfy({ !self.asked.has($0) }):
                 for (field, values) in condition.text.values { self.asked.add(field, values) }
             case let .inside(.box(box)) where !boxTaken:
-                self.box = box
+                self.box = Self.withDateLine(box)
                 boxTaken = true
             case let .inside(.point(p)) where !boxTaken:
-                self.box = LonLatBox(west: p.longitude, south: p.latitude, east: p.longitude, north: p.latitude)
+                self.box = Self.withDateLine(LonLatBox(west: p.longitude, south: p.latitude, east: p.longitude, north: p.latitude))
                 boxTaken = true
             case let .inside(.polygons(polygons)) where !boxTaken:
-                self.box = Self.bounds(polygons)
+                self.box = Self.withDateLine(Self.bounds(polygons))
                 boxTaken = true
                 rest.append(part)
             case .constant(true):
@@ -59,6 +59,15 @@ public struct CQL2Question: Sendable {
             }
         }
         remainder = rest.isEmpty ? nil : rest.count == 1 ? rest[0] : .all(rest)
+    }
+
+    /// The box with an edge on the antimeridian holding both its longitudes, 180° and -180°
+    /// (a box whose west edge is -180° crosses from 180°, one whose east edge is 180° to -180°):
+    /// a feed may write either for one place.
+    static func withDateLine(_ box: LonLatBox) -> LonLatBox {
+        var box = box
+        if box.west == -180, box.east < 180 { box.west = 180 } else if box.east == 180, box.west > -180 { box.east = -180 }
+        return box
     }
 
     /// The box around polygons (in plain longitudes: a polygon does not cross the antimeridian).
@@ -102,22 +111,31 @@ public indirect enum IncidentPredicate: Sendable, Equatable {
         case let .any(parts): return parts.contains { $0.matches(stored) }
         case let .not(part): return !part.matches(stored)
         case let .condition(condition): return condition.filter.matches(stored)
-        case let .like(property, pattern): return property.text(of: stored).map(pattern.matches) ?? false
-        case let .isNull(property): return property.text(of: stored) == nil
-        case let .equalsText(property, values): return property.text(of: stored).map(values.contains) ?? false
+        case let .like(property, pattern): return property.texts(of: stored).contains(where: pattern.matches)
+        case let .isNull(property): return property.texts(of: stored).isEmpty
+        case let .equalsText(property, values): return property.texts(of: stored).contains(where: values.contains)
         case let .inside(geometry):
             guard let p = stored.incident.position else { return false }
             switch geometry {
             case let .box(box): return box.contains(p)
-            case let .point(q): return p == q
-            case let .polygons(polygons): return polygons.contains { Self.isInside(p, $0) }
+            case let .point(q): return p.latitude == q.latitude && Self.sameLongitude(p.longitude, q.longitude)
+            case let .polygons(polygons):
+                // 180° and -180° are one meridian: a position on it is tried as either.
+                let both = abs(p.longitude) == 180 ? [p, Coordinate(latitude: p.latitude, longitude: -p.longitude)] : [p]
+                return polygons.contains { rings in both.contains { Self.isInside($0, rings) } }
             }
         case let .constant(value): return value
         }
     }
 
-    /// Even–odd ray casting over the rings (a hole's inside is outside), in plain degrees.
+    static func sameLongitude(_ a: Double, _ b: Double) -> Bool { a == b || (abs(a) == 180 && abs(b) == 180) }
+
+    /// Inside or on the boundary (S_INTERSECTS includes it): on an edge of any ring, else by
+    /// even–odd ray casting over the rings (a hole's inside is outside), in plain degrees.
     static func isInside(_ p: Coordinate, _ rings: [[Coordinate]]) -> Bool {
+        for ring in rings {
+            for (a, b) in zip(ring, ring.dropFirst()) where isOnSegment(p, a, b) { return true }
+        }
         var inside = false
         for ring in rings {
             for (a, b) in zip(ring, ring.dropFirst()) where (a.latitude > p.latitude) != (b.latitude > p.latitude) {
@@ -126,6 +144,16 @@ public indirect enum IncidentPredicate: Sendable, Equatable {
             }
         }
         return inside
+    }
+}
+
+extension IncidentPredicate {
+    /// Whether `p` lies on the segment a–b (to within rounding).
+    static func isOnSegment(_ p: Coordinate, _ a: Coordinate, _ b: Coordinate) -> Bool {
+        let (px, py, ax, ay, bx, by) = (p.longitude, p.latitude, a.longitude, a.latitude, b.longitude, b.latitude)
+        guard px >= min(ax, bx) - 1e-12, px <= max(ax, bx) + 1e-12, py >= min(ay, by) - 1e-12, py <= max(ay, by) + 1e-12 else { return false }
+        let cross = (bx - ax) * (py - ay) - (by - ay) * (px - ax)
+        return abs(cross) <= 1e-12 * max(1, abs(bx - ax) + abs(by - ay))
     }
 }
 
@@ -284,7 +312,7 @@ private struct Translator {
     static func plain(_ n: Double) -> String {
         let text = "\(n)"
         guard text.contains("e") else { return text }
-        var digits = String(format: "%.20f", n)
+        var digits = String(format: "%.12f", n)
         while digits.hasSuffix("0") { digits.removeLast() }
         return digits.hasSuffix(".") ? digits + "0" : digits
     }
@@ -320,8 +348,9 @@ private struct Translator {
         case .confidence:
             guard case let .number(n) = value else { _ = try text(value, for: property); throw notTaken() }
             guard (0...1).contains(n) else { throw CQL2MeaningError("confidence is compared with a number from 0 to 1, not \(value)") }
+            // "Above" is at least a billionth more: no geocoder's confidence is finer.
             let atLeast = try condition([.minConfidence: [Self.plain(n)]])
-            let above = n >= 1 ? IncidentPredicate.constant(false) : try condition([.minConfidence: [Self.plain(n.nextUp)]])
+            let above = n >= 1 ? IncidentPredicate.constant(false) : try condition([.minConfidence: [Self.plain(min(1, n + 1e-9))]])
             return try ordered(op, atLeast: atLeast, above: above)
         case .updated:
             guard let t = TimestampParser.parse(try text(value, for: property)) else { throw notTaken() }

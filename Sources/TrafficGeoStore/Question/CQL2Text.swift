@@ -183,7 +183,7 @@ private struct CQL2Parser {
     private static let keywords: Set<String> = ["AND", "OR", "NOT", "LIKE", "IN", "IS", "NULL", "BETWEEN", "TRUE", "FALSE"]
 
     mutating func expression(depth: Int) throws(CQL2SyntaxError) -> CQL2Expression {
-        guard depth < CQL2Expression.maxDepth else { throw error("nests deeper than \(CQL2Expression.maxDepth) levels") }
+        guard depth <= CQL2Expression.maxDepth else { throw error("nests deeper than \(CQL2Expression.maxDepth) levels") }
         var terms = [try term(depth: depth)]
         while take("OR") { terms.append(try term(depth: depth)) }
         return terms.count == 1 ? terms[0] : .or(terms)
@@ -197,7 +197,7 @@ private struct CQL2Parser {
 
     private mutating func factor(depth: Int) throws(CQL2SyntaxError) -> CQL2Expression {
         if take("NOT") {
-            guard depth + 1 < CQL2Expression.maxDepth else { throw error("nests deeper than \(CQL2Expression.maxDepth) levels") }
+            guard depth + 1 <= CQL2Expression.maxDepth else { throw error("nests deeper than \(CQL2Expression.maxDepth) levels") }
             return .not(try factor(depth: depth + 1))
         }
         if take(symbol: "(") {

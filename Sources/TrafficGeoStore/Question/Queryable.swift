@@ -79,7 +79,7 @@ public enum Queryable: String, Sendable, CaseIterable {
         case .updated:
             return "When the feed last updated the incident: TIMESTAMP('2025-05-19T04:06:00Z'). =, <>, <, <=, >, >= (as the since and until parameters), IS NULL."
         case .source:
-            return "The feed's name as given at ingest; an event matches if any of its reports came from it, as the source parameter. =, <>, IN, LIKE."
+            return "The feed's name as given at ingest; an event matches if any of its reports came from it. =, <>, IN, LIKE."
         case .confidence:
             return "How surely the geocoder placed the incident, 0 to 1, as the min-confidence parameter: a position a feed gave counts as surer than any geocode (it passes >= and >, not <). =, <>, <, <=, >, >=."
         case .precision:
@@ -87,12 +87,22 @@ public enum Queryable: String, Sendable, CaseIterable {
         case .title:
             return "The incident's headline as the feed wrote it (case counts). =, <>, IN, LIKE."
         case .id:
-            return "The feed's id of the incident. =, <>, IN, LIKE."
+            return "The feed's id of the incident (an event's: any of its reports'). =, <>, IN, LIKE."
         }
     }
 
-    /// The property's text on an incident, for LIKE, IS NULL and the properties the store is not
-    /// asked about (nil: the incident has none).
+    /// The property's texts on an incident, for LIKE, =, IN and IS NULL checked on each incident
+    /// (none: the incident has none). An event's feed and id are also each of its reports', as the
+    /// store's `source` condition reads them.
+    func texts(of stored: StoredIncident) -> [String] {
+        switch self {
+        case .source: return [stored.incident.source] + stored.reports.map(\.source)
+        case .id: return [stored.incident.id] + stored.reports.map(\.id)
+        default: return text(of: stored).map { [$0] } ?? []
+        }
+    }
+
+    /// The property's text on the incident itself (nil: it has none).
     func text(of stored: StoredIncident) -> String? {
         let i = stored.incident
         switch self {

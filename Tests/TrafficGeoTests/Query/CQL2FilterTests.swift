@@ -33,6 +33,8 @@ struct CQL2FilterTests {
         let square = [(6.0, 50.0), (8, 50), (8, 51), (6, 51), (6, 50)].map { Coordinate(latitude: $0.1, longitude: $0.0) }
         #expect(try parse("S_INTERSECTS(geometry, POLYGON((6 50, 8 50, 8 51, 6 51, 6 50)))") == .intersects(property: "geometry", .polygons([[square]])))
         #expect(try parse("TRUE AND NOT FALSE") == .and([.constant(true), .not(.constant(false))]))
+        // 32 levels, as docs/serve.md allows.
+        _ = try parse(String(repeating: "(", count: 32) + "road = 'A1'" + String(repeating: ")", count: 32))
     }
 
     @Test func mistakesAreRefusedWithWhereAndWhat() {
@@ -48,6 +50,7 @@ struct CQL2FilterTests {
             ("road = 'A1' AND", "expected a property's name"),
             ("road ; 'A1'", "';' has no meaning here"),
             (String(repeating: "(", count: 40) + "road = 'A1'" + String(repeating: ")", count: 40), "nests deeper than 32 levels"),
+            (String(repeating: "(", count: 33) + "road = 'A1'" + String(repeating: ")", count: 33), "nests deeper than 32 levels"),
             (String(repeating: "NOT ", count: 40) + "road = 'A1'", "nests deeper than 32 levels"),
             ("road = '" + String(repeating: "x", count: 20_000) + "'", "at most 16384"),
         ]
@@ -167,5 +170,20 @@ struct CQL2FilterTests {
         let withHole = "S_INTERSECTS(geometry, POLYGON((6 50, 8 50, 8 51, 6 51, 6 50), (6.9 50.4, 7.1 50.4, 7.1 50.6, 6.9 50.6, 6.9 50.4)))"
         #expect(try !passes(withHole, a3), "inside the hole is outside")
         #expect(try passes("S_INTERSECTS(geometry, BBOX(-1,51,0,52))", m25) && !passes("S_INTERSECTS(geometry, BBOX(-1,51,0,52))", a3))
+        // The boundary belongs to a polygon as to a box, on every side; 180° is -180°.
+        let corner = stored("5", road: "A3", at: Coordinate(latitude: 51, longitude: 7))
+        for polygon in ["POLYGON((6 50, 7 50, 7 51, 6 51, 6 50))", "POLYGON((7 51, 8 51, 8 52, 7 52, 7 51))", "POLYGON((6 50, 8 50, 8 51, 6 51, 6 50))"] {
+            #expect(try passes("S_INTERSECTS(geometry, \(polygon))", corner), "\(polygon)")
+        }
+        let dateLine = stored("6", road: nil, at: Coordinate(latitude: -17, longitude: 180))
+        #expect(try passes("S_INTERSECTS(geometry, POLYGON((-180 -18, -179 -18, -179 -16, -180 -16, -180 -18)))", dateLine))
+        #expect(try passes("S_INTERSECTS(geometry, POINT(-180 -17))", dateLine))
+        // confidence > 0: a geocode of any confidence; nothing below 0.
+        #expect(try passes("confidence > 0", geocoded) && !passes("confidence < 0", geocoded))
+        // An event's feed and id are its reports' too, for LIKE as for =.
+        var event = stored("7", road: "A1")
+        event.role = .event
+        event.memberReports = [ReportReference(storeID: 9, source: "nrw-feed", id: "r-9", updated: nil, positionSource: nil)]
+        #expect(try passes("source LIKE 'nrw%'", event) && passes("source = 'nrw-feed'", event) && passes("id = 'r-9'", event))
     }
 }
