@@ -104,7 +104,7 @@ enum ItemsSearch {
         } else if let reference = q.reference, let radius = q.radius {
             try engine.within(radius: radius, of: reference, filter: q.filter, handle: take)
         } else if let box = q.bbox {
-            try engine.inBoundingBox(west: box.west, south: box.south, east: box.east, north: box.north, filter: q.filter, handle: take)
+            try engine.inBoundingBox(box, filter: q.filter, handle: take)
         } else {
             try engine.all(filter: q.filter, locatedOnly: q.reference != nil, handle: take)
         }

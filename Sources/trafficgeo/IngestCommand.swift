@@ -143,7 +143,7 @@ struct IngestCommand: AsyncParsableCommand {
                                                               retryNotFound: false, limit: nil, quiet: global.quiet)
                         if run.stoppedBecause != nil { partial = true }
                     }
-                    if let feedError = summary.feedFailure.map(TrafficGeoExit.describe) ?? summary.feedError {
+                    if let feedError = Self.feedProblem(summary) {
                         // A document of the Autobahn API that failed leaves its incidents as they were;
                         // a feed that broke off keeps what came before the break.
                         let kept = summary.format == .autobahn && AutobahnAPI.roads(inLocation: source) != nil
@@ -198,6 +198,12 @@ struct IngestCommand: AsyncParsableCommand {
         if !quiet { Terminal.printError("trafficgeo: ingest loop stopped") }
     }
 
+    /// Why a feed was read only in part, in the command line's words (the feed's own error with
+    /// the option that helps, else the summary's text).
+    static func feedProblem(_ summary: IngestSummary) -> String? {
+        summary.feedFailure.map(TrafficGeoExit.describe) ?? summary.feedError
+    }
+
     /// One read of the feed loop (or of `watch --source`) in words.
     static func describe(_ read: FeedLoopRead) -> String {
         let next = read.nextReadIn.map { " (next read in \(DurationText.describe($0.inSeconds)))" } ?? ""
@@ -205,7 +211,7 @@ struct IngestCommand: AsyncParsableCommand {
         case let .read(summary):
             return "trafficgeo: " + describe(summary, location: read.location) + next
         case let .partial(summary):
-            return "trafficgeo: warning: \(read.location): \(summary.feedFailure.map(TrafficGeoExit.describe) ?? summary.feedError ?? "read in part"); \(read.failuresInARow) in a row\(next)"
+            return "trafficgeo: warning: \(read.location): \(Self.feedProblem(summary) ?? "read in part"); \(read.failuresInARow) in a row\(next)"
         case let .failed(error):
             return "trafficgeo: warning: \(failure(of: read.location, error)); \(read.failuresInARow) failure(s) in a row\(next)"
         }
