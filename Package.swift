@@ -167,7 +167,6 @@ let package = Package(
                            .product(name: "Hummingbird", package: "hummingbird"),
                            .product(name: "HTTPTypes", package: "swift-http-types"),
                            .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
-                           .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                            .product(name: "Logging", package: "swift-log"),
                            // /metrics: requests counted through swift-metrics into a Prometheus registry.
                            .product(name: "CoreMetrics", package: "swift-metrics"),

@@ -105,10 +105,10 @@ public struct BatchGeocoder: Sendable {
         return (keys.count, empty)
     }
 
-    /// Runs the batch. `emit(row, result)` is called for every row, in input order; `shouldStop`
-    /// is polled (Ctrl-C): no new query starts, those in flight have `stopGrace` to finish, and
-    /// every row not answered is `pending`.
-    public func run(queries: [String], texts: [String?]? = nil, shouldStop: @escaping @Sendable () -> Bool = { false },
+    /// Runs the batch. `emit(row, result)` is called for every row, in input order. Once `stop`
+    /// is requested (Ctrl-C), no new query starts, those in flight have `stopGrace` to finish,
+    /// and every row not answered is `pending`.
+    public func run(queries: [String], texts: [String?]? = nil, until stop: StopRequest = StopRequest(),
                     progress: (@Sendable (BatchProgress) -> Void)? = nil,
                     emit: (Int, BatchRowResult) throws -> Void) async throws -> BatchSummary {
         let start = ContinuousClock.now
@@ -161,7 +161,7 @@ public struct BatchGeocoder: Sendable {
             var running = 0
             func launch() -> Bool {
                 guard !stopped else { return false }
-                if shouldStop() { stopped = true; return false }
+                if stop.isRequested { stopped = true; return false }
                 guard let k = iterator.next(), let (q, text) = work[k] else { return false }
                 group.addTask {
                     // The answer is built after the await, never around it: `(k, await …)`
@@ -175,8 +175,8 @@ public struct BatchGeocoder: Sendable {
             for _ in 0..<max(1, concurrency) where !launch() { break }
             let grace = stopGrace
             group.addTask {
-                while !shouldStop() { try await Task.sleep(for: .milliseconds(50)) }
-                try await Task.sleep(for: grace)
+                await stop.requested()
+                try await Task.sleep(for: grace)    // cancelled (all work done): throws, and no stop is reported
                 return nil
             }
             while running > 0, let answer = try await group.next() {

@@ -14,13 +14,13 @@ import TrafficGeoSupport
 ///   (or many sources of one server) do not come back in step. The store's feed health records
 ///   every failure (`trafficgeo stats`, serve's /ready and /metrics).
 /// - After each read the loop forgets change-feed events older than `keepChanges`.
-/// - `shouldStop` is looked at every 200 ms. Once it says stop, no read begins, downloads in
-///   progress are cancelled, and a read that is writing finishes its transaction: the store is
-///   left with each source either as it was or as the feed said, never half-written.
+/// - Once its `StopRequest` is requested, no read begins, waits end, downloads in progress are
+///   cancelled, and a read that is writing finishes its transaction: the store is left with
+///   each source either as it was or as the feed said, never half-written.
 ///
 ///     var loop = FeedLoop(ingestor: FeedIngestor(store: store), sources: ["autobahn:", "https://…/feed.xml"])
 ///     loop.interval = .seconds(120)
-///     await loop.run(shouldStop: { stop.isSet })
+///     await loop.run(until: StopRequest.onSignals())
 ///
 /// What the loop counts goes through swift-metrics (`MetricsSystem`): the program that runs it
 /// bootstraps a backend (the command line writes a Prometheus textfile).
@@ -61,17 +61,15 @@ public struct FeedLoop: Sendable {
         }
     }
 
-    /// Reads every source on its schedule until `shouldStop` says so; returns once every read in
+    /// Reads every source on its schedule until `stop` is requested; returns once every read in
     /// progress has ended (a write finished, a download cancelled).
-    public func run(shouldStop: @escaping @Sendable () -> Bool) async {
+    public func run(until stop: StopRequest) async {
         await withTaskGroup(of: Void.self) { group in
             for location in sources {
-                group.addTask { await follow(location, shouldStop: shouldStop) }
+                group.addTask { await follow(location, until: stop) }
             }
             // The watcher: turns a stop into cancellation, which ends downloads and waits.
-            group.addTask {
-                while !shouldStop() && !Task.isCancelled { try? await Task.sleep(for: .milliseconds(200)) }
-            }
+            group.addTask { await stop.requested() }
             _ = await group.next()
             // Either the stop came or (no sources) every follower ended: end the rest.
             group.cancelAll()
@@ -80,9 +78,9 @@ public struct FeedLoop: Sendable {
     }
 
     /// One source's schedule.
-    private func follow(_ location: String, shouldStop: @escaping @Sendable () -> Bool) async {
+    private func follow(_ location: String, until stop: StopRequest) async {
         var failures = 0
-        while !shouldStop() && !Task.isCancelled {
+        while !stop.isRequested && !Task.isCancelled {
             let began = ContinuousClock.now
             var read = await readOnce(location, failuresBefore: failures)
             if Task.isCancelled && read.outcome.isFailure { return }    // a download cut short by the stop: not a failure of the source
@@ -91,10 +89,7 @@ public struct FeedLoop: Sendable {
                                      : FeedBackoff(interval: interval, maxBackoff: maxBackoff).wait(afterFailures: failures)
             read.nextReadIn = max(wait, .zero)
             onRead(read)
-            let next = ContinuousClock.now + read.nextReadIn!
-            while ContinuousClock.now < next, !shouldStop(), !Task.isCancelled {
-                try? await Task.sleep(for: min(.milliseconds(200), next - ContinuousClock.now))
-            }
+            await stop.sleep(until: ContinuousClock.now + read.nextReadIn!)
         }
     }
 

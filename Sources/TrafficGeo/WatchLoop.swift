@@ -1,6 +1,7 @@
 import Foundation
 import TrafficGeoFeeds
 import TrafficGeoStore
+import TrafficGeoSupport
 import TrafficGeoWatch
 
 /// A watch run as a loop (`trafficgeo watch`, and any program that wants one): it follows the
@@ -14,7 +15,7 @@ import TrafficGeoWatch
 ///     var loop = WatchLoop(store: store, ingestor: FeedIngestor(store: store), stateURL: url)
 ///     loop.sources = ["autobahn:A1"]
 ///     loop.deliveries = [ConsoleDelivery(style: .ndjson)]
-///     try await loop.run(&matcher, shouldStop: { stop.isSet })
+///     try await loop.run(&matcher, until: StopRequest.onSignals())
 public struct WatchLoop {
     public var store: any IncidentStore
     public var ingestor: FeedIngestor
@@ -52,22 +53,21 @@ public struct WatchLoop {
         return loop
     }
 
-    /// Runs until `once` is done, or until `shouldStop` says so (checked between polls and while
-    /// waiting, every 200 ms: a stop never cuts a delivery or a save short, and a read that is
-    /// writing finishes).
-    public func run(_ matcher: inout WatchMatcher, shouldStop: @escaping @Sendable () -> Bool = { false }) async throws {
+    /// Runs until `once` is done, or until `stop` is requested (it ends a wait at once, but
+    /// never cuts a delivery or a save short, and a read that is writing finishes).
+    public func run(_ matcher: inout WatchMatcher, until stop: StopRequest = StopRequest()) async throws {
         if once {
             for read in await feedLoop.runOnce() { onIngest(read) }
             try await follow(&matcher)
             return
         }
         guard !sources.isEmpty else {
-            try await following(&matcher, every: interval, shouldStop: shouldStop)
+            try await following(&matcher, every: interval, until: stop)
             return
         }
-        let feeding = Task { [feedLoop] in await feedLoop.run(shouldStop: shouldStop) }
+        let feeding = Task { [feedLoop] in await feedLoop.run(until: stop) }
         do {
-            try await following(&matcher, every: followInterval, shouldStop: shouldStop)
+            try await following(&matcher, every: followInterval, until: stop)
         } catch {
             feeding.cancel()
             await feeding.value
@@ -78,16 +78,14 @@ public struct WatchLoop {
         try await follow(&matcher)
     }
 
-    private func following(_ matcher: inout WatchMatcher, every pause: Duration, shouldStop: () -> Bool) async throws {
+    private func following(_ matcher: inout WatchMatcher, every pause: Duration, until stop: StopRequest) async throws {
         while true {
             let started = ContinuousClock.now
             try await follow(&matcher)
-            if shouldStop() { return }
-            let next = started + pause
-            while ContinuousClock.now < next, !shouldStop() {
-                try await Task.sleep(for: min(.milliseconds(200), next - ContinuousClock.now))
+            guard await stop.sleep(until: started + pause) else {
+                try Task.checkCancellation()
+                return
             }
-            if shouldStop() { return }
         }
     }
 

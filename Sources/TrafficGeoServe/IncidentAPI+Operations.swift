@@ -5,7 +5,6 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import ServiceLifecycle
-import UnixSignals
 import TrafficGeoProjection
 import TrafficGeoQuery
 import TrafficGeoStore

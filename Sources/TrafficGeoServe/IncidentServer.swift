@@ -5,7 +5,6 @@ import Logging
 import NIOConcurrencyHelpers
 import NIOCore
 import ServiceLifecycle
-import UnixSignals
 import TrafficGeoProjection
 import TrafficGeoQuery
 import TrafficGeoStore
@@ -14,11 +13,12 @@ import TrafficGeoSupport
 /// `trafficgeo serve`: the store, read-only, over HTTP — OGC API – Features Part 1 (Core,
 /// GeoJSON, HTML, OpenAPI 3.0) for the collection `incidents`, trafficgeo's own nearest and
 /// within parameters on its items, Server-Sent Events from the change feed, and the map page.
-/// On Hummingbird 2; SIGTERM and Ctrl-C shut it down gracefully (event streams end, requests
-/// in flight are answered).
+/// On Hummingbird 2 under swift-service-lifecycle; its `StopRequest` (the same stop as the feed
+/// loop's and watch's: `StopRequest.onSignals()` for SIGTERM and Ctrl-C) shuts it down
+/// gracefully: event streams end, requests in flight are answered.
 ///
 ///     let server = IncidentServer(store: try StoreOpening.open(path, readOnly: true))
-///     try await server.run { port in print("listening on \(port)") }
+///     try await server.run(until: .onSignals()) { port in print("listening on \(port)") }
 public struct IncidentServer: Sendable {
     public let store: any IncidentStore
     public let configuration: ServeConfiguration
@@ -33,9 +33,9 @@ public struct IncidentServer: Sendable {
         store.limitStatements(to: configuration.requestTimeout + .seconds(1))
     }
 
-    /// Serves until SIGTERM or SIGINT (with `handlingSignals`) or until `stop` is triggered, then
-    /// shuts down gracefully; `onListening` gets the port (the chosen one when configured with 0).
-    public func run(handlingSignals: Bool = true, stop: ServeStop? = nil, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
+    /// Serves until `stop` is requested, then shuts down gracefully; `onListening` gets the port
+    /// (the chosen one when configured with 0). Cancelling the task that runs it is abrupt.
+    public func run(until stop: StopRequest, onListening: @escaping @Sendable (Int) async -> Void = { _ in }) async throws {
         let runner = QueryRunner(threads: configuration.queryThreads, timeout: configuration.requestTimeout)
         let api = IncidentAPI(store: store, configuration: configuration, runner: runner, logger: logger)
         let responder = CallbackResponder<BasicRequestContext> { request, context in await api.respond(to: request) }
@@ -46,33 +46,22 @@ public struct IncidentServer: Sendable {
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
             logger: logger
         )
-        var lifecycle = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: handlingSignals ? [.sigterm, .sigint] : [],
-                                                  cancellationSignals: [], logger: logger)
+        // Signals are the StopRequest's (one way to stop for every long run), not the group's.
+        var lifecycle = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)
         // A request that does not finish must not keep a stopping server up: after the request
         // time limit and a little more, what is left is cancelled.
         lifecycle.maximumGracefulShutdownDuration = configuration.requestTimeout + .seconds(5)
         let group = ServiceGroup(configuration: lifecycle)
-        await stop?.register(group)
-        defer { Task { await runner.shutdown() } }
+        // A request that comes before the group runs is kept by the group (it starts, then stops).
+        let stopping = Task {
+            await stop.requested()
+            if !Task.isCancelled { await group.triggerGracefulShutdown() }
+        }
+        defer {
+            stopping.cancel()
+            Task { await runner.shutdown() }
+        }
         try await group.run()
-    }
-}
-
-/// Stops a running `IncidentServer` gracefully from code (tests, an embedding program): streams
-/// end, requests in flight are answered. Cancelling the task that runs the server is abrupt.
-public final class ServeStop: Sendable {
-    private let state = NIOLockedValueBox<(group: ServiceGroup?, requested: Bool)>((nil, false))
-
-    public init() {}
-
-    public func stop() async {
-        let group = state.withLockedValue { s -> ServiceGroup? in s.requested = true; return s.group }
-        await group?.triggerGracefulShutdown()
-    }
-
-    func register(_ group: ServiceGroup) async {
-        let requested = state.withLockedValue { s -> Bool in s.group = group; return s.requested }
-        if requested { await group.triggerGracefulShutdown() }
     }
 }
 

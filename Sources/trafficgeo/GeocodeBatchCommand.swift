@@ -74,13 +74,13 @@ struct GeocodeBatchCommand: AsyncParsableCommand {
                 return
             }
 
-            let stop = StopSignal.install(saying: "the rows not answered yet are asked next run")
+            let stop = StopRequest.onSignals(saying: "the rows not answered yet are asked next run")
             let sink = try output.map { try TextSink(path: $0) } ?? TextSink()
             if let header = table.outputHeader() { try sink.write(header) }
             let progress = Self.progressReporter(quiet: global.quiet)
             let summary: BatchSummary
             do {
-                summary = try await batch.run(queries: queries, texts: texts, shouldStop: { stop.isSet }, progress: progress) { row, result in
+                summary = try await batch.run(queries: queries, texts: texts, until: stop, progress: progress) { row, result in
                     try sink.write(table.outputLine(row: row, result: result.fields))
                 }
                 try sink.commit()
@@ -94,7 +94,7 @@ struct GeocodeBatchCommand: AsyncParsableCommand {
                 Terminal.printError("trafficgeo: \(summary.rows) rows, \(summary.unique) distinct queries: \(summary.found) found, "
                                     + "\(summary.notFound) not found, \(summary.failed) failed, \(summary.empty) empty, \(summary.pending) pending; "
                                     + "\(summary.requests) sent, \(summary.fromCache) from cache; " + String(format: "%.1f s", seconds))
-                if stop.isSet { Terminal.printError("trafficgeo: interrupted: run the same command again to complete the pending rows") }
+                if stop.isRequested { Terminal.printError("trafficgeo: interrupted: run the same command again to complete the pending rows") }
             }
             if !summary.isComplete { throw TrafficGeoExit.partial }
         }

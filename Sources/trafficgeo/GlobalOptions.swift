@@ -171,10 +171,10 @@ enum Terminal {
     }
 }
 
-extension StopSignal {
+extension StopRequest {
     /// The command line's stop: says on stderr what stopping keeps, and that a second Ctrl-C quits.
-    static func install(saying message: String) -> StopSignal {
-        install { second in
+    static func onSignals(saying message: String) -> StopRequest {
+        onSignals { second in
             if second { Terminal.printError("trafficgeo: stopped") } else {
                 Terminal.printError("\ntrafficgeo: stopping; \(message) (Ctrl-C again to quit now)")
             }

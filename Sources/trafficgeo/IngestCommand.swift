@@ -7,6 +7,7 @@ import TrafficGeoFeeds
 import TrafficGeoGeocoding
 import TrafficGeoPROJ
 import TrafficGeoStore
+import TrafficGeoSupport
 
 struct IngestCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -192,8 +193,8 @@ struct IngestCommand: AsyncParsableCommand {
         if !quiet {
             Terminal.printError("trafficgeo: reading \(loop.sources.count) source(s) every \(every ?? "2m") into \(store.location) (SIGTERM or Ctrl-C stops)")
         }
-        let stop = StopSignal.install(saying: "writes in progress finish")
-        await loop.run(shouldStop: { stop.isSet })
+        let stop = StopRequest.onSignals(saying: "writes in progress finish")
+        await loop.run(until: stop)
         metrics?.write()
         if !quiet { Terminal.printError("trafficgeo: ingest loop stopped") }
     }

@@ -6,6 +6,7 @@ import TrafficGeo
 import TrafficGeoModel
 import TrafficGeoServe
 import TrafficGeoStore
+import TrafficGeoSupport
 
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
@@ -137,7 +138,7 @@ struct ServeCommand: AsyncParsableCommand {
             let quiet = global.quiet
             let location = store.location
             do {
-                try await server.run { chosen in
+                try await server.run(until: .onSignals(saying: "requests in flight are answered")) { chosen in
                     // With --port 0 the port is news even to a quiet user.
                     if !quiet || port == 0 {
                         let shown = host.contains(":") ? "[\(host)]" : host

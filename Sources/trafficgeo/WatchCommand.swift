@@ -207,8 +207,8 @@ struct WatchCommand: AsyncParsableCommand {
                 if case .read = read.outcome, !verbose { return }
                 Terminal.printError(IngestCommand.describe(read), fields: IngestCommand.fields(of: read))
             }
-            let stop = once ? nil : StopSignal.install(saying: "the watch's place is saved")
-            try await loop.run(&matcher, shouldStop: { stop?.isSet == true })
+            let stop = once ? StopRequest() : StopRequest.onSignals(saying: "the watch's place is saved")
+            try await loop.run(&matcher, until: stop)
             if !global.quiet { Terminal.printError("trafficgeo: watch stopped at seq \(matcher.state.lastSequence ?? 0)") }
         }
     }

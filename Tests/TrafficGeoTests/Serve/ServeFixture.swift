@@ -9,6 +9,7 @@ import NIOHTTP1
 @testable import TrafficGeoSQLite
 @testable import TrafficGeoServe
 @testable import TrafficGeoStore
+import TrafficGeoSupport
 
 /// A store of known incidents served by `IncidentServer` on a loopback port of its own, and a
 /// client that asks it like any HTTP client.
@@ -22,7 +23,7 @@ final class ServeFixture: Sendable {
     /// When the incidents were ingested; their times count from it.
     let now: Date
     private let server: Task<Void, any Error>
-    private let stopper = ServeStop()
+    private let stopper = StopRequest()
 
     /// Köln: 40 incidents on a grid, on A1/A3/A4 (a third each), with categories; three at the
     /// antimeridian and one at 0° for the bbox across 180°; one without a position; one ended.
@@ -79,7 +80,7 @@ final class ServeFixture: Sendable {
         logger.logLevel = .critical
         let server = IncidentServer(store: reader, configuration: configuration, logger: logger)
         let stopper = self.stopper
-        self.server = Task { try await server.run(handlingSignals: false, stop: stopper) { port in continuation.yield(port) } }
+        self.server = Task { try await server.run(until: stopper) { port in continuation.yield(port) } }
         var iterator = ports.makeAsyncIterator()
         guard let port = await iterator.next() else { throw ServeFixtureError.didNotStart }
         self.port = port
@@ -102,7 +103,7 @@ final class ServeFixture: Sendable {
 
     /// Stops the server gracefully, as SIGTERM does.
     func stop() async {
-        await stopper.stop()
+        stopper.request()
         _ = await server.result
         try? FileManager.default.removeItem(at: folder)
         cleanup()
