@@ -51,15 +51,15 @@ struct ItemsQuery: Sendable, Equatable {
     /// the words, `sortby` for the order), the same as the command line's options, `nearest` and
     /// `geometry` (the command line's `--geometry`).
     static let ownParameters: Set<String> = Set(modelFields.map { $0.name(on: .parameter) }).union(["nearest", "geometry"])
-    /// The model's fields a request may give (the feed source, a watch's, is not asked here).
-    static let modelFields: [QueryField] = QueryField.allCases.filter { $0 != .source }
+    /// The model's fields a request may give (`QueryField.surfaces`).
+    static let modelFields: [QueryField] = QueryField.taken(on: .items)
     /// The most positions a `route=` may have (a URL of 8 KB holds a few hundred; a saved route more).
     static let maxRoutePositions = 10_000
     /// What an items request (and the map page) takes: both of the above.
     static let itemsParameters = standardParameters.union(ownParameters)
     /// The events stream takes the conditions, not paging or ordering (nor times, which the
     /// change feed's events are about).
-    static let eventParameters: Set<String> = ["bbox", "lat", "lon", "radius", "road", "category", "q", "min-confidence", "precision", "min-severity"]
+    static let eventParameters: Set<String> = Set(QueryField.taken(on: .eventStream).map { $0.name(on: .parameter) })
 
     init() {}
 

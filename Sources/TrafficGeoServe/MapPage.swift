@@ -12,7 +12,7 @@ import TrafficGeoSupport
 enum MapPage {
     /// The conditions the page passes on to its requests (its own URL's, already checked) and
     /// keeps in its URL as they change.
-    static let passedParameters = ["road", "category", "q", "active-at", "unconfirmed-after", "datetime", "min-confidence", "precision", "min-severity", "sortby", "filter"]
+    static let passedParameters = QueryField.taken(on: .mapPage).map { $0.name(on: .parameter) } + ["datetime", "filter"]
 
     /// `dataExtent`: where the incidents are, the first view when the URL names no place.
     static func html(configuration: ServeConfiguration, parameters: QueryParameters, query: ItemsQuery, dataExtent: LonLatBox? = nil) -> String {

@@ -38,9 +38,9 @@ public enum WatchDefinitions {
         }
     }
 
-    /// Fields a watch does not take: its events come as they happen, not in an order, and a
-    /// watch follows events (the change feed's), not single reports.
-    static let notWatched: Set<QueryField> = [.sort, .reports]
+    /// Fields a watch does not take (`QueryField.surfaces`): its events come as they happen, not
+    /// in an order, and a watch follows events (the change feed's), not single reports.
+    static let notWatched = Set(QueryField.allCases).subtracting(QueryField.taken(on: .watchesFile))
 
     /// One watch: its name, its area (exactly one of lat/lon, bbox, route) and its filter.
     public static func standingQuery(_ object: [String: Any], defaultName: String, folder: String, now: Date = Date()) throws -> StandingQuery {

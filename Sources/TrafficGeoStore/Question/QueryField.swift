@@ -4,9 +4,11 @@
 /// the same mistake gets the same explanation (`QueryTextError`) with only the name spelt the
 /// surface's way.
 ///
-/// A new filter is a case here, a line in `QueryText.filter`, its test in
-/// `IncidentFilter.matches` and its clause in each store's translation (`IncidentFilter+SQL`,
-/// `+PostgreSQL`); the command line, `serve` and the watches file pick it up from `allCases`.
+/// Which surfaces take a field is declared once, in `surfaces`: serve's items and event
+/// parameters, the map page's passed conditions and the watches file's keys are read from it,
+/// and `QueryFieldSurfaceTests` asks every surface for every field (and both stores for every
+/// filter), failing where one misses a field or takes one it should not. The steps for a new
+/// field are in docs/architecture.md ("Adding a query field").
 public enum QueryField: String, Sendable, CaseIterable, Hashable {
     // Where.
     case lat, lon, radius, bbox, route, buffer
@@ -24,6 +26,41 @@ public enum QueryField: String, Sendable, CaseIterable, Hashable {
     /// checks that each one reaches the filter and a watch's question (`WatchQuestion`).
     public static let filterFields: [QueryField] = [.activeAt, .since, .until, .road, .category, .search, .source, .minConfidence, .precision,
                                                     .minSeverity, .unconfirmedAfter, .reports]
+
+    /// The surfaces beyond the query model that take a field.
+    public struct Surfaces: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+        /// The query commands' options (near, within, box, along, export).
+        public static let commandLine = Surfaces(rawValue: 1 << 0)
+        /// serve's items (and clusters) parameters.
+        public static let items = Surfaces(rawValue: 1 << 1)
+        /// serve's event stream parameters: conditions on what an event is about and where.
+        public static let eventStream = Surfaces(rawValue: 1 << 2)
+        /// The conditions the map page passes on to its requests and keeps in its URL.
+        public static let mapPage = Surfaces(rawValue: 1 << 3)
+        /// A watches file's keys.
+        public static let watchesFile = Surfaces(rawValue: 1 << 4)
+    }
+
+    /// Where the field is asked. Why some are not: the event stream is about changes as they
+    /// happen, not times, routes or an order; the map page keeps its own view (bbox, a clicked
+    /// point) and shows events; a watch follows events as they come (no order, no reports); a
+    /// feed's source name is a watch's (and a CQL2 filter's) condition only.
+    public var surfaces: Surfaces {
+        switch self {
+        case .lat, .lon, .radius, .bbox: [.commandLine, .items, .eventStream, .watchesFile]
+        case .route, .buffer, .since, .until: [.commandLine, .items, .watchesFile]
+        case .road, .category, .search, .minConfidence, .precision, .minSeverity: [.commandLine, .items, .eventStream, .mapPage, .watchesFile]
+        case .activeAt, .unconfirmedAfter: [.commandLine, .items, .mapPage, .watchesFile]
+        case .source: [.watchesFile]
+        case .reports: [.commandLine, .items]
+        case .sort: [.commandLine, .items, .mapPage]
+        }
+    }
+
+    /// The fields `surface` takes, in declaration order.
+    public static func taken(on surface: Surfaces) -> [QueryField] { allCases.filter { $0.surfaces.contains(surface) } }
 
     /// Fields that take a list (repeated, or a comma list): any of the values matches.
     public var isList: Bool { self == .road || self == .category || self == .precision }
