@@ -21,9 +21,12 @@ struct ViewClusters: Sendable, Equatable {
     var columns = defaultColumns
     var rows = defaultRows
 
+    /// The query model's fields a clusters request takes: the items' conditions on what an
+    /// incident is and when (the box is the view; no centre, route, order or reports).
+    static let fields = ItemsQuery.modelFields.filter { ![.lat, .lon, .radius, .bbox, .route, .buffer, .sort, .reports].contains($0) }
     /// What a clusters request may give: the box (required), the grid, and the items' filters.
     static let parameters: Set<String> = Set(["bbox", "cells", "f", "datetime", "filter", "filter-lang", "filter-crs"])
-        .union(ItemsQuery.modelFields.filter { ![.lat, .lon, .radius, .route, .buffer, .sort, .reports].contains($0) }.map { $0.name(on: .parameter) })
+        .union(fields.map { $0.name(on: .parameter) })
 
     init(_ p: QueryParameters, now: Date = Date()) throws(Problem) {
         try p.allowOnly(Self.parameters)

@@ -84,7 +84,7 @@ struct WithinCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var location: LocationOptions
 
-    @Option(name: [.customShort("r"), .long], parsing: .unconditional, help: ArgumentHelp("The radius with its unit: 500m, 25km, 3mi.", valueName: "distance"))
+    @Option(name: [.customShort("r"), .long], parsing: .unconditional, help: ArgumentHelp(QueryField.radius.help(on: .commandLine), valueName: "distance"))
     var radius: String
 
     @OptionGroup var query: QueryOptions
@@ -140,7 +140,7 @@ struct BoundingBoxCommand: AsyncParsableCommand {
     @Option(parsing: .unconditional, help: ArgumentHelp("Southern edge, latitude -90 … 90.", valueName: "degrees")) var south: String?
     @Option(parsing: .unconditional, help: ArgumentHelp("Eastern edge, longitude -180 … 180 (less than --west: the box crosses the antimeridian).", valueName: "degrees")) var east: String?
     @Option(parsing: .unconditional, help: ArgumentHelp("Northern edge, latitude -90 … 90.", valueName: "degrees")) var north: String?
-    @Option(parsing: .unconditional, help: ArgumentHelp("The box in one: west,south,east,north (as serve's bbox and a watches file's), instead of the four edges.", valueName: "w,s,e,n")) var bbox: String?
+    @Option(parsing: .unconditional, help: ArgumentHelp(QueryField.bbox.help(on: .commandLine), valueName: "w,s,e,n")) var bbox: String?
     @OptionGroup var query: QueryOptions
 
     func validate() throws {
@@ -202,10 +202,10 @@ struct AlongCommand: AsyncParsableCommand {
 
     @OptionGroup var global: GlobalOptions
 
-    @Option(help: ArgumentHelp("The route to drive: a GeoJSON LineString or a GPX file.", valueName: "file"))
+    @Option(help: ArgumentHelp(QueryField.route.help(on: .commandLine), valueName: "file"))
     var route: String
 
-    @Option(help: ArgumentHelp("How far from the route an incident may be: 500m, 2km, 1mi (default 2km).", valueName: "distance"))
+    @Option(help: ArgumentHelp(QueryField.buffer.help(on: .commandLine), valueName: "distance"))
     var buffer: String?
 
     @OptionGroup var query: QueryOptions

@@ -14,10 +14,10 @@ import TrafficGeoSupport
 struct LocationOptions: ParsableArguments {
     // `.unconditional`: the value may start with a minus (--lon -0.12, west of Greenwich), which
     // the parser would otherwise take for an option.
-    @Option(parsing: .unconditional, help: ArgumentHelp("Latitude in degrees, -90 … 90 (WGS84).", valueName: "degrees"))
+    @Option(parsing: .unconditional, help: ArgumentHelp(QueryField.lat.help(on: .commandLine), valueName: "degrees"))
     var lat: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Longitude in degrees, -180 … 180 (WGS84).", valueName: "degrees"))
+    @Option(parsing: .unconditional, help: ArgumentHelp(QueryField.lon.help(on: .commandLine), valueName: "degrees"))
     var lon: String?
 
     func validate() throws { _ = try coordinateIfGiven() }
@@ -149,10 +149,10 @@ extension QueryTextOptions {
 struct FilterOptions: ParsableArguments, QueryTextOptions {
     @OptionGroup var content: ContentFilterOptions
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents updated at or after TIME ('now', 'today', 'yesterday', ISO 8601, or -2h / -3d / -1w ago).", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp(QueryField.since.help(on: .commandLine), valueName: "time"))
     var since: String?
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents updated before TIME ('now', 'today', 'yesterday', ISO 8601, or -2h / -3d / -1w ago).", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp(QueryField.until.help(on: .commandLine), valueName: "time"))
     var until: String?
 
     func validate() throws { _ = try filter() }
@@ -168,31 +168,31 @@ struct FilterOptions: ParsableArguments, QueryTextOptions {
 /// Conditions on what an incident is: active, road, category, words, placement. Read by the
 /// query model (`QueryText.filter`), as `serve`'s parameters and a watches file's keys are.
 struct ContentFilterOptions: ParsableArguments, QueryTextOptions {
-    @Option(parsing: .unconditional, help: ArgumentHelp("Only incidents in effect at TIME (begun by then — the feed's own start, else the last update — not expired, not ended, and if they give no end, not unconfirmed): 'now', 'today', an ISO 8601 time, or -2h / +1h.", valueName: "time"))
+    @Option(parsing: .unconditional, help: ArgumentHelp(QueryField.activeAt.help(on: .commandLine), valueName: "time"))
     var activeAt: String?
 
-    @Option(name: .customLong("unconfirmed-after"), help: ArgumentHelp("With --active-at: a report that gives no end is no longer in effect once it has not been heard of for this long — not updated, not first read, not listed by a snapshot of its feed (7d unless given; 'never' keeps it in effect). A file read once does not stay 'active now' for ever.", valueName: "duration"))
+    @Option(name: .customLong("unconfirmed-after"), help: ArgumentHelp(QueryField.unconfirmedAfter.help(on: .commandLine), valueName: "duration"))
     var unconfirmedAfter: String?
 
-    @Option(help: ArgumentHelp("Only incidents on these roads, on any road they are on (A4 = a4 = A 4 = BAB 4; M1, A1(M), I-25, US-40, CO-7, N7, E40; fr:A7 is A7 where the feed names France; a comma list, or the option repeated).", valueName: "road"))
+    @Option(help: ArgumentHelp(QueryField.road.help(on: .commandLine), valueName: "road"))
     var road: [String] = []
 
-    @Option(help: ArgumentHelp("Only incidents of these categories (a comma list, or the option repeated; German names such as Unfall or Baustelle too): \(IncidentCategory.allCases.map(\.rawValue).joined(separator: ", ")).", valueName: "list"))
+    @Option(help: ArgumentHelp(QueryField.category.help(on: .commandLine), valueName: "list"))
     var category: [String] = []
 
-    @Option(help: ArgumentHelp("Only incidents whose title, summary or road contain every word (Koeln finds Köln).", valueName: "words"))
+    @Option(help: ArgumentHelp(QueryField.search.help(on: .commandLine), valueName: "words"))
     var search: String?
 
-    @Option(name: .customLong("min-confidence"), help: ArgumentHelp("Only incidents placed at least this surely, 0 … 1 (geocoded ones; positions a feed gave always pass).", valueName: "c"))
+    @Option(name: .customLong("min-confidence"), help: ArgumentHelp(QueryField.minConfidence.help(on: .commandLine), valueName: "c"))
     var minConfidence: String?
 
-    @Option(name: .customLong("min-severity"), help: ArgumentHelp("Only incidents at least this severe: \(Severity.allCases.map(\.name).joined(separator: ", ")) (the feeds' words map onto this scale: minor = low, moderate = medium, major = high); those whose feed gives no severity are left out.", valueName: "level"))
+    @Option(name: .customLong("min-severity"), help: ArgumentHelp(QueryField.minSeverity.help(on: .commandLine), valueName: "level"))
     var minSeverity: String?
 
-    @Option(help: ArgumentHelp("Only geocoded incidents of these precisions (comma-separated: \(GeocodePrecision.allCases.map(\.rawValue).joined(separator: ", "))); positions a feed gave always pass.", valueName: "list"))
+    @Option(help: ArgumentHelp(QueryField.precision.help(on: .commandLine), valueName: "list"))
     var precision: String?
 
-    @Flag(help: "Answer with every report the feeds gave, each naming its event, instead of the events they make (one per real-world incident, however many feeds report it).")
+    @Flag(help: ArgumentHelp(QueryField.reports.help(on: .commandLine)))
     var reports = false
 
     func validate() throws { _ = try filter() }
@@ -215,7 +215,7 @@ struct ContentFilterOptions: ParsableArguments, QueryTextOptions {
 struct QueryOptions: ParsableArguments {
     @OptionGroup var filters: FilterOptions
 
-    @Option(help: ArgumentHelp("Order of results (\(QuerySort.allCases.map(\.rawValue).joined(separator: ", "))); ties keep a stable order.", valueName: "key"))
+    @Option(help: ArgumentHelp(QueryField.sort.help(on: .commandLine), valueName: "key"))
     var sort: String?
 
     /// `--sort`, read by the query model as `serve`'s sortby is (`hasCenter`: the command
