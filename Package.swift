@@ -178,7 +178,7 @@ let package = Package(
         // Fuzz targets (Fuzz/, scripts/fuzz) and the tests that replay their corpora; not library API.
         .target(name: "TrafficGeoFuzzTargets", dependencies: ["TrafficGeoFeeds", "TrafficGeoRoadTitles", "TrafficGeoGeocoding", "TrafficGeoModel", "TrafficGeoStore"]),
         // Helpers shared by the tests and the benchmark; not library API.
-        .target(name: "TrafficGeoTestSupport"),
+        .target(name: "TrafficGeoTestSupport", dependencies: ["TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoPostGIS"]),
         // Transformations between any two CRSs with PROJ, opened with dlopen when first needed
         // (`--crs`): linking libproj cost every process ~14 ms of library loading (docs/crs.md).
         // The index computes its geocentric points in closed form (checked against this in the tests).

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TrafficGeoOutput
 @testable import TrafficGeoQuery
+import TrafficGeoTestSupport
 
 /// Issue 15, "every command works as a user types it": each numbered point through the CLI as
 /// typed (points 1, 4, 5, 7, 8, 9 are in CommandLineTests and ConcurrencyTests).

@@ -4,6 +4,7 @@ import Testing
 import TrafficGeoStore
 import TrafficGeoModel
 import TrafficGeoProjection
+import TrafficGeoTestSupport
 
 /// The road authorities' standards (DATEX II, WZDx, Open511) as a user reads them: `trafficgeo
 /// ingest FILE|URL` through the command line (scripts/test runs this suite on the release binary

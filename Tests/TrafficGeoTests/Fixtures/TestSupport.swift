@@ -1,15 +1,12 @@
 import Foundation
+import TrafficGeoTestSupport
 @testable import TrafficGeoFeeds
 @testable import TrafficGeoModel
 
 /// Helpers shared by the tests: temporary files, the shared data folder, the built CLI.
 enum TestSupport {
     /// A fresh temporary folder, removed by the caller with `cleanup`.
-    static func temporaryDirectory() -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("trafficgeo-test-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
+    static func temporaryDirectory() -> URL { TestFolders.temporaryDirectory() }
 
     static func write(_ text: String, name: String, in folder: URL) throws -> URL {
         let url = folder.appendingPathComponent(name)

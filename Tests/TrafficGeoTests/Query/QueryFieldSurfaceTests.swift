@@ -7,6 +7,7 @@ import Testing
 @testable import TrafficGeoStore
 @testable import TrafficGeoWatch
 import TrafficGeoSupport
+import TrafficGeoTestSupport
 
 /// Every query field on every surface: each surface takes exactly the fields
 /// `QueryField.surfaces` declares — the query commands' options, serve's items and event

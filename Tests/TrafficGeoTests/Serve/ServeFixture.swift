@@ -10,6 +10,7 @@ import NIOHTTP1
 @testable import TrafficGeoServe
 @testable import TrafficGeoStore
 import TrafficGeoSupport
+import TrafficGeoTestSupport
 
 /// A store of known incidents served by `IncidentServer` on a loopback port of its own, and a
 /// client that asks it like any HTTP client.

@@ -4,6 +4,7 @@ import Testing
 @testable import TrafficGeoServe
 @testable import TrafficGeoStore
 import TrafficGeoSupport
+import TrafficGeoTestSupport
 
 /// `serve` over the PostGIS store answers as over the SQLite file: the same incidents (by feed
 /// id; store ids are each store's own), in the same order, with the same counts and distances,

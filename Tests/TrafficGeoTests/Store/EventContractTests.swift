@@ -6,6 +6,7 @@ import Testing
 @testable import TrafficGeoSQLite
 @testable import TrafficGeoStore
 import TrafficGeoSupport
+import TrafficGeoTestSupport
 
 /// Reports and events (docs/conflation.md) on every store: what several feeds report of one
 /// incident is one event, kept with every report, incrementally as reports arrive, change, end,

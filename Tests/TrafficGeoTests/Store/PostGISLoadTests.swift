@@ -5,6 +5,7 @@ import Testing
 @testable import TrafficGeoPostGIS
 @testable import TrafficGeoStore
 import TrafficGeoSupport
+import TrafficGeoTestSupport
 
 /// What only the PostGIS store has: the bulk load into an empty table (indexes and keys dropped,
 /// then built again) and the upgrade of a store made by an older trafficgeo.

@@ -12,45 +12,13 @@ import Testing
 import TrafficGeoSupport
 import TrafficGeoTestSupport
 
-/// The PostgreSQL server of the tests: `$TRAFFICGEO_TEST_POSTGRES`, a URL of a private cluster
-/// that has a `trafficgeo_template` database with PostGIS (`scripts/postgres-test-cluster start`,
-/// which `.ci/run` runs). Each test gets a database of its own, dropped at the end.
-enum PostgresTestServer {
-    static let url: String? = ProcessInfo.processInfo.environment["TRAFFICGEO_TEST_POSTGRES"].flatMap { $0.isEmpty ? nil : $0 }
-    static let skipReason: Comment = "no PostgreSQL for the tests: set TRAFFICGEO_TEST_POSTGRES (scripts/postgres-test-cluster start prints it)"
-
-    /// A new database made from the template; its URL.
-    static func makeDatabase() throws -> String {
-        guard let url else { throw StoreError.cannotOpen("postgresql", reason: "TRAFFICGEO_TEST_POSTGRES is not set") }
-        let name = "tg_test_" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "").prefix(16)
-        try PostgresAdministration.createDatabase(String(name), template: "trafficgeo_template", on: url)
-        return try PostgresAdministration.url(url, database: String(name))
-    }
-
-    static func dropDatabase(_ databaseURL: String) {
-        guard let url, let name = try? PostgresLocation(url: databaseURL).database else { return }
-        try? PostgresAdministration.dropDatabase(name, on: url)
-    }
+// PostgresTestServer and StoreBackend are TrafficGeoTestSupport's; what Swift Testing needs of them:
+extension PostgresTestServer {
+    static var skipReason: Comment { Comment(rawValue: skipReasonText) }
 }
 
-/// Which store a contract test runs on: every test below runs on both.
-enum StoreBackend: String, Sendable, CustomTestStringConvertible {
-    case sqlite, postgis
-
-    var testDescription: String { rawValue }
-
-    /// A new empty store, and how to clean up after it.
-    func makeStore() throws -> (store: any IncidentStore, location: String, cleanup: @Sendable () -> Void) {
-        switch self {
-        case .sqlite:
-            let folder = TestSupport.temporaryDirectory()
-            let path = folder.appendingPathComponent("store.sqlite").path
-            return (try SQLiteIncidentStore(path: path), path, { try? FileManager.default.removeItem(at: folder) })
-        case .postgis:
-            let url = try PostgresTestServer.makeDatabase()
-            return (try PostGISIncidentStore(url: url), url, { PostgresTestServer.dropDatabase(url) })
-        }
-    }
+extension StoreBackend: CustomTestStringConvertible {
+    public var testDescription: String { rawValue }
 }
 
 /// What every `IncidentStore` must do, run on the SQLite file and on PostGIS alike.

@@ -7,6 +7,7 @@ import Testing
 @testable import TrafficGeoPostGIS
 @testable import TrafficGeoSQLite
 @testable import TrafficGeoStore
+import TrafficGeoTestSupport
 
 /// `trafficgeo copy`: an SQLite file to PostGIS and back again loses nothing.
 @Suite("Copying a store between SQLite and PostGIS",

@@ -7,6 +7,7 @@ import Testing
 @testable import TrafficGeoQuery
 @testable import TrafficGeoSQLite
 @testable import TrafficGeoStore
+import TrafficGeoTestSupport
 
 /// The PostGIS store gives the same answers as the SQLite file: the same incidents at the same
 /// distances (the same doubles: both compute Karney's geodesic in the same code), on the global
