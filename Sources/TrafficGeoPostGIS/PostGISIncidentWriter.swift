@@ -10,7 +10,7 @@ import TrafficGeoStore
 /// are collected, the stored copies of a whole batch are looked up with one query, and the batch
 /// is written with one `INSERT … FROM unnest(…)` and one `UPDATE … FROM unnest(…)` — a million
 /// entries are a few hundred round trips, not a million. The same rules as the SQLite store's
-/// `IncidentWriter`: identity by (source, feed id), change hashes, a position found earlier kept
+/// `StoreWriter`: identity by (source, feed id), change hashes, a position found earlier kept
 /// while the words stay the same, a repeated feed id counted as an update, a listed incident
 /// reopened if it had ended.
 ///

@@ -14,9 +14,9 @@ import TrafficGeoSupport
 ///     let engine = QueryEngine(store: store)
 ///     let nearest = try engine.nearest(to: Coordinate(latitude: 50.94, longitude: 6.96), limit: 5)
 public final class QueryEngine: Sendable {
-    public let store: any IncidentStore
+    public let store: any StoreReader
 
-    public init(store: any IncidentStore) {
+    public init(store: any StoreReader) {
         self.store = store
     }
 

@@ -16,7 +16,7 @@ struct EventStream: Sendable {
     var query: ItemsQuery
     /// Resume after this event; nil starts at the feed's end (only what happens from now).
     var lastEventID: Int64?
-    var store: any IncidentStore
+    var store: any StoreReader
     var runner: QueryRunner
     var configuration: ServeConfiguration
     var logger: Logger

@@ -20,11 +20,11 @@ import TrafficGeoSupport
 ///     let server = IncidentServer(store: try StoreOpening.open(path, readOnly: true))
 ///     try await server.run(until: .onSignals()) { port in print("listening on \(port)") }
 public struct IncidentServer: Sendable {
-    public let store: any IncidentStore
+    public let store: any StoreReader
     public let configuration: ServeConfiguration
     public let logger: Logger
 
-    public init(store: any IncidentStore, configuration: ServeConfiguration = ServeConfiguration(), logger: Logger = Logger(label: "trafficgeo.serve")) {
+    public init(store: any StoreReader, configuration: ServeConfiguration = ServeConfiguration(), logger: Logger = Logger(label: "trafficgeo.serve")) {
         self.store = store
         self.configuration = configuration
         self.logger = logger
@@ -67,7 +67,7 @@ public struct IncidentServer: Sendable {
 
 /// Answers one request: routing, content negotiation, problems, ETags and the access log.
 struct IncidentAPI: Sendable {
-    let store: any IncidentStore
+    let store: any StoreReader
     let configuration: ServeConfiguration
     let runner: QueryRunner
     let logger: Logger
@@ -76,7 +76,7 @@ struct IncidentAPI: Sendable {
     /// a position is an event there, so an unchanged head means an unchanged extent.
     private let extentCache = NIOLockedValueBox<(head: Int64, box: LonLatBox?)?>(nil)
 
-    init(store: any IncidentStore, configuration: ServeConfiguration, runner: QueryRunner, logger: Logger) {
+    init(store: any StoreReader, configuration: ServeConfiguration, runner: QueryRunner, logger: Logger) {
         self.store = store
         self.configuration = configuration
         self.runner = runner

@@ -70,7 +70,7 @@ public final class ServeMetrics: Sendable {
     /// Reads what the store holds into the registry (at most every `storeReadInterval`).
     /// `now` is the wall clock the ages are measured against.
     @available(*, noasync, message: "reads the store: run it on a query thread")
-    func readStore(_ store: any IncidentStore, now: Date = Date()) throws {
+    func readStore(_ store: any StoreReader, now: Date = Date()) throws {
         let due = lastStoreRead.withLockedValue { last -> Bool in
             if let last, ContinuousClock.now - last < storeReadInterval { return false }
             last = .now

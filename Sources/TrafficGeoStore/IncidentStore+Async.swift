@@ -12,42 +12,16 @@ import TrafficGeoProjection
 ///     let written = try await store.perform { store in   // several calls on one store thread
 ///         try store.all(filter: filter, locatedOnly: true) { try writer.write($0) }
 ///     }
-extension IncidentStore {
+extension StoreHandle {
     /// Runs `body` on a store thread with the synchronous API: several calls in one hop, or
     /// streaming (`all`, `within` with a handler) into a writer.
     public func perform<T>(_ body: (Self) throws -> T) async throws -> T {
         try await StoreThreads.run { try body(self) }
     }
+}
 
-    // MARK: Ingest
-
-    public func ingest(source: String, format: FeedFormat? = nil, adopting formerNames: FormerSourceNames = .none,
-                       snapshot: SnapshotScope? = nil, now: Date = Date(),
-                       read: ((FeedEvent) throws -> Void) throws -> Void) async throws -> IngestSummary {
-        try await perform { try $0.ingest(source: source, format: format, adopting: formerNames, snapshot: snapshot, now: now, read: read) }
-    }
-
-    public func recordFetch(_ report: FetchReport) async throws { try await perform { try $0.recordFetch(report) } }
-
+extension StoreReader {
     public func feedHealth() async throws -> [FeedHealth] { try await perform { try $0.feedHealth() } }
-
-    // MARK: Geocoding
-
-    public func pendingGeocodes(source: String? = nil, retryNotFound: Bool = false, limit: Int = -1) async throws -> [StoredIncident] {
-        try await perform { try $0.pendingGeocodes(source: source, retryNotFound: retryNotFound, limit: limit) }
-    }
-
-    public func recordGeocode(storeID: Int64, result: Result<LocatedPosition?, GeocodingError>, geocoder: String) async throws {
-        try await perform { try $0.recordGeocode(storeID: storeID, result: result, geocoder: geocoder) }
-    }
-
-    // MARK: Junction knowledge
-
-    public func relearnJunctions() async throws -> JunctionLearning { try await perform { try $0.relearnJunctions() } }
-
-    public func recordJunctionObservations(_ observations: [JunctionObservation], observer: String, replacing: Bool = false) async throws {
-        try await perform { try $0.recordJunctionObservations(observations, observer: observer, replacing: replacing) }
-    }
 
     public func knownJunctions(roads: Set<String>? = nil) async throws -> [KnownJunction] { try await perform { try $0.knownJunctions(roads: roads) } }
 
@@ -55,15 +29,7 @@ extension IncidentStore {
         try await perform { try $0.roadPositions(road: road, limit: limit) }
     }
 
-    // MARK: Reports and events
-
     public func conflationSettings() async throws -> ConflationSettings { try await perform { try $0.conflationSettings() } }
-
-    public func setConflationSettings(_ settings: ConflationSettings) async throws { try await perform { try $0.setConflationSettings(settings) } }
-
-    public func rebuildEvents() async throws -> EventChanges { try await perform { try $0.rebuildEvents() } }
-
-    // MARK: Reading and queries
 
     public func incident(id: Int64) async throws -> StoredIncident? { try await perform { try $0.incident(id: id) } }
 
@@ -100,8 +66,6 @@ extension IncidentStore {
     /// Every incident in store order (export, tests).
     public func allIncidents() async throws -> [StoredIncident] { try await perform { try $0.allIncidents() } }
 
-    // MARK: Change feed
-
     public func changes(after sequence: Int64, limit: Int) async throws -> [Change] { try await perform { try $0.changes(after: sequence, limit: limit) } }
 
     public func changeFeedBounds() async throws -> ChangeFeedBounds { try await perform { try $0.changeFeedBounds() } }
@@ -110,14 +74,6 @@ extension IncidentStore {
 
     public func incidents(ids: [Int64]) async throws -> [Int64: StoredIncident] { try await perform { try $0.incidents(ids: ids) } }
 
-    // MARK: Maintenance
-
-    public func pruneExpired(before date: Date = Date()) async throws -> Int { try await perform { try $0.pruneExpired(before: date) } }
-
-    public func pruneEnded(before date: Date) async throws -> Int { try await perform { try $0.pruneEnded(before: date) } }
-
-    public func pruneChanges(before date: Date) async throws -> Int { try await perform { try $0.pruneChanges(before: date) } }
-
     public func statistics(now: Date = Date()) async throws -> StoreStatistics { try await perform { try $0.statistics(now: now) } }
 
     public func incidentCounts(now: Date = Date()) async throws -> IncidentCounts { try await perform { try $0.incidentCounts(now: now) } }
@@ -125,4 +81,38 @@ extension IncidentStore {
     public func locatedExtent() async throws -> LonLatBox? { try await perform { try $0.locatedExtent() } }
 
     public func checkIntegrity() async throws -> [String] { try await perform { try $0.checkIntegrity() } }
+}
+
+extension StoreWriter {
+    public func ingest(source: String, format: FeedFormat? = nil, adopting formerNames: FormerSourceNames = .none,
+
+                       snapshot: SnapshotScope? = nil, now: Date = Date(),
+                       read: ((FeedEvent) throws -> Void) throws -> Void) async throws -> IngestSummary {
+        try await perform { try $0.ingest(source: source, format: format, adopting: formerNames, snapshot: snapshot, now: now, read: read) }
+    }
+    public func recordFetch(_ report: FetchReport) async throws { try await perform { try $0.recordFetch(report) } }
+
+    public func pendingGeocodes(source: String? = nil, retryNotFound: Bool = false, limit: Int = -1) async throws -> [StoredIncident] {
+        try await perform { try $0.pendingGeocodes(source: source, retryNotFound: retryNotFound, limit: limit) }
+    }
+
+    public func recordGeocode(storeID: Int64, result: Result<LocatedPosition?, GeocodingError>, geocoder: String) async throws {
+        try await perform { try $0.recordGeocode(storeID: storeID, result: result, geocoder: geocoder) }
+    }
+
+    public func relearnJunctions() async throws -> JunctionLearning { try await perform { try $0.relearnJunctions() } }
+
+    public func recordJunctionObservations(_ observations: [JunctionObservation], observer: String, replacing: Bool = false) async throws {
+        try await perform { try $0.recordJunctionObservations(observations, observer: observer, replacing: replacing) }
+    }
+
+    public func setConflationSettings(_ settings: ConflationSettings) async throws { try await perform { try $0.setConflationSettings(settings) } }
+
+    public func rebuildEvents() async throws -> EventChanges { try await perform { try $0.rebuildEvents() } }
+
+    public func pruneExpired(before date: Date = Date()) async throws -> Int { try await perform { try $0.pruneExpired(before: date) } }
+
+    public func pruneEnded(before date: Date) async throws -> Int { try await perform { try $0.pruneEnded(before: date) } }
+
+    public func pruneChanges(before date: Date) async throws -> Int { try await perform { try $0.pruneChanges(before: date) } }
 }

@@ -5,14 +5,119 @@ import TrafficGeoModel
 import TrafficGeoProjection
 
 /// What ingest, geocoding, queries and maintenance need of a store, and nothing of how it keeps
-/// its data: `SQLiteIncidentStore` (one file, the default) implements it; a server database can
-/// implement it too. Every answer is exact: distances are WGS84 geodesics (Karney), ties broken
-/// by store id, so two stores holding the same incidents give the same answers.
-public protocol IncidentStore: AnyObject, GeocodeCaching {
+/// its data: `SQLiteIncidentStore` (one file, the default) and `PostGISIncidentStore` implement
+/// it. Every answer is exact: distances are WGS84 geodesics (Karney), ties broken by store id,
+/// so two stores holding the same incidents give the same answers.
+///
+/// Reading and writing are separate protocols, as GRDB separates them: `serve`, the query
+/// engine and a watch need only an `StoreReader` (a store opened read-only is one);
+/// ingest, geocoding, junction learning and pruning are an `StoreWriter`'s.
+public protocol IncidentStore: StoreReader, StoreWriter {}
+
+/// What reading and writing share: where the store is, and (IncidentStore+Async) running
+/// blocking work on a store thread.
+public protocol StoreHandle: AnyObject, Sendable {
     /// Where the store is (a file path, a URL without its password), for messages.
     var location: String { get }
+}
 
-    // MARK: Ingest
+/// Questions to a store: queries, the change feed, statistics, what it knows of feeds,
+/// junctions and its merge settings. Nothing here changes the data.
+public protocol StoreReader: StoreHandle {
+
+    /// The fetch history of every source that has one, by source name.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func feedHealth() throws -> [FeedHealth]
+
+    /// The junctions the store knows, optionally only on these roads.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func knownJunctions(roads: Set<String>?) throws -> [KnownJunction]
+
+    /// Positions of incidents on `road` (a sample of at most `limit`): where the road runs.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func roadPositions(road: String, limit: Int) throws -> [Coordinate]
+
+    /// The thresholds by which this store merges reports into events.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func conflationSettings() throws -> ConflationSettings
+
+    /// The incident with this store id.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func incident(id: Int64) throws -> StoredIncident?
+
+    /// The `limit` incidents nearest to `point`, nearest first, no farther than `maxDistance` metres.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func nearest(to point: Coordinate, limit: Int, maxDistance: Double?, filter: IncidentFilter) throws -> [QueryResult]
+
+    /// Every incident within `radius` metres of `center` (boundary included), in store order.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func within(radius: Double, of center: Coordinate, filter: IncidentFilter, handle: (QueryResult) throws -> Void) throws
+
+    /// Every incident inside the box (edges included), in store order.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func inBoundingBox(_ box: LonLatBox, filter: IncidentFilter, handle: (QueryResult) throws -> Void) throws
+
+    /// Every incident matching `filter` (with `locatedOnly`, only those with a position), in store order.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func all(filter: IncidentFilter, locatedOnly: Bool, handle: (QueryResult) throws -> Void) throws
+
+    /// How many incidents `all` would hand over (a server's `numberMatched`).
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func count(filter: IncidentFilter, locatedOnly: Bool) throws -> Int
+
+    /// `all`'s incidents from the `offset`-th on, at most `limit` of them (a server's pages).
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func all(filter: IncidentFilter, locatedOnly: Bool, offset: Int, limit: Int) throws -> [QueryResult]
+
+    /// Runs `body` on one consistent state of the store: lean queries (ids and distances) for
+    /// batches. The search must not escape `body`.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func withNeighbourSearch<T>(_ body: (any NeighbourSearch) throws -> T) throws -> T
+
+    /// Up to `limit` events after sequence number `sequence`, oldest first.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func changes(after sequence: Int64, limit: Int) throws -> [Change]
+
+    /// The events the feed holds.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func changeFeedBounds() throws -> ChangeFeedBounds
+
+    /// The first event recorded at or after `date`, if any.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func firstChange(atOrAfter date: Date) throws -> Int64?
+
+    /// The events with these store ids (missing ones, deleted since or merged into another
+    /// event, are left out).
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func incidents(ids: [Int64]) throws -> [Int64: StoredIncident]
+
+    /// Counts for `trafficgeo stats`.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func statistics(now: Date) throws -> StoreStatistics
+
+    /// How many incidents there are, and how many are active at `now` (serve's /metrics): one
+    /// pass over the table, without the rest of `statistics`.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func incidentCounts(now: Date) throws -> IncidentCounts
+
+    /// Bounds every statement from now on to `limit` where the database itself can stop one
+    /// (PostgreSQL's `statement_timeout`): `serve` sets its request time limit, so a query the
+    /// client no longer waits for does not run on. The SQLite store is stopped through `QueryStop`.
+    func limitStatements(to limit: Duration)
+
+    /// The smallest longitude/latitude box that holds every located incident (west ≤ east:
+    /// data across the antimeridian spans the globe's width); nil when none is located.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func locatedExtent() throws -> LonLatBox?
+
+    /// Problems with the stored data or its index; empty when sound.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func checkIntegrity() throws -> [String]
+}
+
+/// What changes a store: ingest (and each fetch's record), geocoding results and their cache,
+/// junction knowledge, how reports merge into events, pruning.
+public protocol StoreWriter: StoreHandle, GeocodeCaching {
 
     /// Runs `read` inside one transaction and stores every incident it emits (insert, or update
     /// by source and feed id). A `FeedError.malformed` thrown by `read` keeps the entries emitted
@@ -30,123 +135,46 @@ public protocol IncidentStore: AnyObject, GeocodeCaching {
     /// Records how a fetch of a source went (feed health in `statistics`).
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func recordFetch(_ report: FetchReport) throws
-    /// The fetch history of every source that has one, by source name.
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    func feedHealth() throws -> [FeedHealth]
-
-    // MARK: Geocoding (the answer cache: `GeocodeCaching`)
 
     /// Incidents without a position that have not been given up on (nor ended), oldest first.
     /// `retryNotFound` also returns those a geocoder definitely did not find before.
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func pendingGeocodes(source: String?, retryNotFound: Bool, limit: Int) throws -> [StoredIncident]
+
     /// Records a geocoding outcome: a position (indexed), or why there is none.
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func recordGeocode(storeID: Int64, result: Result<LocatedPosition?, GeocodingError>, geocoder: String) throws
 
-    // MARK: Junction knowledge
-
     /// Learns from every positioned incident of the store.
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func relearnJunctions() throws -> JunctionLearning
+
     /// Records observations from outside the incidents (a geocoder's junction answer, an import).
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func recordJunctionObservations(_ observations: [JunctionObservation], observer: String, replacing: Bool) throws
-    /// The junctions the store knows, optionally only on these roads.
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    func knownJunctions(roads: Set<String>?) throws -> [KnownJunction]
-    /// Positions of incidents on `road` (a sample of at most `limit`): where the road runs.
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    func roadPositions(road: String, limit: Int) throws -> [Coordinate]
 
-    // MARK: Reports and events (docs/conflation.md)
-
-    /// The thresholds by which this store merges reports into events.
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    func conflationSettings() throws -> ConflationSettings
     /// Keeps new thresholds: every ingest and geocode from now on merges by them
     /// (`rebuildEvents` applies them to the reports stored).
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func setConflationSettings(_ settings: ConflationSettings) throws
+
     /// Merges every stored report into events anew, source by source in the order they were
     /// first read: the events of several reports are made again (with new ids), which the
     /// change feed records.
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func rebuildEvents() throws -> EventChanges
 
-    // MARK: Reading and queries
-
-    /// The incident with this store id.
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    func incident(id: Int64) throws -> StoredIncident?
-    /// The `limit` incidents nearest to `point`, nearest first, no farther than `maxDistance` metres.
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    func nearest(to point: Coordinate, limit: Int, maxDistance: Double?, filter: IncidentFilter) throws -> [QueryResult]
-    /// Every incident within `radius` metres of `center` (boundary included), in store order.
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    func within(radius: Double, of center: Coordinate, filter: IncidentFilter, handle: (QueryResult) throws -> Void) throws
-    /// Every incident inside the box (edges included), in store order.
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    func inBoundingBox(_ box: LonLatBox, filter: IncidentFilter, handle: (QueryResult) throws -> Void) throws
-    /// Every incident matching `filter` (with `locatedOnly`, only those with a position), in store order.
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    func all(filter: IncidentFilter, locatedOnly: Bool, handle: (QueryResult) throws -> Void) throws
-    /// How many incidents `all` would hand over (a server's `numberMatched`).
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    func count(filter: IncidentFilter, locatedOnly: Bool) throws -> Int
-    /// `all`'s incidents from the `offset`-th on, at most `limit` of them (a server's pages).
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    func all(filter: IncidentFilter, locatedOnly: Bool, offset: Int, limit: Int) throws -> [QueryResult]
-    /// Runs `body` on one consistent state of the store: lean queries (ids and distances) for
-    /// batches. The search must not escape `body`.
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    func withNeighbourSearch<T>(_ body: (any NeighbourSearch) throws -> T) throws -> T
-
-    // MARK: Change feed
-
-    /// Up to `limit` events after sequence number `sequence`, oldest first.
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    func changes(after sequence: Int64, limit: Int) throws -> [Change]
-    /// The events the feed holds.
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    func changeFeedBounds() throws -> ChangeFeedBounds
-    /// The first event recorded at or after `date`, if any.
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    func firstChange(atOrAfter date: Date) throws -> Int64?
-    /// The events with these store ids (missing ones, deleted since or merged into another
-    /// event, are left out).
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    func incidents(ids: [Int64]) throws -> [Int64: StoredIncident]
-
-    // MARK: Maintenance
-
     /// Deletes incidents whose `expires` lies before `date`; returns how many.
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func pruneExpired(before date: Date) throws -> Int
+
     /// Deletes incidents that ended before `date`; returns how many.
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func pruneEnded(before date: Date) throws -> Int
+
     /// Forgets change-feed events recorded before `date` (sequence numbers are not reused).
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func pruneChanges(before date: Date) throws -> Int
-    /// Counts for `trafficgeo stats`.
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    func statistics(now: Date) throws -> StoreStatistics
-    /// How many incidents there are, and how many are active at `now` (serve's /metrics): one
-    /// pass over the table, without the rest of `statistics`.
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    func incidentCounts(now: Date) throws -> IncidentCounts
-    /// Bounds every statement from now on to `limit` where the database itself can stop one
-    /// (PostgreSQL's `statement_timeout`): `serve` sets its request time limit, so a query the
-    /// client no longer waits for does not run on. The SQLite store is stopped through `QueryStop`.
-    func limitStatements(to limit: Duration)
-    /// The smallest longitude/latitude box that holds every located incident (west ≤ east:
-    /// data across the antimeridian spans the globe's width); nil when none is located.
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    func locatedExtent() throws -> LonLatBox?
-    /// Problems with the stored data or its index; empty when sound.
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    func checkIntegrity() throws -> [String]
 }
 
 /// Lean queries on one consistent state of a store (`IncidentStore.withNeighbourSearch`).
@@ -172,38 +200,17 @@ extension NeighbourSearch {
 }
 
 // The usual arguments.
-extension IncidentStore {
+extension StoreReader {
     /// Nothing to set: stores whose work `QueryStop` ends need no limit of their own.
     public func limitStatements(to limit: Duration) {}
 }
 
-extension IncidentStore {
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    public func ingest(source: String, format: FeedFormat? = nil, adopting formerNames: FormerSourceNames = .none,
-                       snapshot: SnapshotScope? = nil, now: Date = Date(),
-                       read: ((FeedEvent) throws -> Void) throws -> Void) throws -> IngestSummary {
-        try ingest(source: source, format: format, adopting: formerNames, snapshot: snapshot, now: now, read: read)
-    }
-
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    public func pendingGeocodes(source: String? = nil, retryNotFound: Bool = false, limit: Int = -1) throws -> [StoredIncident] {
-        try pendingGeocodes(source: source, retryNotFound: retryNotFound, limit: limit)
-    }
-
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    public func recordJunctionObservations(_ observations: [JunctionObservation], observer: String) throws {
-        try recordJunctionObservations(observations, observer: observer, replacing: false)
-    }
-
+extension StoreReader {
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     public func knownJunctions() throws -> [KnownJunction] { try knownJunctions(roads: nil) }
 
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     public func roadPositions(road: String) throws -> [Coordinate] { try roadPositions(road: road, limit: 4000) }
-
-    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
-    @discardableResult
-    public func pruneExpired() throws -> Int { try pruneExpired(before: Date()) }
 
     /// By streaming `all`; a store with a query language counts in it.
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
@@ -238,6 +245,29 @@ extension IncidentStore {
         try self.all(filter: IncidentFilter(), locatedOnly: false) { all.append($0.stored) }
         return all
     }
+}
+
+extension StoreWriter {
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    public func ingest(source: String, format: FeedFormat? = nil, adopting formerNames: FormerSourceNames = .none,
+
+                       snapshot: SnapshotScope? = nil, now: Date = Date(),
+                       read: ((FeedEvent) throws -> Void) throws -> Void) throws -> IngestSummary {
+        try ingest(source: source, format: format, adopting: formerNames, snapshot: snapshot, now: now, read: read)
+    }
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    public func pendingGeocodes(source: String? = nil, retryNotFound: Bool = false, limit: Int = -1) throws -> [StoredIncident] {
+        try pendingGeocodes(source: source, retryNotFound: retryNotFound, limit: limit)
+    }
+
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    public func recordJunctionObservations(_ observations: [JunctionObservation], observer: String) throws {
+        try recordJunctionObservations(observations, observer: observer, replacing: false)
+    }
+
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    @discardableResult
+    public func pruneExpired() throws -> Int { try pruneExpired(before: Date()) }
 }
 
 /// Ends the streaming of `all` once a page is full (the default paging).

@@ -58,7 +58,7 @@ public struct WatchMatcher: Sendable {
     /// Reads the change feed up to its end and returns the events, oldest first. `deliver` is
     /// called with each batch's events before the state moves past them (save the state after
     /// it returns: a crash in between repeats that batch rather than losing it).
-    public mutating func poll(_ store: any IncidentStore, now: Date = Date(),
+    public mutating func poll(_ store: any StoreReader, now: Date = Date(),
                               deliver: ([WatchEvent], WatchState) async throws -> Void) async throws {
         filters = queries.map { $0.filter(at: now) }
         let bounds = try await store.changeFeedBounds()
@@ -92,7 +92,7 @@ public struct WatchMatcher: Sendable {
 
     /// The events for one batch of changes.
     @available(*, noasync)
-    mutating func match(_ changes: [Change], store: any IncidentStore, now: Date) throws -> [WatchEvent] {
+    mutating func match(_ changes: [Change], store: any StoreReader, now: Date) throws -> [WatchEvent] {
         // The last change of each incident decides; a change event needs an edit among them.
         var order: [Int64] = []
         var last: [Int64: Change] = [:]
@@ -182,7 +182,7 @@ public struct WatchMatcher: Sendable {
     /// Compares each query's members (or those of the queries `only` names) with what the store
     /// holds inside its area now.
     @available(*, noasync)
-    mutating func resync(_ store: any IncidentStore, now: Date, only: Set<Int>? = nil) throws -> [WatchEvent] {
+    mutating func resync(_ store: any StoreReader, now: Date, only: Set<Int>? = nil) throws -> [WatchEvent] {
         var events: [WatchEvent] = []
         for (q, query) in queries.enumerated() where only?.contains(q) ?? true {
             var found: [Int64: (StoredIncident, Double?)] = [:]

@@ -42,7 +42,7 @@ struct EventsCommand: AsyncParsableCommand {
     }
 
     /// A report by its store id, or by "SOURCE#ID" (the last # splits: a source may hold one).
-    static func report(named name: String, in store: any IncidentStore) async throws -> StoredIncident? {
+    static func report(named name: String, in store: any StoreReader) async throws -> StoredIncident? {
         if let id = Int64(name) { return try await store.incident(id: id) }
         guard let hash = name.lastIndex(of: "#") else { return nil }
         var filter = IncidentFilter(source: String(name[..<hash]))

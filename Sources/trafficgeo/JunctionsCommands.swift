@@ -37,7 +37,7 @@ struct JunctionSelection: ParsableArguments {
     }
 
     /// The road's junctions and those known without a road; every junction without --road.
-    func junctions(in store: any IncidentStore) async throws -> [KnownJunction] {
+    func junctions(in store: any StoreReader) async throws -> [KnownJunction] {
         try await store.knownJunctions(roads: road.flatMap(RoadReference.normalize).map { [$0] })
     }
 }
