@@ -66,7 +66,7 @@ public struct AutobahnAPI: Sendable {
         } catch is CancellationError {
             throw CancellationError()
         } catch {
-            throw FeedError.download(baseURL + "/", reason: Self.describe(error))
+            throw FeedError.download(baseURL + "/", reason: Self.describe(error), underlying: error)
         }
         guard let object = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any], let roads = object["roads"] as? [Any] else {
             throw FeedError.malformed(baseURL + "/", format: .autobahn, reason: "the road list is not {\"roads\": [...]}", entriesRead: 0)

@@ -2,39 +2,121 @@ import Foundation
 import TrafficGeoModel
 import TrafficGeoSupport
 
-/// Why a feed as a whole could not be read (a single broken entry is a `SkippedEntry` instead).
-/// The words name no command-line option: the CLI says which of its options help
-/// (`FeedError.commandLineText` in the trafficgeo target).
-public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
-    case notFound(String)
-    case unreadable(String, reason: String)
-    case unknownFormat(String)
-    /// The input has no bytes, or only white space.
-    case empty(String)
-    /// `--format` names a format of another kind than the content (Atom asked, JSON given).
-    case formatMismatch(String, forced: FeedFormat, detected: FeedFormat)
-    case download(String, reason: String)
-    case httpStatus(String, status: Int)
-    case malformed(String, format: FeedFormat, reason: String, entriesRead: Int)
-    case tooLarge(String, limit: Int64)
-    /// gzip-compressed, and the compressed data is broken (corrupt or truncated).
-    case corruptCompression(String, reason: String)
-    /// More entries than one read keeps (`limit`, the ingest's setting): the first `limit` were kept.
-    case tooManyEntries(String, format: FeedFormat, limit: Int)
+/// Why a feed as a whole could not be read, or was read only in part (a single broken entry
+/// is a `SkippedEntry` instead): its kind (`code`), the feed's
+/// location, what the kind needs said (a reason, a format, an HTTP status, a limit), and the
+/// error underneath where one was caught (`underlying`: a file system, network or zlib error).
+///
+/// A struct over kinds it keeps to itself, as AsyncHTTPClient's errors are: a kind added later
+/// breaks no user's `switch`. Ask `error.code == .malformed`, or switch over `error.code` with a
+/// `default`. Its words name no command-line option: `setting` says which setting helps.
+public struct FeedError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The kinds of failure.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Kind: String, Sendable {
+            case notFound, unreadable, unknownFormat, empty, formatMismatch, download, httpStatus, malformed, tooLarge, corruptCompression, tooManyEntries
+        }
+        private let kind: Kind
+        private init(_ kind: Kind) { self.kind = kind }
+
+        /// No such file.
+        public static let notFound = Code(.notFound)
+        /// The file is there but cannot be read.
+        public static let unreadable = Code(.unreadable)
+        /// The content is no format a reader knows.
+        public static let unknownFormat = Code(.unknownFormat)
+        /// The input has no bytes, or only white space.
+        public static let empty = Code(.empty)
+        /// A format was asked for, and the content is of another kind (Atom asked, JSON given).
+        public static let formatMismatch = Code(.formatMismatch)
+        /// The download failed (no connection, a time limit, a broken transfer).
+        public static let download = Code(.download)
+        /// The server answered with an HTTP status other than success.
+        public static let httpStatus = Code(.httpStatus)
+        /// The content breaks its format; `entriesRead` entries were read before.
+        public static let malformed = Code(.malformed)
+        /// Larger than the bytes one read may take.
+        public static let tooLarge = Code(.tooLarge)
+        /// gzip-compressed, and the compressed data is broken (corrupt or truncated).
+        public static let corruptCompression = Code(.corruptCompression)
+        /// More entries than one read keeps: the first `limit` were kept.
+        public static let tooManyEntries = Code(.tooManyEntries)
+
+        public var description: String { kind.rawValue }
+    }
+
+    public let code: Code
+    /// The feed: a path or a URL.
+    public let location: String
+    /// What went wrong, in words (unreadable, download, malformed, corruptCompression).
+    public let reason: String?
+    /// The format read (malformed, tooManyEntries) or asked for (formatMismatch).
+    public let format: FeedFormat?
+    /// What the content is (formatMismatch).
+    public let detectedFormat: FeedFormat?
+    /// The server's HTTP status (httpStatus).
+    public let status: Int?
+    /// The limit passed: bytes (tooLarge) or entries (tooManyEntries).
+    public let limit: Int64?
+    /// Entries read before the feed broke off (malformed).
+    public let entriesRead: Int
+    /// The error that caused it, where one was caught.
+    public let underlying: (any Error & Sendable)?
+
+    private init(_ code: Code, _ location: String, reason: String? = nil, format: FeedFormat? = nil, detectedFormat: FeedFormat? = nil,
+                 status: Int? = nil, limit: Int64? = nil, entriesRead: Int = 0, underlying: (any Error & Sendable)? = nil) {
+        self.code = code
+        self.location = location
+        self.reason = reason
+        self.format = format
+        self.detectedFormat = detectedFormat
+        self.status = status
+        self.limit = limit
+        self.entriesRead = entriesRead
+        self.underlying = underlying
+    }
+
+    public static func notFound(_ location: String) -> FeedError { FeedError(.notFound, location) }
+    public static func unreadable(_ location: String, reason: String, underlying: (any Error & Sendable)? = nil) -> FeedError {
+        FeedError(.unreadable, location, reason: reason, underlying: underlying)
+    }
+    public static func unknownFormat(_ location: String) -> FeedError { FeedError(.unknownFormat, location) }
+    public static func empty(_ location: String) -> FeedError { FeedError(.empty, location) }
+    public static func formatMismatch(_ location: String, forced: FeedFormat, detected: FeedFormat) -> FeedError {
+        FeedError(.formatMismatch, location, format: forced, detectedFormat: detected)
+    }
+    public static func download(_ location: String, reason: String, underlying: (any Error & Sendable)? = nil) -> FeedError {
+        FeedError(.download, location, reason: reason, underlying: underlying)
+    }
+    public static func httpStatus(_ location: String, status: Int) -> FeedError { FeedError(.httpStatus, location, status: status) }
+    public static func malformed(_ location: String, format: FeedFormat, reason: String, entriesRead: Int, underlying: (any Error & Sendable)? = nil) -> FeedError {
+        FeedError(.malformed, location, reason: reason, format: format, entriesRead: entriesRead, underlying: underlying)
+    }
+    public static func tooLarge(_ location: String, limit: Int64) -> FeedError { FeedError(.tooLarge, location, limit: limit) }
+    public static func corruptCompression(_ location: String, reason: String, underlying: (any Error & Sendable)? = nil) -> FeedError {
+        FeedError(.corruptCompression, location, reason: reason, underlying: underlying)
+    }
+    public static func tooManyEntries(_ location: String, format: FeedFormat, limit: Int) -> FeedError {
+        FeedError(.tooManyEntries, location, format: format, limit: Int64(limit))
+    }
+
+    /// Equal in everything but the error underneath (errors are not comparable).
+    public static func == (a: FeedError, b: FeedError) -> Bool {
+        a.code == b.code && a.location == b.location && a.reason == b.reason && a.format == b.format && a.detectedFormat == b.detectedFormat
+            && a.status == b.status && a.limit == b.limit && a.entriesRead == b.entriesRead
+    }
 
     /// How many entries were read and kept before the feed was given up, when some were: the
     /// ingest stores them and reports the feed as read in part.
     public var entriesKept: Int? {
-        switch self {
-        case let .malformed(_, _, _, entriesRead) where entriesRead > 0: return entriesRead
-        case let .tooManyEntries(_, _, limit) where limit > 0: return limit
-        default: return nil
-        }
+        if code == .malformed, entriesRead > 0 { return entriesRead }
+        if code == .tooManyEntries, let limit, limit > 0 { return Int(limit) }
+        return nil
     }
 
     /// The setting that helps, where one does (the command line names its option).
     public var setting: Setting? {
-        switch self {
+        switch code {
         case .unknownFormat, .formatMismatch: return .feedFormat
         case .tooLarge: return .maxFeedBytes
         case .tooManyEntries: return .maxEntries
@@ -43,31 +125,36 @@ public enum FeedError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     public var description: String {
-        switch self {
-        case let .notFound(location):
+        let format = self.format?.rawValue ?? "feed", reason = self.reason ?? "", limit = self.limit ?? 0
+        switch code {
+        case .notFound:
             return "\(location): no such file"
-        case let .unreadable(location, reason):
+        case .unreadable:
             return "\(location): cannot read: \(reason)"
-        case let .unknownFormat(location):
+        case .unknownFormat:
             return "\(location): cannot tell the feed format from its content; name the format (\(FeedFormat.allCases.map(\.rawValue).joined(separator: "|")))"
-        case let .empty(location):
+        case .empty:
             return "\(location): the feed is empty (no bytes, or only white space); nothing to read"
-        case let .formatMismatch(location, forced, detected):
-            return "\(location): the format \(forced.rawValue) was asked for, but the content is \(detected.rawValue) (\(detected.family == "XML or JSON" ? "a standard's document" : detected.family)); ask for none to read it as that"
-        case let .download(location, reason):
+        case .formatMismatch:
+            let detected = detectedFormat
+            return "\(location): the format \(format) was asked for, but the content is \(detected?.rawValue ?? "another") "
+                + "(\(detected.map { $0.family == "XML or JSON" ? "a standard's document" : $0.family } ?? "")); ask for none to read it as that"
+        case .download:
             return "\(location): download failed: \(reason)"
-        case let .httpStatus(location, status):
-            return "\(location): the server answered HTTP \(status)"
-        case let .malformed(location, format, reason, entriesRead):
+        case .httpStatus:
+            return "\(location): the server answered HTTP \(status ?? 0)"
+        case .malformed:
             // Refused before any entry was kept: nothing was stored (exit 65, not 3).
             if entriesRead == 0 { return "\(location): not a readable \(format) feed: \(reason)" }
             return "\(location): not valid \(format) after \(entriesRead) entries: \(reason)"
-        case let .tooLarge(location, limit):
+        case .tooLarge:
             return "\(location): larger than the limit of \(limit) bytes"
-        case let .corruptCompression(location, reason):
+        case .corruptCompression:
             return "\(location): gzip-compressed, but \(reason)"
-        case let .tooManyEntries(location, format, limit):
+        case .tooManyEntries:
             return "\(location): not valid \(format) after \(limit) entries: more entries than the limit of \(limit) a feed may hold; the first \(limit) were kept"
+        default:
+            return "\(location): \(code)"
         }
     }
 }

@@ -163,7 +163,7 @@ public struct FeedInput: Sendable {
             throw error
         } catch {
             try? FileManager.default.removeItem(at: url)
-            throw FeedError.download(location, reason: NetworkErrorText.describe(error).text)
+            throw FeedError.download(location, reason: NetworkErrorText.describe(error).text, underlying: error)
         }
         return FeedInput(location: location, temporaryFile: url)
     }

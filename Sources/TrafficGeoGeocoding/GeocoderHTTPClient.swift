@@ -94,11 +94,11 @@ public final class GeocoderHTTPClient: Sendable {
                 // this server, it is down for the run, and the chain stops waiting on it.
                 if await stopped.connectionFailed(isUnreachable: failure.kind != .other && failure.kind != .tls,
                                                   limit: Self.unreachableAfter) {
-                    let down = GeocodingError.unreachable(provider: provider, detail: failure.text)
+                    let down = GeocodingError.unreachable(provider: provider, detail: failure.text, underlying: failure.cause)
                     await stopped.stop(down)
                     throw down
                 }
-                guard attempt < policy.maxRetries else { throw GeocodingError.connection(provider: provider, detail: failure.text) }
+                guard attempt < policy.maxRetries else { throw GeocodingError.connection(provider: provider, detail: failure.text, underlying: failure.cause) }
                 attempt += 1
                 try await Task.sleep(for: .milliseconds(Int(backoff(attempt) * 1000)))
             } catch let error as GeocodingError {
@@ -118,6 +118,8 @@ public final class GeocoderHTTPClient: Sendable {
     private struct ConnectionFailure: Error {
         let kind: NetworkErrorText.Kind
         let text: String
+        /// AsyncHTTPClient's or NIO's error, kept as the geocoding error's cause.
+        let cause: any Error & Sendable
     }
 
     /// Exponential backoff with ±50 % jitter, so that many clients do not retry in step.
@@ -140,7 +142,7 @@ public final class GeocoderHTTPClient: Sendable {
         } catch {
             let (kind, text) = NetworkErrorText.describe(error)
             if kind == .timeout { throw GeocodingError.timeout(provider: provider, seconds: policy.timeout) }
-            throw ConnectionFailure(kind: kind, text: text)
+            throw ConnectionFailure(kind: kind, text: text, cause: error)
         }
         await stopped.connectionSucceeded()
         let status = Int(response.status.code)
@@ -153,7 +155,7 @@ public final class GeocoderHTTPClient: Sendable {
             _ = error
             throw GeocodingError.badResponse(provider: provider, detail: "the answer is larger than \(policy.maxBodyBytes) bytes")
         } catch {
-            throw ConnectionFailure(kind: .other, text: NetworkErrorText.describe(error).text)
+            throw ConnectionFailure(kind: .other, text: NetworkErrorText.describe(error).text, cause: error)
         }
         switch status {
         case 200..<300:

@@ -129,7 +129,7 @@ public actor GeocodingService {
                 address.distanceMeters = address.coordinate.map { Geodesic.distance(from: coordinate, to: $0) }
                 if address.displayName != nil || address.locality != nil { return address }
             } catch let error as GeocodingError {
-                if case .unsupported = error { continue }
+                if error.code == .unsupported { continue }
                 if error.stopsProvider { stop(provider, because: error) }
                 firstError = firstError ?? error
             }

@@ -25,7 +25,7 @@ public struct LegacyCSVProvider: GeocodingProvider {
             let data = try await client.get("/maps/geo", items)
             do {
                 return try decode(data)
-            } catch GeocodingError.rateLimited where attempt < client.policy.maxRetries {
+            } catch let error as GeocodingError where error.code == .rateLimited && attempt < client.policy.maxRetries {
                 attempt += 1
                 try await Task.sleep(for: .milliseconds(Int(client.backoff(attempt) * 1000)))
             }

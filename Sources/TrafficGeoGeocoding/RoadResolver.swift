@@ -121,7 +121,7 @@ public struct RoadResolver: Sendable {
                     } catch let error as GeocodingError {
                         return (index, [], queries, provider, error)
                     } catch {
-                        return (index, [], queries, provider, .connection(provider: provider, detail: String(describing: error)))
+                        return (index, [], queries, provider, .connection(provider: provider, detail: String(describing: error), underlying: error))
                     }
                 }
                 return true

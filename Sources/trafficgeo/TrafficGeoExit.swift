@@ -33,17 +33,17 @@ enum TrafficGeoExit {
     static func code(for error: Error) -> ExitCode {
         switch error {
         case let feed as FeedError:
-            switch feed {
+            switch feed.code {
             case .notFound, .unreadable: return noInput
             case .download, .httpStatus: return unavailable
-            case .unknownFormat, .empty, .formatMismatch, .malformed, .tooLarge, .corruptCompression, .tooManyEntries: return dataError
+            default: return dataError
             }
         case QueryLocations.ReadError.notFound: return noInput
         case let route as RouteLine.Problem: return route.isUnreadable ? noInput : dataError
         case OutputError.readerGone: return readerGone
         case is OutputError: return cannotCreate
         case let geocoding as GeocodingError:
-            switch geocoding {
+            switch geocoding.code {
             case .configuration, .userAgentRequired: return ExitCode(64)
             case .connection, .unreachable, .timeout, .serverError, .rateLimited, .forbidden: return unavailable
             default: return failure
@@ -77,11 +77,13 @@ enum TrafficGeoExit {
     static func describe(_ error: any Error) -> String {
         switch error {
         case let feed as FeedError:
-            switch feed {
-            case let .unknownFormat(location):
-                return "\(location): cannot tell the feed format from its content; name it with --format \(FeedFormat.allCases.map(\.rawValue).joined(separator: "|"))"
-            case let .formatMismatch(location, forced, detected):
-                return "\(location): --format \(forced.rawValue) was given, but the content is \(detected.rawValue) (\(detected.family == "XML or JSON" ? "a standard's document" : detected.family)); leave out --format to read it as that"
+            switch feed.code {
+            case .unknownFormat:
+                return "\(feed.location): cannot tell the feed format from its content; name it with --format \(FeedFormat.allCases.map(\.rawValue).joined(separator: "|"))"
+            case .formatMismatch:
+                let forced = feed.format?.rawValue ?? "", detected = feed.detectedFormat
+                return "\(feed.location): --format \(forced) was given, but the content is \(detected?.rawValue ?? "another") "
+                    + "(\(detected.map { $0.family == "XML or JSON" ? "a standard's document" : $0.family } ?? "")); leave out --format to read it as that"
             default:
                 return with(feed.setting, "\(feed)")
             }

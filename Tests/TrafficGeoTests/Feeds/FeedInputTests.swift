@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TrafficGeo
 @testable import TrafficGeoFeeds
+import TrafficGeoGeocoding
 @testable import TrafficGeoSQLite
 @testable import TrafficGeoSupport
 
@@ -31,7 +32,31 @@ struct FeedInputTests {
         limited.maxFeedBytes = 100
         await #expect(throws: FeedError.self) { _ = try await limited.ingest(url) }
         await #expect(try store.allIncidents().count == 1)
-        // Nothing listens here: a clear download error.
-        await #expect(throws: FeedError.self) { _ = try await FeedIngestor(store: store).ingest("http://127.0.0.1:9/feed.xml") }
+        // Nothing listens here: a clear download error, with the connection's error kept.
+        let refused = await #expect(throws: FeedError.self) { _ = try await FeedIngestor(store: store).ingest("http://127.0.0.1:9/feed.xml") }
+        #expect(refused?.code == .download && refused?.location == "http://127.0.0.1:9/feed.xml" && refused?.underlying != nil, "\(String(describing: refused))")
+        #expect(refused?.description.contains("download failed") == true)
+    }
+
+    /// Errors are values: a kind to compare (`code`), fields, and a cause; equality ignores the
+    /// cause, and a switch over the kinds needs a `default` (a kind added later breaks nothing).
+    @Test func feedErrorsAreValuesWithAKindAndACause() {
+        struct Cause: Error {}
+        let a = FeedError.malformed("f.xml", format: .atom, reason: "bad tag", entriesRead: 3, underlying: Cause())
+        let b = FeedError.malformed("f.xml", format: .atom, reason: "bad tag", entriesRead: 3)
+        #expect(a == b && a.underlying is Cause && b.underlying == nil)
+        #expect(a.code == .malformed && a.code != .download && a.entriesKept == 3 && a.format == .atom)
+        #expect(a.description == "f.xml: not valid atom after 3 entries: bad tag")
+        #expect(FeedError.tooManyEntries("f", format: .geojson, limit: 10).entriesKept == 10)
+        #expect(FeedError.tooLarge("f", limit: 5).setting == .maxFeedBytes)
+        let kind: String = switch a.code {
+        case .notFound, .unreadable: "input"
+        case .malformed: "data"
+        default: "other"
+        }
+        #expect(kind == "data")
+        #expect(GeocodingError.timeout(provider: "p", seconds: 2).isRetryable && !GeocodingError.forbidden(provider: "p", detail: "").isRetryable)
+        #expect(GeocodingError.unreachable(provider: "p", detail: "refused", underlying: Cause()) == .unreachable(provider: "p", detail: "refused"))
+        #expect(GeocodingError.userAgentRequired(host: "h").stopsProvider && GeocodingError.userAgentRequired(host: "h").setting == .userAgent)
     }
 }

@@ -158,9 +158,9 @@ struct OtherReaderTests {
                 if case let .incident(i) = event { ids.append(i.id) }
             }
             Issue.record("expected a malformed-feed error")
-        } catch let FeedError.malformed(_, _, reason, read) {
-            #expect(read == 1)
-            #expect(reason.contains("truncated"))
+        } catch let error as FeedError where error.code == .malformed {
+            #expect(error.entriesRead == 1)
+            #expect(error.reason?.contains("truncated") == true)
         }
         #expect(ids == ["a"])
     }

@@ -120,8 +120,8 @@ struct GeocoderClientBehaviourTests {
         do {
             _ = try await provider.search(GeocodeQuery("Wenden"))
             Issue.record("expected an error")
-        } catch let GeocodingError.badResponse(_, detail) {
-            #expect(detail.contains(expected), "\(detail)")
+        } catch let error as GeocodingError where error.code == .badResponse {
+            #expect(error.detail?.contains(expected) == true, "\(error)")
         }
         #expect(server.requests.count == 1)
     }
