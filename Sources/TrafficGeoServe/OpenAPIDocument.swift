@@ -19,9 +19,14 @@ enum OpenAPIDocument {
         var document = object(paths)
         document["components"] = object(components)
         var operations = document["paths"] as! [String: Any]
-        for (path, parameters) in parameterLists {
+        let lists = parameterLists
+        for path in operations.keys {
             var item = operations[path] as! [String: Any], get = item["get"] as! [String: Any]
-            get["parameters"] = parameters
+            get["parameters"] = lists[path] ?? []
+            // Every path answers a bad request, a too long target and a failure as a problem.
+            var responses = get["responses"] as! [String: Any]
+            for status in ["400", "414", "500"] { responses[status] = ["$ref": "#/components/responses/Problem"] }
+            get["responses"] = responses
             item["get"] = get
             operations[path] = item
         }
@@ -119,10 +124,7 @@ enum OpenAPIDocument {
               "application/json": {"schema": {"$ref": "#/components/schemas/LandingPage"}},
               "text/html": {"schema": {"type": "string"}}
             }
-          },
-          "400": {"$ref": "#/components/responses/Problem"},
-          "414": {"$ref": "#/components/responses/Problem"},
-          "500": {"$ref": "#/components/responses/Problem"}
+          }
         }
       }
     },
@@ -137,10 +139,7 @@ enum OpenAPIDocument {
               "application/json": {"schema": {"$ref": "#/components/schemas/Conformance"}},
               "text/html": {"schema": {"type": "string"}}
             }
-          },
-          "400": {"$ref": "#/components/responses/Problem"},
-          "414": {"$ref": "#/components/responses/Problem"},
-          "500": {"$ref": "#/components/responses/Problem"}
+          }
         }
       }
     },
@@ -155,10 +154,7 @@ enum OpenAPIDocument {
               "application/vnd.oai.openapi+json;version=3.0": {"schema": {"type": "object"}},
               "text/html": {"schema": {"type": "string"}}
             }
-          },
-          "400": {"$ref": "#/components/responses/Problem"},
-          "414": {"$ref": "#/components/responses/Problem"},
-          "500": {"$ref": "#/components/responses/Problem"}
+          }
         }
       }
     },
@@ -173,10 +169,7 @@ enum OpenAPIDocument {
               "application/json": {"schema": {"$ref": "#/components/schemas/Collections"}},
               "text/html": {"schema": {"type": "string"}}
             }
-          },
-          "400": {"$ref": "#/components/responses/Problem"},
-          "414": {"$ref": "#/components/responses/Problem"},
-          "500": {"$ref": "#/components/responses/Problem"}
+          }
         }
       }
     },
@@ -191,10 +184,7 @@ enum OpenAPIDocument {
               "application/json": {"schema": {"$ref": "#/components/schemas/Collection"}},
               "text/html": {"schema": {"type": "string"}}
             }
-          },
-          "400": {"$ref": "#/components/responses/Problem"},
-          "414": {"$ref": "#/components/responses/Problem"},
-          "500": {"$ref": "#/components/responses/Problem"}
+          }
         }
       }
     },
@@ -215,10 +205,7 @@ enum OpenAPIDocument {
             }
           },
           "304": {"description": "Not modified: the answer has the ETag given in If-None-Match."},
-          "503": {"$ref": "#/components/responses/Problem"},
-          "400": {"$ref": "#/components/responses/Problem"},
-          "414": {"$ref": "#/components/responses/Problem"},
-          "500": {"$ref": "#/components/responses/Problem"}
+          "503": {"$ref": "#/components/responses/Problem"}
         }
       }
     },
@@ -236,10 +223,7 @@ enum OpenAPIDocument {
             "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}
           },
           "304": {"description": "Not modified."},
-          "404": {"$ref": "#/components/responses/Problem"},
-          "400": {"$ref": "#/components/responses/Problem"},
-          "414": {"$ref": "#/components/responses/Problem"},
-          "500": {"$ref": "#/components/responses/Problem"}
+          "404": {"$ref": "#/components/responses/Problem"}
         }
       }
     },
@@ -255,10 +239,7 @@ enum OpenAPIDocument {
             "headers": {"ETag": {"$ref": "#/components/headers/ETag"}}
           },
           "304": {"description": "Not modified."},
-          "503": {"$ref": "#/components/responses/Problem"},
-          "400": {"$ref": "#/components/responses/Problem"},
-          "414": {"$ref": "#/components/responses/Problem"},
-          "500": {"$ref": "#/components/responses/Problem"}
+          "503": {"$ref": "#/components/responses/Problem"}
         }
       }
     },
@@ -271,10 +252,7 @@ enum OpenAPIDocument {
           "200": {
             "description": "The queryables as a JSON Schema.",
             "content": {"application/schema+json": {"schema": {"type": "object"}}}
-          },
-          "400": {"$ref": "#/components/responses/Problem"},
-          "414": {"$ref": "#/components/responses/Problem"},
-          "500": {"$ref": "#/components/responses/Problem"}
+          }
         }
       }
     },
@@ -287,10 +265,7 @@ enum OpenAPIDocument {
           "200": {
             "description": "An endless stream of events.",
             "content": {"text/event-stream": {"schema": {"type": "string"}}}
-          },
-          "400": {"$ref": "#/components/responses/Problem"},
-          "414": {"$ref": "#/components/responses/Problem"},
-          "500": {"$ref": "#/components/responses/Problem"}
+          }
         }
       }
     }
