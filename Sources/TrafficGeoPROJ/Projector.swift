@@ -85,7 +85,14 @@ public final class Projector {
     /// The CRS object for a definition, or why PROJ does not understand it.
     private static func crs(_ definition: String, _ library: PROJLibrary, _ ctx: OpaquePointer) throws(ProjectionError) -> OpaquePointer {
         guard let object = library.create(ctx, definition) else {
-            throw .unknownCRS(definition, reason: library.message(ctx))
+            let reason = library.message(ctx)
+            // An authority's code PROJ's database lacks, while the database answers a code
+            // every one holds: the code is wrong, not the installation.
+            if definition.range(of: #"^[A-Za-z]+:[0-9]+$"#, options: .regularExpression) != nil, let known = library.create(ctx, "EPSG:4326") {
+                _ = library.destroy(known)
+                throw .notInDatabase(definition)
+            }
+            throw .unknownCRS(definition, reason: reason)
         }
         guard library.isCRS(object) != 0 else {
             _ = library.destroy(object)
@@ -299,6 +306,8 @@ public enum ProjectionError: Error, Sendable, CustomStringConvertible {
     case libraryMissing(tried: [String])
     case contextCreationFailed
     case unknownCRS(String, reason: String)
+    /// An authority's code (EPSG:99999) that PROJ's database, which works, does not hold.
+    case notInDatabase(String)
     case crsNotUnderstood(source: String, target: String, reason: String)
     case transformFailed(Coordinate, reason: String)
     case pointFailed(x: Double, y: Double, reason: String)
@@ -313,6 +322,8 @@ public enum ProjectionError: Error, Sendable, CustomStringConvertible {
             return "PROJ could not create a context (out of memory?)"
         case let .unknownCRS(definition, reason):
             return "PROJ does not know the CRS '\(definition.prefix(80))': \(reason). Give an EPSG code (EPSG:25832), a PROJ string or WKT; is proj-data installed (proj.db)? Set PROJ_DATA to its folder."
+        case let .notInDatabase(code):
+            return "PROJ's database has no CRS '\(code.prefix(80))': check the code (EPSG:25832 is ETRS89 / UTM 32N, EPSG:27700 the British National Grid), or give a PROJ string or WKT"
         case let .crsNotUnderstood(source, target, reason):
             return "PROJ cannot transform \(source.prefix(80)) to \(target.prefix(80)): \(reason). Is proj-data installed (proj.db)? Set PROJ_DATA to its folder."
         case let .transformFailed(c, reason):

@@ -66,8 +66,14 @@ struct ProjectionTests {
         #expect(abs(p.x - values[0]) < 1e-3 && abs(p.y - values[1]) < 1e-3)
     }
 
+    /// A code PROJ's (working) database lacks is the code's fault, and is said so — not "is
+    /// proj-data installed?"; a definition PROJ cannot read at all still gets PROJ's reason.
     @Test func unknownCRSIsAClearError() {
-        #expect(throws: ProjectionError.self) { try Projector(target: "EPSG:999999") }
+        let missing = #expect(throws: ProjectionError.self) { try Projector(target: "EPSG:999999") }
+        #expect(missing?.description.contains("PROJ's database has no CRS 'EPSG:999999'") == true, "\(String(describing: missing))")
+        #expect(missing?.description.contains("proj-data") == false)
+        let garbled = #expect(throws: ProjectionError.self) { try Projector(target: "+proj=nonesuch +ellps=WGS84") }
+        #expect(garbled?.description.contains("PROJ does not know the CRS") == true, "\(String(describing: garbled))")
     }
 
     @Test(.enabled(if: TestSupport.which("geod") != nil, "geod is not installed (apt install proj-bin)"))
