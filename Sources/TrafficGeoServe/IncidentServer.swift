@@ -112,11 +112,12 @@ struct IncidentAPI: Sendable {
         }
         if request.method == .head { response = response.createHeadResponse() }
         let elapsed = ContinuousClock.now - started
-        let route = ServeMetrics.route(of: Self.path(of: request))
+        let served = ServeRoute(path: Self.path(of: request))
+        let route = served?.rawValue ?? "other"
         configuration.metrics.request(route: route, status: response.status.code, duration: elapsed)
         // The access log: one line per request, as web servers write it. A load balancer's and
         // Prometheus's polling would drown it: those only with --verbose.
-        let level: Logger.Level = ServeMetrics.isProbe(route) && response.status.code < 500 ? .debug : .info
+        let level: Logger.Level = served?.isProbe == true && response.status.code < 500 ? .debug : .info
         let ms = (elapsed.inSeconds * 10_000).rounded() / 10
         logger.log(level: level, "\(request.method) \(Self.loggable(request)) \(response.status.code) \(String(format: "%.1f", ms)) ms",
                    metadata: ["method": "\(request.method)", "route": "\(route)", "status": .stringConvertible(response.status.code),
@@ -148,19 +149,22 @@ struct IncidentAPI: Sendable {
         let parameters = try QueryParameters(request.uri.query)
         let accept = request.headers[.accept]
         let base = baseURL(request)
-        let items = "/collections/\(FeatureDocuments.collectionID)/items"
+        let items = ServeRoute.items.rawValue
+        guard let route = ServeRoute(path: path) else {
+            throw Problem.notFound("There is nothing at \(path). The API starts at / (links to everything), the incidents are at \(items).")
+        }
 
-        switch path {
-        case "/":
+        switch route {
+        case .landing:
             try parameters.allowOnly(ItemsQuery.itemsParameters)
             if try ResponseFormat.negotiate(parameters, accept: accept) == .html {
                 return try await mapPage(parameters, request: request)
             }
             try parameters.allowOnly(["f"])
             return tagged(FeatureDocuments.landing(base: base), type: MediaType.json, request)
-        case "/conformance":
+        case .conformance:
             return try document(request, parameters, title: "Conformance", json: FeatureDocuments.conformance(), base: base, links: [])
-        case "/api":
+        case .api:
             try parameters.allowOnly(["f"])
             let json = OpenAPIDocument.json(base: base)
             if try ResponseFormat.negotiate(parameters, accept: accept) == .html {
@@ -169,20 +173,22 @@ struct IncidentAPI: Sendable {
                                                            json: json), type: MediaType.html, request)
             }
             return tagged(json, type: MediaType.openAPI, request)
-        case "/collections":
+        case .collections:
             return try document(request, parameters, title: "Collections", json: FeatureDocuments.collections(base: base, extent: try await dataExtent()), base: base,
                                 links: [Link(href: base + "/collections/incidents", rel: "item", type: "text/html", title: "Road-traffic incidents")])
-        case "/collections/\(FeatureDocuments.collectionID)":
+        case .collection:
             return try document(request, parameters, title: "Road-traffic incidents", json: FeatureDocuments.collection(base: base, extent: try await dataExtent()), base: base,
                                 links: [Link(href: base + items + "?f=html", rel: "items", type: "text/html", title: "The incidents on a map"),
                                         Link(href: base + items + "?f=json", rel: "items", type: MediaType.geoJSON, title: "The incidents as GeoJSON")])
-        case items:
+        case .items:
             return try await itemsResponse(request, parameters, base: base)
-        case "/collections/\(FeatureDocuments.collectionID)/events":
+        case .item:
+            return try await item(route.variable(in: path), request, parameters, base: base)
+        case .events:
             return try events(request, parameters)
-        case "/collections/\(FeatureDocuments.collectionID)/clusters":
+        case .clusters:
             return try await clusters(request, parameters)
-        case "/collections/\(FeatureDocuments.collectionID)/queryables":
+        case .queryables:
             try parameters.allowOnly(["f"])
             let json = FeatureDocuments.queryables(base: base)
             if try ResponseFormat.negotiate(parameters, accept: accept) == .html {
@@ -190,23 +196,17 @@ struct IncidentAPI: Sendable {
                                                  json: json), type: MediaType.html, request)
             }
             return tagged(json, type: MediaType.schemaJSON, request)
-        case "/health":
+        case .health:
             try parameters.allowOnly([])
             return Self.body(#"{"status":"alive"}"#, type: MediaType.json, cacheable: false)
-        case "/ready":
+        case .ready:
             try parameters.allowOnly([])
             return await readiness()
-        case "/metrics":
+        case .metrics:
             try parameters.allowOnly([])
             return try await metricsExposition()
-        default:
-            if path.hasPrefix(items + "/") {
-                return try await item(String(path.dropFirst(items.count + 1)), request, parameters, base: base)
-            }
-            if path.hasPrefix("/map/leaflet/") {
-                return try leafletFile(String(path.dropFirst("/map/leaflet/".count)), request)
-            }
-            throw Problem.notFound("There is nothing at \(path). The API starts at / (links to everything), the incidents are at \(items).")
+        case .leafletFile:
+            return try leafletFile(route.variable(in: path), request)
         }
     }
 

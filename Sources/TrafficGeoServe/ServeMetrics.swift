@@ -49,24 +49,6 @@ public final class ServeMetrics: Sendable {
     func eventStreamOpened() { sseClients.increment() }
     func eventStreamClosed() { sseClients.decrement() }
 
-    /// Routes a load balancer or Prometheus polls (their access-log lines are debug messages).
-    static func isProbe(_ route: String) -> Bool { route == "/health" || route == "/ready" || route == "/metrics" }
-
-    /// The route a path belongs to, as the metrics name it.
-    static func route(of path: String) -> String {
-        let items = "/collections/\(FeatureDocuments.collectionID)/items"
-        switch path {
-        case "/", "/conformance", "/api", "/collections", "/collections/\(FeatureDocuments.collectionID)", items,
-             "/collections/\(FeatureDocuments.collectionID)/events", "/collections/\(FeatureDocuments.collectionID)/clusters",
-             "/collections/\(FeatureDocuments.collectionID)/queryables", "/health", "/ready", "/metrics":
-            return path
-        default:
-            if path.hasPrefix(items + "/") { return items + "/{id}" }
-            if path.hasPrefix("/map/leaflet/") { return "/map/leaflet/{file}" }
-            return "other"
-        }
-    }
-
     /// Reads what the store holds into the registry (at most every `storeReadInterval`).
     /// `now` is the wall clock the ages are measured against.
     @available(*, noasync, message: "reads the store: run it on a query thread")

@@ -32,6 +32,11 @@ struct ServeAPITests {
             #expect(Set(paths.keys) == ["/", "/conformance", "/api", "/collections", "/collections/incidents", "/collections/incidents/items",
                                         "/collections/incidents/items/{featureId}", "/collections/incidents/events", "/collections/incidents/clusters",
                                         "/collections/incidents/queryables"])
+            // Every path the document describes is a route the server declares (ServeRoute), the
+            // operators' routes and Leaflet's files aside.
+            func template(_ path: String) -> String { path.replacingOccurrences(of: #"\{[^}]*\}"#, with: "{}", options: .regularExpression) }
+            let routes = Set(ServeRoute.allCases.filter { ![.health, .ready, .metrics, .leafletFile].contains($0) }.map { template($0.rawValue) })
+            #expect(Set(paths.keys.map(template)) == routes)
             // The clusters' parameters are what ViewClusters reads.
             let clusters = ((paths["/collections/incidents/clusters"] as? [String: Any])?["get"] as? [String: Any])?["parameters"] as? [[String: Any]] ?? []
             #expect(Set(clusters.compactMap { $0["name"] as? String }) == ViewClusters.parameters)
