@@ -97,6 +97,7 @@ public struct GeocodingError: Error, Sendable, CustomStringConvertible, Equatabl
     public var setting: Setting? {
         switch code {
         case .rateLimited: return .requestRate
+        case .timeout: return .geocoderTimeout
         case .unreachable: return .geocoders
         case .userAgentRequired: return .userAgent
         default: return nil

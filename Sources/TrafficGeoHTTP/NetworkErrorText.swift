@@ -53,6 +53,15 @@ public enum NetworkErrorText {
             default: return (.other, plain(error))
             }
         default:
+            // NIOSSL's errors (not imported here): a handshake that failed is a server that does
+            // not speak TLS there, or one whose certificate is not trusted. Its own words hold
+            // source paths and OpenSSL codes, no help.
+            let text = String(describing: error)
+            if text.contains("handshakeFailed") || text.contains("BoringSSL") || text.contains("NIOSSL") {
+                let certificate = text.contains("CERTIFICATE") || text.contains("certificate")
+                return (.tls, certificate ? "the server's TLS certificate is not trusted (self-signed, expired, or for another name)"
+                                          : "the TLS handshake failed: does the server speak https on this port (an http:// URL?)")
+            }
             return (.other, plain(error))
         }
     }

@@ -7,6 +7,8 @@ public enum Setting: String, Sendable, CaseIterable {
     case geocoders
     /// Requests a second to one geocoder.
     case requestRate
+    /// How long one geocoder answer is waited for.
+    case geocoderTimeout
     /// The User-Agent sent to geocoders.
     case userAgent
     /// The most entries one read of a feed keeps.

@@ -84,19 +84,24 @@ extension StopRequest {
     /// SIGKILL's business). `announce` is told at each signal whether it is the second (the
     /// command line prints what stopping keeps).
     ///
-    /// Signals arrive through Dispatch signal sources (the handler runs on a queue, not in the
-    /// signal handler, so it may print and lock); the sources are kept for the life of the process.
+    /// `announce` runs before the stop is requested: a run that ends at once must not end (and
+    /// print its last line, or exit) before the notice is out. Signals arrive through Dispatch
+    /// signal sources on one serial queue (the handler runs there, not in the signal handler, so
+    /// it may print and lock; one signal at a time); the sources are kept for the life of the
+    /// process.
     public static func onSignals(announce: @escaping @Sendable (_ second: Bool) -> Void = { _ in }) -> StopRequest {
         let stop = StopRequest()
         var sources: [any DispatchSourceSignal] = []
+        let queue = DispatchQueue(label: "trafficgeo.signals")
         for sig in [SIGINT, SIGTERM] {
             signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
+            let source = DispatchSource.makeSignalSource(signal: sig, queue: queue)
             source.setEventHandler {
-                let second = !stop.request()
+                let second = stop.isRequested
                 if second && sig == SIGTERM { return }
                 announce(second)
                 if second { exit(130) }
+                stop.request()
             }
             source.resume()
             sources.append(source)

@@ -45,7 +45,7 @@ enum TrafficGeoExit {
         case let geocoding as GeocodingError:
             switch geocoding.code {
             case .configuration, .userAgentRequired: return ExitCode(64)
-            case .connection, .unreachable, .timeout, .serverError, .rateLimited, .forbidden: return unavailable
+            case .connection, .unreachable, .timeout, .serverError, .rateLimited, .forbidden, .httpStatus: return unavailable
             default: return failure
             }
         default: return failure
@@ -102,6 +102,7 @@ enum TrafficGeoExit {
         switch setting {
         case .geocoders: return "--geocoder names the chain"
         case .requestRate: return "--rate sets how many a second"
+        case .geocoderTimeout: return "--timeout sets how long to wait"
         case .userAgent: return "--user-agent or TRAFFICGEO_USER_AGENT sets it"
         case .maxEntries: return "--max-entries raises the limit"
         case .maxFeedBytes: return "--max-feed-bytes raises the limit"

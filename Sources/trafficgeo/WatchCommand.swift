@@ -25,7 +25,7 @@ struct WatchCommand: AsyncParsableCommand {
             delivering a batch delivers that batch again; every event carries a key that is the \
             same when repeated ("key" in its JSON, Idempotency-Key for webhooks, \
             $TRAFFICGEO_EVENT_KEY for --exec), so a receiver can drop repeats. Ctrl-C or SIGTERM \
-            stops it cleanly, between events (exit 0).
+            stops it cleanly once the deliveries under way are done (exit 0); a second Ctrl-C quits at once.
 
             Events go to stdout (a line each on a terminal, NDJSON otherwise), and to --exec \
             (a command run per event, the JSON on stdin), --webhook (POSTed JSON, retried) and \

@@ -12,7 +12,7 @@ extension QueryField {
         let time = "'now', 'today', 'yesterday', an ISO 8601 time, or relative such as -2h / -3d / -1w"
         switch self {
         case .lat:
-            return "Latitude in degrees, -90 … 90 (WGS84)" + (api ? ": where distances are measured from (with \(name(.lon))). Features then carry distance_m and bearing_deg and are sorted by distance." : ".")
+            return "Latitude in degrees, -90 … 90 (WGS84)" + (api ? ": where distances are measured from (with \(name(.lon))). Features then carry distance_m and bearing_deg (a page of items is ordered by it)." : ".")
         case .lon:
             return "Longitude in degrees, -180 … 180 (WGS84)" + (api ? ": where distances are measured from (with \(name(.lat)))." : ".")
         case .radius:
@@ -59,8 +59,8 @@ extension QueryField {
             return "Answer with every report the feeds gave, each naming its event (the property event), instead of the events they make "
                 + "(one per real-world incident, however many feeds report it; the property reports lists them)."
         case .sort:
-            return "Order of results: distance (from \(name(.lat))/\(name(.lon)); the default with them), updated (newest first), expires (soonest first), title, "
-                + "severity (most severe first); ties keep a stable order."
+            return "Order of results: distance (nearest first, where the question has a point; the default then), updated (newest first), expires (soonest first), "
+                + "title, severity (most severe first); ties keep a stable order."
         }
     }
 

@@ -169,6 +169,29 @@ struct FeedLoopCommandTests {
         #expect(json["ended"] as? Int == 1 && json["incidents"] as? Int == 12, "the entry the second read no longer listed ended: \(stats.stdout)")
     }
 
+    /// A loop waiting an hour for its next read stops at once on the first signal, and says so
+    /// before its last line: the stop no longer waits for a poll, so the notice is printed
+    /// before the stop is requested (a trial saw "loop stopped" first, or no notice, 1 in 5).
+    @Test(.timeLimit(.minutes(2)))
+    func aStopIsAnnouncedBeforeTheLoopEnds() async throws {
+        let feed = TestSupport.repositoryRoot.appendingPathComponent("data/sample/lmst.de_DE.xml").path
+        for (round, signal) in [SIGINT, SIGTERM, SIGINT, SIGTERM, SIGINT].enumerated() {
+            let folder = TestSupport.temporaryDirectory()
+            defer { try? FileManager.default.removeItem(at: folder) }
+            let loop = try LoopProcess(["ingest", "--db", folder.appendingPathComponent("s.sqlite").path, "--every", "1h", feed], folder: folder)
+            defer { TestSupport.stop(loop.process) }
+            #expect(try await loop.wait(seconds: 30) { loop.stderr.contains("next read in") }, "\(loop.stderr)")
+            let asked = ContinuousClock.now
+            kill(loop.process.processIdentifier, signal)
+            #expect(try await loop.wait(seconds: 20) { !loop.process.isRunning })
+            #expect(ContinuousClock.now - asked < .seconds(10), "an hour's wait ends at the stop")
+            #expect(loop.process.terminationStatus == 0, "\(loop.stderr)")
+            let text = loop.stderr
+            let notice = text.range(of: "stopping; writes in progress finish"), last = text.range(of: "ingest loop stopped")
+            #expect(notice != nil && last != nil && notice!.lowerBound < last!.lowerBound, "round \(round): \(text)")
+        }
+    }
+
     @Test("backoff: doubling from the interval, capped, with jitter in [½, 1]")
     func backoffDoublesAndIsCapped() {
         let backoff = FeedBackoff(interval: .seconds(120), maxBackoff: .seconds(900))
