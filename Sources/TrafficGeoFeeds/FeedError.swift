@@ -106,6 +106,12 @@ public struct FeedError: Error, Sendable, Equatable, CustomStringConvertible {
             && a.status == b.status && a.limit == b.limit && a.entriesRead == b.entriesRead
     }
 
+    /// What the content is, for a format mismatch: "geojson (JSON)", "datex2 (a standard's document)".
+    public var detectedContent: String {
+        guard let detected = detectedFormat else { return "of another kind" }
+        return "\(detected.rawValue) (\(detected.family == "XML or JSON" ? "a standard's document" : detected.family))"
+    }
+
     /// How many entries were read and kept before the feed was given up, when some were: the
     /// ingest stores them and reports the feed as read in part.
     public var entriesKept: Int? {
@@ -136,9 +142,7 @@ public struct FeedError: Error, Sendable, Equatable, CustomStringConvertible {
         case .empty:
             return "\(location): the feed is empty (no bytes, or only white space); nothing to read"
         case .formatMismatch:
-            let detected = detectedFormat
-            return "\(location): the format \(format) was asked for, but the content is \(detected?.rawValue ?? "another") "
-                + "(\(detected.map { $0.family == "XML or JSON" ? "a standard's document" : $0.family } ?? "")); ask for none to read it as that"
+            return "\(location): the format \(format) was asked for, but the content is \(detectedContent); ask for none to read it as that"
         case .download:
             return "\(location): download failed: \(reason)"
         case .httpStatus:

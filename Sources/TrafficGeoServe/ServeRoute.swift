@@ -50,7 +50,4 @@ enum ServeRoute: String, CaseIterable, Sendable {
 
     /// Routes a load balancer or Prometheus polls (their access-log lines are debug messages).
     var isProbe: Bool { self == .health || self == .ready || self == .metrics }
-
-    /// The label of a path's route in metrics and the log: its template, or "other".
-    static func label(of path: String) -> String { ServeRoute(path: path)?.rawValue ?? "other" }
 }

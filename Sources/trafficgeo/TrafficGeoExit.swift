@@ -81,9 +81,7 @@ enum TrafficGeoExit {
             case .unknownFormat:
                 return "\(feed.location): cannot tell the feed format from its content; name it with --format \(FeedFormat.allCases.map(\.rawValue).joined(separator: "|"))"
             case .formatMismatch:
-                let forced = feed.format?.rawValue ?? "", detected = feed.detectedFormat
-                return "\(feed.location): --format \(forced) was given, but the content is \(detected?.rawValue ?? "another") "
-                    + "(\(detected.map { $0.family == "XML or JSON" ? "a standard's document" : $0.family } ?? "")); leave out --format to read it as that"
+                return "\(feed.location): --format \(feed.format?.rawValue ?? "") was given, but the content is \(feed.detectedContent); leave out --format to read it as that"
             default:
                 return with(feed.setting, "\(feed)")
             }
