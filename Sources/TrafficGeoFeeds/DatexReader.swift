@@ -55,15 +55,17 @@ struct DatexReader: FeedReader {
         }
         guard outcome.records == 0 else { return }
         let root = outcome.rootName ?? ""
+        // The root first: another kind of document's `type` attributes (an Atom link's
+        // "text/html") are no DATEX II publication type.
+        guard DatexNames.roots.contains(root) else {
+            throw FeedError.malformed(input.location, format: .datex2,
+                                      reason: "the document's root is <\(root.prefix(60))>, not a DATEX II one (d2LogicalModel, messageContainer, payload, a SOAP Envelope)",
+                                      entriesRead: 0)
+        }
         let publication = outcome.header["type"].map { RecordNames.localPart($0) }
         if let publication, publication != "SituationPublication" {
             throw FeedError.malformed(input.location, format: .datex2,
                                       reason: "a DATEX II \(publication.prefix(60)) holds no situations; trafficgeo reads SituationPublication",
-                                      entriesRead: 0)
-        }
-        guard DatexNames.roots.contains(root) else {
-            throw FeedError.malformed(input.location, format: .datex2,
-                                      reason: "the document's root is <\(root.prefix(60))>, not a DATEX II one (d2LogicalModel, messageContainer, payload, a SOAP Envelope)",
                                       entriesRead: 0)
         }
     }

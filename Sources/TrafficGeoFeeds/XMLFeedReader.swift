@@ -24,10 +24,17 @@ struct XMLFeedReader: FeedReader {
                 throw FeedError.malformed(input.location, format: format, reason: refusal,
                                           entriesRead: delegate.entriesSeen)
             }
-            if !ok || delegate.entriesSeen == 0 && !delegate.sawRoot {
+            if !ok || delegate.entriesSeen == 0 && delegate.rootName == nil {
                 let reason = parser.error.map { XMLFeedReader.describe(code: $0.code, message: $0.message, line: $0.line, column: $0.column) }
                     ?? "no <\(format == .atom ? "feed" : "rss")> element"
                 throw FeedError.malformed(input.location, format: format, reason: reason, entriesRead: delegate.entriesSeen)
+            }
+            // Another kind of document (an RSS feed read as Atom, a DATEX II one as RSS) has no
+            // entries of this format: refused, so that a snapshot of it ends nothing. One that
+            // has entries is read whatever its root is called.
+            if delegate.entriesSeen == 0, let root = delegate.rootName, !Self.roots(of: format).contains(Self.localName(root)) {
+                throw FeedError.malformed(input.location, format: format,
+                                          reason: "the document's root is <\(root.prefix(60))>, not <\(Self.roots(of: format)[0])>", entriesRead: 0)
             }
             // A document that simply stops: unclosed elements at the end mean a truncated feed.
             if delegate.openElements != 0 {
@@ -36,6 +43,16 @@ struct XMLFeedReader: FeedReader {
                                           entriesRead: delegate.entriesSeen)
             }
         }
+    }
+
+    /// The root elements of a feed of `format` (local names): Atom's `feed`; RSS 2.0's `rss`,
+    /// RSS 1.0's `rdf:RDF`, and a bare `channel` some servers send.
+    static func roots(of format: FeedFormat) -> [String] {
+        format == .atom ? ["feed"] : ["rss", "RDF", "channel"]
+    }
+
+    static func localName(_ qualified: String) -> String {
+        qualified.split(separator: ":").last.map(String.init) ?? qualified
     }
 
     /// Refuses, before parsing, what no feed has any business with: entity declarations (in the
@@ -106,7 +123,8 @@ private final class EntryCollector: SAXHandler {
     var handle: ((FeedEvent) throws -> Void)?
     var handlerError: Error?
     var entriesSeen = 0
-    var sawRoot = false
+    /// The document's root element (qualified name), once it started.
+    var rootName: String?
 
     @exclusivity(unchecked) private var depth = 0
     var openElements: Int { depth }
@@ -156,7 +174,7 @@ private final class EntryCollector: SAXHandler {
     func startElement(_ parser: SAXParser, tag: Int, namespaceURI: SAXName?, qualifiedName qName: String, attributes: SAXAttributes) {
         let element = Element(rawValue: tag) ?? .other
         depth += 1
-        if depth == 1 { sawRoot = true }
+        if depth == 1 { rootName = qName }
         if depth > Self.maxDepth { return refusal.refuse(parser, "elements nested more than \(Self.maxDepth) deep") }
         if entryDepth == nil {
             if element == entryElement {

@@ -50,6 +50,29 @@ struct OtherReaderTests {
         #expect(incidents[2].position == Coordinate(latitude: 51.1, longitude: 7.1))
     }
 
+    /// Atom and RSS are both XML: the one asked for on the other read nothing and said nothing
+    /// (and a snapshot of it ended every incident of the source). Now refused, by its root; so
+    /// is an XML feed read as DATEX II, in the same words.
+    @Test func atomAskedForOnRSSAndTheOtherWayRoundIsRefused() throws {
+        let rss = #"<?xml version="1.0"?><rss version="2.0"><channel><item><title>A1</title><guid>g1</guid></item></channel></rss>"#
+        let datex = #"<d2LogicalModel xmlns="http://datex2.eu/schema/2/2_0"><payloadPublication/></d2LogicalModel>"#
+        for (text, format, words) in [(rss, FeedFormat.atom, "root is <rss>, not <feed>"),
+                                      (AtomReaderTests.seedFeed, .rss, "root is <feed>, not <rss>"),
+                                      (datex, .atom, "root is <d2LogicalModel>, not <feed>"),
+                                      // (An Atom link's type="text/html" was taken for a DATEX II publication type.)
+                                      (AtomReaderTests.seedFeed, .datex2, "root is <feed>, not a DATEX II one")] {
+            let error = try #require(throws: FeedError.self) { try TestSupport.read(text, format: format) }
+            #expect(error.code == .malformed && error.entriesRead == 0 && "\(error)".contains(words), "\(error)")
+        }
+        // Each read as itself, and their empty forms are feeds with nothing on.
+        #expect(try TestSupport.read(rss, format: .rss).incidents.count == 1)
+        #expect(try TestSupport.read(AtomReaderTests.seedFeed, format: .atom).incidents.count == 1)
+        #expect(try TestSupport.read(#"<feed xmlns="http://www.w3.org/2005/Atom"><title>quiet</title></feed>"#, format: .atom).incidents.isEmpty)
+        #expect(try TestSupport.read(#"<rss version="2.0"><channel><title>quiet</title></channel></rss>"#, format: .rss).incidents.isEmpty)
+        let rdf = #"<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"><channel/></rdf:RDF>"#
+        #expect(try TestSupport.read(rdf, format: .rss).incidents.isEmpty)
+    }
+
     @Test func autobahnJSONIsDecodedLeniently() throws {
         let feed = """
             {"warning":[
