@@ -95,10 +95,17 @@ public struct FeedInput: Sendable {
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
             return try await download(location, maxBytes: maxBytes, client: httpClient, timeout: timeout)
         }
+        // A file:// URL names a file; another scheme (ftp://, s3://) is nothing trafficgeo
+        // fetches, which "no such file" did not say.
+        let path = lower.hasPrefix("file://") ? URL(string: location).map(\.path) ?? location : location
         var isDirectory: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: location, isDirectory: &isDirectory) else {
+        guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
+            if let scheme = Self.urlScheme(of: location), scheme != "file" {
+                throw FeedError.unreadable(location, reason: "\(scheme):// is not fetched; trafficgeo reads http:// and https:// URLs, files and standard input (-)")
+            }
             throw FeedError.notFound(location)
         }
+        if path != location { return try await openAsGiven(path, maxBytes: maxBytes, httpClient: httpClient, timeout: timeout) }
         guard !isDirectory.boolValue else { throw FeedError.unreadable(location, reason: "it is a directory") }
         guard FileManager.default.isReadableFile(atPath: location) else {
             throw FeedError.unreadable(location, reason: "permission denied")
@@ -108,6 +115,15 @@ public struct FeedInput: Sendable {
             throw FeedError.tooLarge(location, limit: maxBytes)
         }
         return FeedInput(localFile: location)
+    }
+
+    /// The scheme of a location written as a URL ("ftp" of ftp://host/x), lower case; nil for a path.
+    static func urlScheme(of location: String) -> String? {
+        guard let colon = location.range(of: "://") else { return nil }
+        let scheme = location[..<colon.lowerBound]
+        guard let first = scheme.first, first.isASCII, first.isLetter,
+              scheme.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "+.-".contains($0)) }) else { return nil }
+        return scheme.lowercased()
     }
 
     /// 1 GiB: far beyond any real incident feed, small enough to stop a runaway download.

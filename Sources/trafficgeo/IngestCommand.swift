@@ -14,7 +14,7 @@ struct IngestCommand: AsyncParsableCommand {
         commandName: "ingest",
         abstract: "Read incident feeds into the database.",
         discussion: """
-            SOURCE is a file, - for stdin, or an http(s) URL. The format (atom, rss, autobahn, geojson, \
+            SOURCE is a file (or a file:// URL), - for stdin, or an http(s) URL. The format (atom, rss, autobahn, geojson, \
             csv, and the road authorities' standards datex2, wzdx, open511) is detected from the \
             content; a gzip-compressed feed (.gz) is inflated first. DATEX II records located only \
             by ALERT-C codes need --tmc-table (else their words are geocoded). Each feed is stored in one transaction: an interrupted \

@@ -40,6 +40,23 @@ struct FeedInputTests {
 
     /// Errors are values: a kind to compare (`code`), fields, and a cause; equality ignores the
     /// cause, and a switch over the kinds needs a `default` (a kind added later breaks nothing).
+    /// A file:// URL is its file; another scheme is named as one trafficgeo does not fetch
+    /// (ftp:// was "no such file").
+    @Test func fileURLsAreFilesAndOtherSchemesAreNamed() async throws {
+        let folder = TestSupport.temporaryDirectory()
+        let file = try TestSupport.write(AtomReaderTests.seedFeed, name: "seed.xml", in: folder)
+        let input = try await FeedInput.open(file.absoluteString)
+        #expect(input.location == file.path)
+        #expect(try FeedReading.readAll(input).incidents.count == 1)
+        for location in ["ftp://example.org/feed.xml", "S3://bucket/feed.xml"] {
+            let error = await #expect(throws: FeedError.self) { try await FeedInput.open(location) }
+            #expect(error?.code == .unreadable && "\(error!)".contains("is not fetched"), "\(String(describing: error))")
+        }
+        let missing = await #expect(throws: FeedError.self) { try await FeedInput.open("file:///nonexistent/feed.xml") }
+        #expect(missing?.code == .notFound)
+        #expect(FeedInput.urlScheme(of: "data/feed.xml") == nil && FeedInput.urlScheme(of: "a b://x") == nil)
+    }
+
     @Test func feedErrorsAreValuesWithAKindAndACause() {
         struct Cause: Error {}
         let a = FeedError.malformed("f.xml", format: .atom, reason: "bad tag", entriesRead: 3, underlying: Cause())
