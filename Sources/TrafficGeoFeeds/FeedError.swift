@@ -130,6 +130,17 @@ public struct FeedError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
+    /// What a user can do about an HTTP status, as the words after it.
+    static func advice(httpStatus status: Int) -> String {
+        switch status {
+        case 404, 410: " (no such feed there: check the URL)"
+        case 401, 403: " (the server refuses this client: the feed may need a key or a registered user agent)"
+        case 429: " (too many requests: read it less often)"
+        case 500...599: " (a failure on the server's side, not in the request)"
+        default: ""
+        }
+    }
+
     public var description: String {
         let format = self.format?.rawValue ?? "feed", reason = self.reason ?? "", limit = self.limit ?? 0
         switch code {
@@ -146,7 +157,7 @@ public struct FeedError: Error, Sendable, Equatable, CustomStringConvertible {
         case .download:
             return "\(location): download failed: \(reason)"
         case .httpStatus:
-            return "\(location): the server answered HTTP \(status ?? 0)"
+            return "\(location): the server answered HTTP \(status ?? 0)" + Self.advice(httpStatus: status ?? 0)
         case .malformed:
             // Refused before any entry was kept: nothing was stored (exit 65, not 3).
             if entriesRead == 0 { return "\(location): not a readable \(format) feed: \(reason)" }

@@ -66,6 +66,10 @@ struct FeedInputTests {
         #expect(a.description == "f.xml: not valid atom after 3 entries: bad tag")
         #expect(FeedError.tooManyEntries("f", format: .geojson, limit: 10).entriesKept == 10)
         #expect(FeedError.tooLarge("f", limit: 5).setting == .maxFeedBytes)
+        // An HTTP status with what to do about it.
+        #expect(FeedError.httpStatus("u", status: 404).description == "u: the server answered HTTP 404 (no such feed there: check the URL)")
+        #expect(FeedError.httpStatus("u", status: 503).description.hasSuffix("(a failure on the server's side, not in the request)"))
+        #expect(FeedError.httpStatus("u", status: 304).description == "u: the server answered HTTP 304")
         let kind: String = switch a.code {
         case .notFound, .unreadable: "input"
         case .malformed: "data"
