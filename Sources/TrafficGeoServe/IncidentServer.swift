@@ -39,12 +39,16 @@ public struct IncidentServer: Sendable {
         let runner = QueryRunner(threads: configuration.queryThreads, timeout: configuration.requestTimeout)
         let api = IncidentAPI(store: store, configuration: configuration, runner: runner, logger: logger)
         let responder = CallbackResponder<BasicRequestContext> { request, context in await api.respond(to: request) }
+        // Hummingbird's own news ("Server started and listening on …") is debugging detail: the
+        // caller is told the port (`onListening`) and says so in its words.
+        var serverLogger = logger
+        if serverLogger.logLevel > .debug { serverLogger.logLevel = max(serverLogger.logLevel, .notice) }
         let app = Application(
             responder: responder,
             server: .http1(configuration: .init(idleTimeout: .seconds(configuration.idleTimeout.components.seconds))),
             configuration: .init(address: .hostname(configuration.host, port: configuration.port), serverName: "trafficgeo"),
             onServerRunning: { channel in await onListening(channel.localAddress?.port ?? 0) },
-            logger: logger
+            logger: serverLogger
         )
         // Signals are the StopRequest's (one way to stop for every long run), not the group's.
         var lifecycle = ServiceGroupConfiguration(services: [app], gracefulShutdownSignals: [], cancellationSignals: [], logger: logger)

@@ -145,6 +145,7 @@ struct ServeCommand: AsyncParsableCommand {
                         Terminal.printError("trafficgeo: serving \(location) at http://\(shown):\(chosen)/ (Ctrl-C stops)")
                     }
                 }
+                if !quiet { Terminal.printError("trafficgeo: serve stopped") }
             } catch let error as IOError where error.errnoCode == EADDRINUSE {
                 throw ServeError("port \(port) on \(host) is in use (another server?): choose another with --port")
             } catch let error as IOError where error.errnoCode == EACCES {

@@ -201,6 +201,10 @@ struct ServeLiveTests {
         try await TestSupport.waitUntil(seconds: 60) { !server.process.isRunning }
         #expect(!server.process.isRunning, "stopped after SIGTERM")
         #expect(server.process.terminationStatus == 0, Comment(rawValue: server.stderr))
+        // One line says where it listens (Hummingbird's own start line is not shown), one that it stopped.
+        let lines = server.stderr.split(separator: "\n")
+        #expect(lines.filter { $0.contains("listening") || $0.contains("serving") }.count == 1, Comment(rawValue: server.stderr))
+        #expect(lines.last == "trafficgeo: serve stopped", Comment(rawValue: server.stderr))
     }
 
     @Test func aPortInUseAndAMissingDatabaseAreExplained() async throws {
