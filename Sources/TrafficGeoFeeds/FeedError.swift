@@ -167,7 +167,7 @@ public struct FeedError: Error, Sendable, Equatable, CustomStringConvertible {
         case .corruptCompression:
             return "\(location): gzip-compressed, but \(reason)"
         case .tooManyEntries:
-            return "\(location): not valid \(format) after \(limit) entries: more entries than the limit of \(limit) a feed may hold; the first \(limit) were kept"
+            return "\(location): more \(format) entries than the limit of \(limit) one read keeps; the first \(limit) were stored"
         default:
             return "\(location): \(code)"
         }

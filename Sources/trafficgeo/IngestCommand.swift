@@ -147,10 +147,11 @@ struct IngestCommand: AsyncParsableCommand {
                     if let feedError = Self.feedProblem(summary) {
                         // A document of the Autobahn API that failed leaves its incidents as they were;
                         // a feed that broke off keeps what came before the break.
+                        // (A feed over the entry limit says itself what was stored.)
                         let kept = summary.format == .autobahn && AutobahnAPI.roads(inLocation: source) != nil
-                            ? "the other documents were stored; the failed ones' incidents are kept as they were"
-                            : "entries before it were stored"
-                        Terminal.printError("trafficgeo: error: \(feedError) (\(kept))")
+                            ? " (the other documents were stored; the failed ones' incidents are kept as they were)"
+                            : summary.feedFailure?.code == .tooManyEntries ? "" : " (entries before it were stored)"
+                        Terminal.printError("trafficgeo: error: \(feedError)\(kept)")
                         partial = true
                     }
                 } catch let error as FeedError {
