@@ -190,6 +190,8 @@ public struct AutobahnAPI: Sendable {
     }
 
     private func once(_ url: String) async throws -> Data {
+        // (The HTTP client stops the program on a port above 65535.)
+        if let problem = HTTPLocation.problem(url) { throw FeedError.unreadable(url, reason: problem) }
         var request = HTTPClientRequest(url: url)
         request.headers.add(name: "User-Agent", value: userAgent)
         request.headers.add(name: "Accept", value: "application/json")

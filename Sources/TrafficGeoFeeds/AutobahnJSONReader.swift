@@ -15,13 +15,22 @@ struct AutobahnJSONReader: FeedReader {
     func read(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
         let streamer = JSONArrayStreamer(keys: Set(Self.services + [""]))
         var index = 0
+        let topLevel: [String: String]
         do {
-            try streamer.scan(try input.makeStream()) { key, data in
+            topLevel = try streamer.scan(try input.makeStream()) { key, data in
                 index += 1
                 try handle(Self.decode(data, service: key ?? "warning", source: source, index: index))
             }
         } catch let error as JSONArrayStreamer.ScanError {
             throw FeedError.malformed(input.location, format: .autobahn, reason: error.description, entriesRead: index)
+        }
+        // An object with no service's array is another document (WZDx, Open511, GeoJSON) that
+        // read nothing: refused, so that a snapshot of it ends nothing. (`[]` and a service's
+        // empty array are an answer with nothing on.)
+        if index == 0, !topLevel.isEmpty, !Self.services.contains(where: { topLevel[$0] != nil }) {
+            throw FeedError.malformed(input.location, format: .autobahn,
+                                      reason: "no service's array (\(Self.services.prefix(3).joined(separator: ", ")), …) at the top; "
+                                          + "its members are \(JSONArrayStreamer.describeMembers(topLevel))", entriesRead: 0)
         }
     }
 

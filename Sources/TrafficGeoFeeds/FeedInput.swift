@@ -93,6 +93,7 @@ public struct FeedInput: Sendable {
         }
         let lower = location.lowercased()
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
+            if let problem = HTTPLocation.problem(location) { throw FeedError.unreadable(location, reason: problem) }
             return try await download(location, maxBytes: maxBytes, client: httpClient, timeout: timeout)
         }
         // A file:// URL names a file; another scheme (ftp://, s3://) is nothing trafficgeo

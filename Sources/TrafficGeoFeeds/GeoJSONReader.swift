@@ -31,6 +31,12 @@ struct GeoJSONReader: FeedReader {
         if index == 0, topLevel["type"] == "\"Feature\"" {
             let data = try Data(contentsOf: input.fileURL)
             try handle(Self.decode(data, source: source, index: 1, coordinates: coordinates))
+        } else if index == 0, !topLevel.isEmpty, topLevel["features"] == nil {
+            // Another JSON document (Open511, the Autobahn API) read nothing: refused, so that a
+            // snapshot of it ends nothing. (An empty FeatureCollection has nothing on.)
+            throw FeedError.malformed(input.location, format: .geojson,
+                                      reason: "no features array (GeoJSON is {\"type\": \"FeatureCollection\", \"features\": [...]} or a Feature); "
+                                          + "its members are \(JSONArrayStreamer.describeMembers(topLevel))", entriesRead: 0)
         }
     }
 

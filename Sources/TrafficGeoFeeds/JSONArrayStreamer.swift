@@ -31,6 +31,14 @@ struct JSONArrayStreamer {
     /// Returns the top-level members it saw: scalars (such as `"type"`) as raw JSON text, objects
     /// and arrays as `{…}` and `[…]` (present, content not kept).
     @discardableResult
+    /// The top-level members `scan` returned, named for a message: "events, meta, pagination"
+    /// (sorted, at most 8, each cut to 40 characters).
+    static func describeMembers(_ topLevel: [String: String]) -> String {
+        let names = topLevel.keys.sorted()
+        let shown = names.prefix(8).map { String($0.prefix(40)) }.joined(separator: ", ")
+        return names.count > 8 ? shown + ", …" : shown
+    }
+
     func scan(_ stream: InputStream, handle: (String?, Data) throws -> Void) throws -> [String: String] {
         stream.open()
         defer { stream.close() }

@@ -59,6 +59,9 @@ public final class GeocoderHTTPClient: Sendable {
         guard let scheme = baseURL.scheme?.lowercased(), scheme == "http" || scheme == "https", baseURL.host != nil else {
             throw GeocodingError.configuration("\(provider): '\(Redaction.redact(baseURL.absoluteString))' is not an http(s) URL")
         }
+        if let problem = HTTPLocation.problem(baseURL.absoluteString) {
+            throw GeocodingError.configuration("\(provider): '\(Redaction.redact(baseURL.absoluteString))': \(problem)")
+        }
         try UserAgentPolicy.check(userAgent, for: baseURL)
         self.provider = provider
         self.baseURL = baseURL

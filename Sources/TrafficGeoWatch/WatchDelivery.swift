@@ -89,6 +89,10 @@ struct JSONPoster: Sendable {
     /// `key`: sent as `Idempotency-Key`, the same on every retry and every repeat after a restart.
     @discardableResult
     func post(_ body: String, to url: String, what: String, key: String? = nil) async -> Bool {
+        if let problem = HTTPLocation.problem(url) {
+            logger.warning("\(what) to \(Redaction.redact(url)) failed: \(problem)")
+            return false
+        }
         var attempt = 0
         while true {
             attempt += 1

@@ -29,6 +29,7 @@ struct GlobalOptions: ParsableArguments {
     /// call once per run.
     func bootstrapLogging() {
         Terminal.logFormat = logFormat
+        Terminal.quiet = quiet
         let level: Logger.Level = verbose ? .debug : (quiet ? .error : .info)
         LoggingSystem.bootstrap { label in
             var handler = StderrLogHandler(label: label)
@@ -82,6 +83,8 @@ enum LogFormat: String, ExpressibleByArgument, CaseIterable, Sendable {
 enum Terminal {
     /// Set once, by `GlobalOptions.bootstrapLogging`, before anything is printed.
     nonisolated(unsafe) static var logFormat = LogFormat.text
+    /// `--quiet`: only errors on stderr. Set with `logFormat`.
+    nonisolated(unsafe) static var quiet = false
 
     /// A message on stderr: as it is in text, or as a JSON object whose level is read from the
     /// message's "trafficgeo: error: " / "warning: " prefix, with `fields` (JSON only).
@@ -175,8 +178,10 @@ extension StopRequest {
     /// The command line's stop: says on stderr what stopping keeps, and that a second Ctrl-C quits.
     static func onSignals(saying message: String) -> StopRequest {
         onSignals { second in
-            if second { Terminal.printError("trafficgeo: stopped") } else {
-                Terminal.printError("\ntrafficgeo: stopping; \(message) (Ctrl-C again to quit now)")
+            if second { Terminal.printError("trafficgeo: stopped") } else if !Terminal.quiet {
+                // A new line after the terminal's ^C; none in a log file.
+                let lead = isatty(STDERR_FILENO) != 0 && Terminal.logFormat == .text ? "\n" : ""
+                Terminal.printError("\(lead)trafficgeo: stopping; \(message) (Ctrl-C again to quit now)")
             }
         }
     }

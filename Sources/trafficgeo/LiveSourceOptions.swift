@@ -3,6 +3,7 @@ import Foundation
 import TrafficGeo
 import TrafficGeoFeeds
 import TrafficGeoStore
+import TrafficGeoHTTP
 
 /// How live sources are read (`ingest`, `watch --source`): snapshots, the Autobahn API, and how
 /// long the change feed keeps its events.
@@ -40,6 +41,7 @@ struct LiveSourceOptions: ParsableArguments {
         guard url.hasPrefix("http://") || url.hasPrefix("https://"), URL(string: autobahnURL) != nil else {
             throw ValidationError("--autobahn-url '\(autobahnURL)' is not an http(s) URL.")
         }
+        if let problem = HTTPLocation.problem(autobahnURL) { throw ValidationError("--autobahn-url '\(autobahnURL)': \(problem).") }
         guard try DurationArgument.validated(autobahnTimeout, option: "--autobahn-timeout") > 0 else {
             throw ValidationError("--autobahn-timeout must be positive.")
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import TrafficGeo
+import TrafficGeoHTTP
 import TrafficGeoModel
 import TrafficGeoProjection
 import TrafficGeoStore
@@ -105,6 +106,7 @@ struct WatchCommand: AsyncParsableCommand {
         for url in webhook + (ntfy.map { [$0] } ?? []) {
             let lower = url.lowercased()
             guard lower.hasPrefix("http://") || lower.hasPrefix("https://") else { throw ValidationError("'\(url)' is not an http(s) URL.") }
+            if let problem = HTTPLocation.problem(url) { throw ValidationError("'\(url)': \(problem).") }
         }
         if let ntfy, NtfyDelivery(url: ntfy) == nil { throw ValidationError("--ntfy '\(ntfy)' names no topic: use https://ntfy.sh/TOPIC.") }
     }

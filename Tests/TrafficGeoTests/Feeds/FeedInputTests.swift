@@ -3,6 +3,7 @@ import Testing
 @testable import TrafficGeo
 @testable import TrafficGeoFeeds
 import TrafficGeoGeocoding
+import TrafficGeoHTTP
 @testable import TrafficGeoSQLite
 @testable import TrafficGeoSupport
 
@@ -55,6 +56,14 @@ struct FeedInputTests {
         let missing = await #expect(throws: FeedError.self) { try await FeedInput.open("file:///nonexistent/feed.xml") }
         #expect(missing?.code == .notFound)
         #expect(FeedInput.urlScheme(of: "data/feed.xml") == nil && FeedInput.urlScheme(of: "a b://x") == nil)
+        // An http(s) URL the HTTP client would refuse in its own words, or stop the program on
+        // (a port above 65535), is refused in ours first.
+        for (location, words) in [("http://127.0.0.1:99999/feed.xml", "99999 is not a port"), ("http://127.0.0.1:65536/", "65536 is not a port"),
+                                  ("http://", "names no host"), ("https:///feed.xml", "names no host")] {
+            let error = await #expect(throws: FeedError.self) { try await FeedInput.open(location) }
+            #expect(error?.code == .unreadable && "\(error!)".contains(words), "\(String(describing: error))")
+        }
+        #expect(HTTPLocation.problem("https://host:8443/feed.xml") == nil)
     }
 
     @Test func feedErrorsAreValuesWithAKindAndACause() {

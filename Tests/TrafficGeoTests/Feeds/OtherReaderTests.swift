@@ -73,6 +73,24 @@ struct OtherReaderTests {
         #expect(try TestSupport.read(rdf, format: .rss).incidents.isEmpty)
     }
 
+    /// The Autobahn API or GeoJSON asked for on another JSON document read nothing, exited 0,
+    /// and a snapshot of it ended every incident of the source: refused, naming its members.
+    @Test func autobahnOrGeoJSONAskedForOnAnotherJSONDocumentIsRefused() throws {
+        let open511 = #"{"events":[{"id":"x","event_type":"INCIDENT"}],"meta":{}}"#
+        let wzdx = #"{"feed_info":{"version":"4.2"},"type":"FeatureCollection","features":[]}"#
+        for (text, format, words) in [(open511, FeedFormat.autobahn, "members are events, meta"), (wzdx, .autobahn, "members are features, feed_info, type"),
+                                      (#"{"foo":1}"#, .autobahn, "no service's array"),
+                                      (open511, .geojson, "no features array"), (#"{"foo":1}"#, .geojson, "members are foo")] {
+            let error = try #require(throws: FeedError.self) { try TestSupport.read(text, format: format) }
+            #expect(error.code == .malformed && error.entriesRead == 0 && "\(error)".contains(words), "\(error)")
+        }
+        // Answers with nothing on are not refused.
+        for (text, format) in [(#"{"warning":[]}"#, FeedFormat.autobahn), ("[]", .autobahn), (wzdx, .geojson),
+                               (#"{"type":"FeatureCollection","features":[]}"#, .geojson)] {
+            #expect(try TestSupport.read(text, format: format).incidents.isEmpty)
+        }
+    }
+
     @Test func autobahnJSONIsDecodedLeniently() throws {
         let feed = """
             {"warning":[
