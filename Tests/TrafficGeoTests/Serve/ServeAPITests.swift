@@ -324,6 +324,31 @@ struct ServeAPITests {
             #expect(long.status == 414)
             let escape = try await f.get("/map/leaflet/..%2F..%2F..%2Fetc%2Fpasswd")
             #expect(escape.status == 404)
+            let dots = try await f.get("/map/leaflet/../../../etc/passwd")
+            #expect(dots.status == 404 && !dots.body.contains("root:"))
+            // Any method but GET and HEAD is a 405 on any path (the server is read-only), and
+            // counted; a path one segment longer than a route is nothing.
+            let put = try await f.get("/nowhere", method: .PUT)
+            #expect(put.status == 405 && put.headers.first(name: "allow") == "GET, HEAD")
+            let deeper = try await f.get("/collections/incidents/items/1/more")
+            #expect(deeper.status == 404 && deeper.contentType == "application/problem+json", "\(deeper.body)")
+            #expect((deeper.json["detail"] as? String)?.contains("/collections/incidents/items/1/more") == true, "\(deeper.body)")
+        }
+    }
+
+    @Test("Routing: a trailing slash is not part of a path, and HEAD is GET without its body")
+    func trailingSlashesAndHead() async throws {
+        try await ServeFixture.serving { f in
+            for path in ["/collections/", "/collections/incidents/", "/collections/incidents/items/?limit=1", "//conformance", "/collections/incidents/items/1/"] {
+                let a = try await f.get(path)
+                #expect(a.status == 200, "\(path): \(a.status) \(a.body.prefix(200))")
+            }
+            let get = try await f.get("/collections/incidents/items?limit=2")
+            let head = try await f.get("/collections/incidents/items?limit=2", method: .HEAD)
+            #expect(head.status == 200 && head.body.isEmpty && head.contentType == get.contentType)
+            #expect(head.headers.first(name: "etag") == get.headers.first(name: "etag"))
+            let missing = try await f.get("/nothing-here", method: .HEAD)
+            #expect(missing.status == 404 && missing.body.isEmpty)
         }
     }
 
@@ -358,6 +383,9 @@ struct ServeAPITests {
                 #expect(js.status == 200 && js.contentType.hasPrefix("text/javascript") && js.body.contains("Leaflet"))
                 let css = try await f.get("/map/leaflet/leaflet.css")
                 #expect(css.status == 200)
+                // The stylesheet's images are in a folder of their own.
+                let icon = try await f.get("/map/leaflet/images/marker-icon.png")
+                #expect(icon.status == 200 && icon.contentType == "image/png")
             }
             let injected = try await f.get("/?f=html&q=%3C/script%3E%3Cscript%3Ealert(1)%3C/script%3E")
             #expect(!injected.body.contains("</script><script>alert(1)"), "a parameter cannot end the page's script")

@@ -92,12 +92,15 @@ struct ServeOperationsTests {
             }
             _ = try await f.get("/collections/incidents/items/999999")    // 404
             _ = try await f.get("/collections/incidents/items/1")
+            _ = try await f.get("/collections/incidents/items/1/", method: .HEAD)
+            _ = try await f.get("/no/such/route")    // 404, under no route's template
             let answer = try await f.get("/metrics")
             #expect(answer.status == 200 && answer.contentType.hasPrefix("text/plain; version=0.0.4"))
             let s = Self.samples(answer.body)
             #expect(s[#"trafficgeo_http_requests_total{route="/collections/incidents/items",status="200"}"#] == 3, "\(answer.body)")
             #expect(s[#"trafficgeo_http_requests_total{route="/collections/incidents/items/{id}",status="404"}"#] == 1)
-            #expect(s[#"trafficgeo_http_requests_total{route="/collections/incidents/items/{id}",status="200"}"#] == 1)
+            #expect(s[#"trafficgeo_http_requests_total{route="/collections/incidents/items/{id}",status="200"}"#] == 2, "HEAD and a trailing slash count as the route")
+            #expect(s[#"trafficgeo_http_requests_total{route="other",status="404"}"#] == 1, "\(answer.body)")
             #expect(s[#"trafficgeo_http_request_duration_seconds_count{route="/collections/incidents/items"}"#] == 3)
             #expect(s["trafficgeo_items_returned_total"] == Double(returned) && returned == 15)
             let stats = try await f.writer.statistics()
