@@ -13,9 +13,6 @@ public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible 
 
     public var description: String { rawValue }
 
-    /// Guesses the format from the first bytes of a feed (after a BOM and whitespace).
-    ///
-    ///     FeedFormat.detect(Data("<feed xmlns=...".utf8)) // .atom
     /// What kind of text the format is: forcing one format on content of another kind is a mistake.
     public var family: String {
         switch self {
@@ -40,6 +37,9 @@ public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible 
         }
     }
 
+    /// Guesses the format from the first bytes of a feed (after a BOM and whitespace).
+    ///
+    ///     FeedFormat.detect(Data("<feed xmlns=...".utf8)) // .atom
     public static func detect(_ head: Data) -> FeedFormat? {
         var bytes = head[...]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }

@@ -276,4 +276,7 @@ struct IngestCommand: AsyncParsableCommand {
     }
 }
 
-extension FeedFormat: ExpressibleByArgument {}
+extension FeedFormat: ExpressibleByArgument {
+    /// Any case, as the output formats: `--format WZDx` is `wzdx`.
+    public init?(argument: String) { self.init(rawValue: argument.lowercased()) }
+}

@@ -317,6 +317,9 @@ struct EveryCommandTests {
         let json = try TestSupport.write(#"{"warning":[{"identifier":"1","title":"A1 | X"}]}"#, name: "w.json", in: folder)
         let wrong = try cli(["ingest", "--db", db, "--format", "atom", json.path])
         #expect(wrong.status == 65 && wrong.stderr.contains("the content is autobahn"), Comment(rawValue: wrong.stderr))
+        // A format's name in any case, as the output formats take it.
+        let named = try cli(["ingest", "--db", folder.appendingPathComponent("case.sqlite").path, "--format", "AutoBahn", json.path])
+        #expect(named.status == 0, Comment(rawValue: named.stderr))
         let empty = try TestSupport.write("", name: "empty.xml", in: folder)
         let nothing = try cli(["ingest", "--db", db, empty.path])
         #expect(nothing.status == 65 && nothing.stderr.contains("empty"), Comment(rawValue: nothing.stderr))
