@@ -179,9 +179,11 @@ extension StopRequest {
     static func onSignals(saying message: String) -> StopRequest {
         onSignals { second in
             if second { Terminal.printError("trafficgeo: stopped") } else if !Terminal.quiet {
-                // A new line after the terminal's ^C; none in a log file.
-                let lead = isatty(STDERR_FILENO) != 0 && Terminal.logFormat == .text ? "\n" : ""
-                Terminal.printError("\(lead)trafficgeo: stopping; \(message) (Ctrl-C again to quit now)")
+                // A new line after the terminal's ^C; none in a log file, where the stop was a
+                // service manager's SIGTERM more often than a Ctrl-C.
+                let atTerminal = isatty(STDERR_FILENO) != 0 && Terminal.logFormat == .text
+                let hint = atTerminal ? "Ctrl-C again to quit now" : "a second SIGTERM or SIGINT quits now"
+                Terminal.printError("\(atTerminal ? "\n" : "")trafficgeo: stopping; \(message) (\(hint))")
             }
         }
     }

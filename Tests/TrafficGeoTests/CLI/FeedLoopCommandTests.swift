@@ -189,6 +189,8 @@ struct FeedLoopCommandTests {
             let text = loop.stderr
             let notice = text.range(of: "stopping; writes in progress finish"), last = text.range(of: "ingest loop stopped")
             #expect(notice != nil && last != nil && notice!.lowerBound < last!.lowerBound, "round \(round): \(text)")
+            // Not a terminal (a service's log): the hint names signals, not a key.
+            #expect(text.contains("a second SIGTERM or SIGINT quits now") && !text.contains("Ctrl-C again"), "round \(round): \(text)")
         }
     }
 
