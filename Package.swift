@@ -24,6 +24,8 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-log", from: "1.6.0"),
+        // Heap: the merge of an external sort's runs (TrafficGeoSQLite's SpilledRuns).
+        .package(url: "https://github.com/apple/swift-collections", from: "1.1.0"),
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.0.0"),
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.21.0"),
         // NIOLockedValueBox (the one lock type) and the error types network errors are explained
@@ -120,6 +122,7 @@ let package = Package(
                            .product(name: "GRDBSQLite", package: "GRDB.swift"),
                            // NIOLockedValueBox: the one lock type.
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                           .product(name: "HeapModule", package: "swift-collections"),
                            // ThreadSpecificVariable: a read connection per long-lived reader thread.
                            .product(name: "NIOPosix", package: "swift-nio")]
         ),

@@ -59,17 +59,6 @@ enum BlockIndex {
             let dz = Swift.max(Swift.max(minZ - p.z, p.z - maxZ), 0)
             return (dx * dx + dy * dy + dz * dz).squareRoot()
         }
-
-        static func enclosing(_ points: ArraySlice<GeocentricPoint>) -> Box {
-            let f = points.first!
-            var b = Box(minX: f.x, maxX: f.x, minY: f.y, maxY: f.y, minZ: f.z, maxZ: f.z)
-            for p in points.dropFirst() {
-                b.minX = Swift.min(b.minX, p.x); b.maxX = Swift.max(b.maxX, p.x)
-                b.minY = Swift.min(b.minY, p.y); b.maxY = Swift.max(b.maxY, p.y)
-                b.minZ = Swift.min(b.minZ, p.z); b.maxZ = Swift.max(b.maxZ, p.z)
-            }
-            return b
-        }
     }
 
     /// The ownership rule, the one place it is written: whether the entry (`entryID`, `box`) is
@@ -149,6 +138,42 @@ enum BlockIndex {
     }
 }
 
+extension BlockIndex {
+    /// The block entries over `count` points stored with consecutive ids, made one point at a
+    /// time (an external sort's merge never holds all the points): `count / blockSize` blocks,
+    /// rounded up, of sizes as even as they can be.
+    struct Builder {
+        private let count: Int, parts: Int
+        private(set) var entries: [RTreeBulkLoader.Entry] = []
+        private var added = 0, part = 0, firstID: Int64 = 0
+        private var box = Box(minX: 0, maxX: 0, minY: 0, maxY: 0, minZ: 0, maxZ: 0)
+
+        init(count: Int) {
+            self.count = count
+            parts = max(1, min((count + BlockIndex.blockSize - 1) / BlockIndex.blockSize, count))
+            entries.reserveCapacity(parts)
+        }
+
+        /// The next point, stored as `id` (one more than the point before).
+        mutating func add(_ p: GeocentricPoint, id: Int64) {
+            precondition(added < count, "more points than announced")
+            if added == count * part / parts {
+                firstID = id
+                box = Box(minX: p.x, maxX: p.x, minY: p.y, maxY: p.y, minZ: p.z, maxZ: p.z)
+            } else {
+                box.minX = Swift.min(box.minX, p.x); box.maxX = Swift.max(box.maxX, p.x)
+                box.minY = Swift.min(box.minY, p.y); box.maxY = Swift.max(box.maxY, p.y)
+                box.minZ = Swift.min(box.minZ, p.z); box.maxZ = Swift.max(box.maxZ, p.z)
+            }
+            added += 1
+            if added == count * (part + 1) / parts {
+                entries.append(RTreeBulkLoader.Entry(id: BlockIndex.blockID(first: firstID, last: id), box: box))
+                part += 1
+            }
+        }
+    }
+}
+
 /// Keeps `incident_blocks` right inside an open write transaction.
 final class BlockIndexWriter {
     private let db: Database
@@ -180,14 +205,14 @@ final class BlockIndexWriter {
     /// Indexes the just-stored incidents `firstID`, `firstID + 1`, … at `points` (in that order,
     /// nearby points next to each other) as blocks. Into an empty index, the tree is bulk-loaded.
     func addBlocks(firstID: Int64, points: [GeocentricPoint]) throws {
-        guard !points.isEmpty else { return }
-        let parts = (points.count + BlockIndex.blockSize - 1) / BlockIndex.blockSize
-        var entries: [RTreeBulkLoader.Entry] = []
-        entries.reserveCapacity(parts)
-        for range in RTreeBulkLoader.evenRanges(points.count, parts: parts) {
-            let first = firstID + Int64(range.lowerBound), last = firstID + Int64(range.upperBound - 1)
-            entries.append(RTreeBulkLoader.Entry(id: BlockIndex.blockID(first: first, last: last), box: .enclosing(points[range])))
-        }
+        var blocks = BlockIndex.Builder(count: points.count)
+        for (k, p) in points.enumerated() { blocks.add(p, id: firstID + Int64(k)) }
+        try add(blocks.entries)
+    }
+
+    /// Indexes block entries made by a `BlockIndex.Builder`.
+    func add(_ entries: [RTreeBulkLoader.Entry]) throws {
+        guard !entries.isEmpty else { return }
         // The bulk loader writes the R*Tree's shadow tables, which SQLite refuses in defensive
         // mode (SQLITE_DBCONFIG_DEFENSIVE, which an application or a build may turn on): then the
         // entries go in one by one, as into a tree that is not empty.

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import TrafficGeoProjection
+import TrafficGeoStore
 
 /// Stores new incidents (`PendingInserts`) inside an open write transaction: those without a
 /// position first, then the others along the Hilbert curve with consecutive ids, indexed as
@@ -45,13 +46,7 @@ final class CurveOrderedInserter {
         let firstID = nextID
         defer { lastStoredIDs = firstID ..< nextID }
         let bulk = try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM incidents)")!
-        var rebuild: [String] = []
-        if bulk {
-            for index in try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'incidents' AND sql IS NOT NULL") {
-                try db.execute(sql: "DROP INDEX \(String(index[0]).quotedDatabaseIdentifier)")
-                rebuild.append(index[1])
-            }
-        }
+        let rebuild = bulk ? try dropIndexes() : []
         var repeated: [(stored: Row, values: [DatabaseValue])] = []
         var firstLocatedID: Int64?
         var points: [GeocentricPoint] = []
@@ -84,16 +79,60 @@ final class CurveOrderedInserter {
                 nextID += 1
             }
         }
-        if !rebuild.isEmpty {
-            // SQLite sorts the keys of a new index with helper threads when allowed to (a tenth
-            // faster with two; the other core is idle by now).
-            let helpers = min(4, max(0, ProcessInfo.processInfo.activeProcessorCount - 1))
-            try db.execute(sql: "PRAGMA threads = \(helpers)")
-            defer { try? db.execute(sql: "PRAGMA threads = 0") }
-            for sql in rebuild { try db.execute(sql: sql) }
-        }
+        try build(rebuild)
         if let firstLocatedID { try index.addBlocks(firstID: firstLocatedID, points: points) }
         return repeated
+    }
+
+    /// Stores rows handed over already in storage order (`SpilledRuns.merge`: `count` rows,
+    /// `locatedCount` of them with a position) into the empty table, in bulk, and indexes them as
+    /// blocks without holding their points. A repeated feed id fails the identity index's build
+    /// (`SQLITE_CONSTRAINT`): the caller then stores the runs one after another instead.
+    func storeSorted(locatedCount: Int, _ merge: ((PendingInserts) throws -> Void) throws -> Void) throws {
+        guard try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM incidents)")! else {
+            throw StoreError.writeFailed("", reason: "sorted rows can only go into an empty table")
+        }
+        var nextID = try index.nextFreeID()
+        let firstID = nextID
+        defer { lastStoredIDs = firstID ..< nextID }
+        let rebuild = try dropIndexes()
+        var blocks = BlockIndex.Builder(count: locatedCount)
+        try merge { batch in
+            var start = 0
+            while start < batch.count {
+                let rows = min(Self.rowsPerBulkInsert, batch.count - start)
+                try insert(start ..< start + rows, of: batch, firstID: nextID)
+                for k in 0 ..< rows {
+                    if let p = batch.position(at: start + k) { blocks.add(GeocentricPoint(p), id: nextID + Int64(k)) }
+                }
+                nextID += Int64(rows)
+                start += rows
+            }
+        }
+        try build(rebuild)
+        try index.add(blocks.entries)
+    }
+
+    /// Drops the table's indexes before a bulk load (the rows go in faster and the indexes are
+    /// then built sorted, with full pages); returns the statements that make them again.
+    private func dropIndexes() throws -> [String] {
+        var rebuild: [String] = []
+        for index in try Row.fetchAll(db, sql: "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'incidents' AND sql IS NOT NULL") {
+            try db.execute(sql: "DROP INDEX \(String(index[0]).quotedDatabaseIdentifier)")
+            rebuild.append(index[1])
+        }
+        return rebuild
+    }
+
+    /// Builds the indexes `dropIndexes` dropped.
+    private func build(_ rebuild: [String]) throws {
+        guard !rebuild.isEmpty else { return }
+        // SQLite sorts the keys of a new index with helper threads when allowed to (a tenth
+        // faster with two; the other core is idle by now).
+        let helpers = min(4, max(0, ProcessInfo.processInfo.activeProcessorCount - 1))
+        try db.execute(sql: "PRAGMA threads = \(helpers)")
+        defer { try? db.execute(sql: "PRAGMA threads = 0") }
+        for sql in rebuild { try db.execute(sql: sql) }
     }
 
     private static let rowsPerBulkInsert = 32
@@ -101,7 +140,7 @@ final class CurveOrderedInserter {
     /// Inserts pending rows with one statement, ids from `firstID` on, binding the packed values
     /// straight through SQLite's C API (building GRDB's StatementArguments cost as much as the
     /// insert itself: a million rows, ~2 s).
-    private func insert(_ slots: ArraySlice<Int>, of pending: PendingInserts, firstID: Int64) throws {
+    private func insert(_ slots: some Collection<Int>, of pending: PendingInserts, firstID: Int64) throws {
         let statement = try bulkInsertStatement(rows: slots.count).sqliteStatement
         sqlite3_reset(statement)
         for (k, slot) in slots.enumerated() {

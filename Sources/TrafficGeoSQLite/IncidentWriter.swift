@@ -34,11 +34,16 @@ final class IncidentWriter {
     private let resetGeocodeStatus: Statement
     private let reopenStatement: Statement
     private var pending = PendingInserts()
-    /// Pending incidents are stored once this many wait (about 100 bytes each for short entries);
-    /// bigger feeds are stored and indexed in several runs, each in curve order.
+    /// At most this many pending incidents are held (about 100 bytes each for short entries).
+    /// More go into an empty table through an external sort (`SpilledRuns`), so that the whole
+    /// feed is one curve-ordered run; into a table that has rows, they are stored in chunks.
     private let flushThreshold: Int
+    /// The runs of the external sort, once a big feed goes into an empty table.
+    private var spilled: SpilledRuns?
+    private let db: Database
 
-    init(db: Database, now: Date, flushThreshold: Int = 2_000_000, tracksSeen: Bool = false) throws {
+    init(db: Database, now: Date, flushThreshold: Int = 1 << 20, tracksSeen: Bool = false) throws {
+        self.db = db
         self.tracksSeen = tracksSeen
         // Whole seconds: SQLite stores an integral REAL in 4 bytes instead of 8 (8 bytes a row for both columns).
         self.now = now.timeIntervalSince1970.rounded(.down)
@@ -63,7 +68,13 @@ final class IncidentWriter {
 
     /// Stores the incidents still pending; call before the transaction commits.
     func finish() throws {
-        try flush()
+        if let spilled {
+            try spill(into: spilled)
+            try storeMerged(spilled)
+            self.spilled = nil
+        } else {
+            try flush()
+        }
     }
 
     func upsert(_ incident: Incident) throws {
@@ -88,7 +99,7 @@ final class IncidentWriter {
         pending.append(key: key, values: [source.databaseValue, incident.id.databaseValue] + list + [Self.hash(list).databaseValue],
                        position: incident.position)
         counts.inserted += 1
-        if pending.count >= flushThreshold { try flush() }
+        if pending.count >= flushThreshold { try flushChunk() }
     }
 
     /// Updates a stored incident (`existing`: a `findStatement` row) to the field values `list`.
@@ -121,6 +132,40 @@ final class IncidentWriter {
         counts.updated += 1
         // Changed twice by one feed (a repeated id): one event.
         if updatedSet.insert(id).inserted { updatedIDs.append(id) }
+    }
+
+    /// A full chunk of pending incidents: sorted into a run if the table is empty (or a run is
+    /// already out), else stored.
+    private func flushChunk() throws {
+        if spilled == nil, try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM incidents)")! { spilled = SpilledRuns(besideDatabaseOf: db) }
+        if let spilled { try spill(into: spilled) } else { try flush() }
+    }
+
+    private func spill(into runs: SpilledRuns) throws {
+        guard pending.count > 0 else { return }
+        try runs.spill(pending)
+        pending = PendingInserts()
+    }
+
+    /// Stores the runs merged, as one curve-ordered run. When the feed repeats an id across
+    /// runs (the identity index cannot be built), that is undone and the runs are stored one
+    /// after another instead, where a repeated id becomes an update.
+    private func storeMerged(_ runs: SpilledRuns) throws {
+        do {
+            try db.inSavepoint {
+                try inserter.storeSorted(locatedCount: runs.locatedCount) { body in try runs.merge(body) }
+                return .commit
+            }
+            if !inserter.lastStoredIDs.isEmpty { insertedRanges.append(inserter.lastStoredIDs) }
+        } catch let error as DatabaseError where error.resultCode == .SQLITE_CONSTRAINT {
+            for run in runs.runs {
+                try run.rewind()
+                while let header = try run.next() {
+                    run.withCurrent { _, values in pending.appendRecord(header, values: values) }
+                }
+                try flush()
+            }
+        }
     }
 
     /// Stores the pending incidents (`CurveOrderedInserter`). A row an earlier flush of this

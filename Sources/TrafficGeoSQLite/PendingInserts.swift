@@ -152,6 +152,59 @@ struct PendingInserts {
         }
     }
 
+    // MARK: - Records: rows as an external sort's run keeps them (`SpilledRuns`)
+
+    /// What a run keeps of a row besides its packed values.
+    struct RecordHeader {
+        var curveIndex: UInt64
+        var latitude: Double, longitude: Double
+        var located: Bool
+    }
+
+    /// Calls `body` with each row's header and packed values, in storage order.
+    func forEachRecordInStorageOrder(_ body: (RecordHeader, UnsafeBufferPointer<UInt8>) throws -> Void) throws {
+        let order = storageOrder()
+        try bytes.withUnsafeBufferPointer { b in
+            for slot in order {
+                let item = items[slot]
+                let header = RecordHeader(curveIndex: item.curveIndex, latitude: item.latitude, longitude: item.longitude, located: item.located)
+                try body(header, UnsafeBufferPointer(rebasing: b[item.offset ..< Self.end(ofValuesAt: item.offset, in: b)]))
+            }
+        }
+    }
+
+    /// Appends a row as a run kept it. Nothing looks a merged row up by its key, so it has none.
+    mutating func appendRecord(_ header: RecordHeader, values: UnsafeBufferPointer<UInt8>) {
+        items.append(Item(offset: bytes.count, curveIndex: header.curveIndex, latitude: header.latitude, longitude: header.longitude,
+                          located: header.located))
+        bytes.append(contentsOf: values)
+    }
+
+    /// Empties the rows, keeping the memory for the next ones.
+    mutating func removeAll() {
+        bytes.removeAll(keepingCapacity: true)
+        items.removeAll(keepingCapacity: true)
+        slots.removeAll()
+    }
+
+    /// Where the packed values that start at `offset` end.
+    private static func end(ofValuesAt offset: Int, in b: UnsafeBufferPointer<UInt8>) -> Int {
+        var at = offset + 1
+        for _ in 0 ..< Int(b[offset]) {
+            let tag = Tag(rawValue: b[at])!
+            at += 1
+            switch tag {
+            case .null: break
+            case .integer, .real: at += 8
+            case .text, .blob:
+                var length = 0
+                for k in 0..<4 { length |= Int(b[at + k]) << (8 * k) }
+                at += 4 + length
+            }
+        }
+        return at
+    }
+
     func values(at slot: Int) -> [DatabaseValue] {
         var values: [DatabaseValue] = []
         forEachValue(of: slot) { _, value in

@@ -200,6 +200,47 @@ struct BlockIndexTests {
         #expect(try engine.nearest(to: c, limit: 25).map(\.incident.id) == truth.prefix(25).map(\.id))
     }
 
+    /// A big first feed (here: more than 7 new incidents) is sorted in runs written to files and
+    /// merged: the table gets one curve-ordered run, indexed as blocks only, exactly as if it had
+    /// been sorted in memory, and no sort file is left in the folder.
+    @Test func aBigFirstFeedIsSortedInRunsAndStoredAsOne() throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var generator = SplitMix64(seed: 12)
+        var incidents: [Incident] = []
+        for i in 0..<403 {
+            let c = Coordinate(latitude: Double.random(in: 47...55, using: &generator), longitude: Double.random(in: 6...15, using: &generator))
+            var incident = Incident(source: i % 3 == 0 ? "t" : "s", id: "p\(i)", title: "A\(i % 9) : \(i)")
+            incident.position = i % 13 == 0 ? nil : c
+            incidents.append(incident)
+        }
+        func stored(threshold: Int, in name: String) throws -> (store: SQLiteIncidentStore, counts: IncidentWriter.Counts) {
+            let store = try SQLiteIncidentStore(path: folder.appendingPathComponent(name).path)
+            let counts = try store.write { db in
+                let writer = try IncidentWriter(db: db, now: Date(timeIntervalSince1970: 1_700_000_000), flushThreshold: threshold)
+                for incident in incidents { try writer.upsert(incident) }
+                try writer.finish()
+                return writer.counts
+            }
+            return (store, counts)
+        }
+        let (merged, counts) = try stored(threshold: 7, in: "merged.sqlite")
+        let (inMemory, _) = try stored(threshold: 1000, in: "memory.sqlite")
+        #expect((counts.inserted, counts.updated, counts.unchanged) == (403, 0, 0))
+        #expect(try merged.checkIntegrity().isEmpty)
+        let located = incidents.filter { $0.position != nil }.count
+        let rows = "SELECT id, source_id, external_id, latitude, longitude FROM incidents ORDER BY id"
+        let entries = "SELECT id, min_x, max_x FROM incident_blocks ORDER BY id"
+        #expect(try merged.read { try Row.fetchAll($0, sql: rows) } == inMemory.read { try Row.fetchAll($0, sql: rows) })
+        #expect(try merged.read { try Row.fetchAll($0, sql: entries) } == inMemory.read { try Row.fetchAll($0, sql: entries) })
+        #expect(try merged.read { try Int.fetchOne($0, sql: "SELECT count(*) FROM incident_blocks WHERE id > 0") }
+                == (located + BlockIndex.blockSize - 1) / BlockIndex.blockSize)
+        #expect(try FileManager.default.contentsOfDirectory(atPath: folder.path).allSatisfy { !$0.hasPrefix(".trafficgeo-sort") })
+        let c = Coordinate(latitude: 51, longitude: 10)
+        let truth = incidents.compactMap { i in i.position.map { (id: i.id, d: Geodesic.distance(from: c, to: $0)) } }.sorted { $0.d < $1.d }
+        #expect(try QueryEngine(store: merged).nearest(to: c, limit: 25).map(\.incident.id) == truth.prefix(25).map(\.id))
+    }
+
     /// Big feeds are stored in several runs (here: every 7 new incidents), an id repeated after
     /// its first run was stored becomes an update, and every run is indexed as blocks.
     @Test func severalFlushesAndIdsRepeatedAcrossThem() throws {
