@@ -35,12 +35,24 @@ package struct EventMerger {
         }
         let run = RunRows(rows, settings: rule.settings)
         let updated = Array(Set(updated).union(released.reports)).sorted()
-        let insertedSet = Set(inserted), updatedSet = Set(updated), endedSet = Set(ended)
+        let updatedSet = Set(updated), endedSet = Set(ended)
+        // New rows, sorted (an ingest's are, as runs of consecutive ids). A big first ingest
+        // brings millions: nothing below copies them or puts them in a set unless it must
+        // (a set of 10M ids and its copies were most of a 10M-row ingest's peak memory).
+        let inserted = inserted.isSorted ? inserted : inserted.sorted()
+        func isInserted(_ id: Int64) -> Bool {
+            var low = 0, high = inserted.count
+            while low < high {
+                let mid = (low + high) / 2
+                if inserted[mid] < id { low = mid + 1 } else { high = mid }
+            }
+            return low < inserted.count && inserted[low] == id
+        }
         // New rows are reports of their own; the others may be members of an event.
-        let changed = try rows.places(ids: Array(updatedSet.union(endedSet).subtracting(insertedSet)).sorted())
+        let changed = try rows.places(ids: updatedSet.union(endedSet).filter { !isInserted($0) }.sorted())
             .filter { $0.role != .event }
         var affected = released.events
-        var seeking = insertedSet
+        var seeking: Set<Int64> = []   // besides the inserted rows
         var ownBefore: Set<Int64> = []   // events of their own before this run
         let memberEvents = Set(changed.compactMap(\.memberOf))
         try run.load(Array(memberEvents))
@@ -71,8 +83,8 @@ package struct EventMerger {
         // one road's rows at a time.
         var joined: Set<Int64> = []
         var recomposed: Set<Int64> = []
-        if !seeking.isEmpty, try rows.hasEvents(besides: source) {
-            let places = try rows.places(ids: seeking.sorted()).filter { $0.role == .report && $0.road != nil }
+        if !seeking.isEmpty || !inserted.isEmpty, try rows.hasEvents(besides: source) {
+            let places = try rows.places(ids: Array(Set(inserted).union(seeking)).sorted()).filter { $0.role == .report && $0.road != nil }
             for (_, onRoad) in Dictionary(grouping: places, by: { ReportTraits.roadKey($0.road!) }).sorted(by: { $0.key < $1.key }) {
                 let joins = try bestJoins(for: onRoad, excluding: source, run)
                 var targets: Set<Int64> = []
@@ -109,13 +121,23 @@ package struct EventMerger {
         // The events whose reports changed or left, composed again.
         try recompose(affected.subtracting(recomposed), wasEnded: wasEnded, run, into: &changes)
 
-        // Reports that are still events of their own: their own change.
+        // Reports that are still events of their own: their own change (updated and ended ones
+        // in the order of their ids).
         let split = Set(changes.new)
-        for id in insertedSet.union(ownBefore).sorted() where !joined.contains(id) && !split.contains(id) {
-            if insertedSet.contains(id) { changes.new.append(id) } else if updatedSet.contains(id) { changes.updated.append(id) }
-            if endedSet.contains(id) { changes.ended.append(id) }
+        var ownUpdated: [Int64] = [], ownEnded: [Int64] = []
+        if joined.isEmpty && split.isEmpty && changes.new.isEmpty {
+            changes.new = inserted
+        } else {
+            changes.new += inserted.filter { !joined.contains($0) && !split.contains($0) }
         }
-        changes.new.sort()
+        for id in inserted where endedSet.contains(id) && !joined.contains(id) && !split.contains(id) { ownEnded.append(id) }
+        for id in ownBefore where !isInserted(id) && !joined.contains(id) && !split.contains(id) {
+            if updatedSet.contains(id) { ownUpdated.append(id) }
+            if endedSet.contains(id) { ownEnded.append(id) }
+        }
+        changes.updated += ownUpdated.sorted()
+        changes.ended += ownEnded.sorted()
+        if !changes.new.isSorted { changes.new.sort() }
         return changes
     }
 
@@ -291,4 +313,8 @@ package struct EventMerger {
         }
         return joins
     }
+}
+
+private extension Array where Element == Int64 {
+    var isSorted: Bool { zip(self, dropFirst()).allSatisfy { $0 <= $1 } }
 }
