@@ -84,8 +84,8 @@ final class CurveOrderedInserter {
         return repeated
     }
 
-    /// Stores rows handed over already in storage order (`SpilledRuns.merge`: `count` rows,
-    /// `locatedCount` of them with a position) into the empty table, in bulk, and indexes them as
+    /// Stores rows handed over already in storage order (`SpilledRuns.merge`, `locatedCount` of
+    /// them with a position) into the empty table, in bulk, and indexes them as
     /// blocks without holding their points. A repeated feed id fails the identity index's build
     /// (`SQLITE_CONSTRAINT`): the caller then stores the runs one after another instead.
     func storeSorted(locatedCount: Int, _ merge: ((PendingInserts) throws -> Void) throws -> Void) throws {

@@ -36,10 +36,10 @@ package struct EventMerger {
         let run = RunRows(rows, settings: rule.settings)
         let updated = Array(Set(updated).union(released.reports)).sorted()
         let updatedSet = Set(updated), endedSet = Set(ended)
-        // New rows, sorted (an ingest's are, as runs of consecutive ids). A big first ingest
+        // New rows, sorted and each once (an ingest's are, as runs of consecutive ids). A big first ingest
         // brings millions: nothing below copies them or puts them in a set unless it must
         // (a set of 10M ids and its copies were most of a 10M-row ingest's peak memory).
-        let inserted = inserted.isSorted ? inserted : inserted.sorted()
+        let inserted = inserted.isStrictlyIncreasing ? inserted : Array(Set(inserted)).sorted()
         func isInserted(_ id: Int64) -> Bool {
             var low = 0, high = inserted.count
             while low < high {
@@ -137,7 +137,7 @@ package struct EventMerger {
         }
         changes.updated += ownUpdated.sorted()
         changes.ended += ownEnded.sorted()
-        if !changes.new.isSorted { changes.new.sort() }
+        if !changes.new.isStrictlyIncreasing { changes.new.sort() }
         return changes
     }
 
@@ -316,5 +316,5 @@ package struct EventMerger {
 }
 
 private extension Array where Element == Int64 {
-    var isSorted: Bool { zip(self, dropFirst()).allSatisfy { $0 <= $1 } }
+    var isStrictlyIncreasing: Bool { zip(self, dropFirst()).allSatisfy { $0 < $1 } }
 }
