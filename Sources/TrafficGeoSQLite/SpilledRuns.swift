@@ -30,7 +30,6 @@ final class SpilledRuns {
         directory = path.isEmpty ? NSTemporaryDirectory() : (path as NSString).deletingLastPathComponent
     }
 
-    var count: Int { runs.reduce(0) { $0 + $1.count } }
     var locatedCount: Int { runs.reduce(0) { $0 + $1.locatedCount } }
 
     /// Writes `pending` as a run, in its storage order.
