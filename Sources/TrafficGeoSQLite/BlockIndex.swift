@@ -143,21 +143,21 @@ extension BlockIndex {
     /// time (an external sort's merge never holds all the points): `count / blockSize` blocks,
     /// rounded up, of sizes as even as they can be.
     struct Builder {
-        private let count: Int, parts: Int
+        /// Which of the announced points each block holds: the bulk loader's even split.
+        private let blockRanges: [Range<Int>]
         private(set) var entries: [RTreeBulkLoader.Entry] = []
         private var added = 0, part = 0, firstID: Int64 = 0
         private var box = Box(minX: 0, maxX: 0, minY: 0, maxY: 0, minZ: 0, maxZ: 0)
 
         init(count: Int) {
-            self.count = count
-            parts = max(1, min((count + BlockIndex.blockSize - 1) / BlockIndex.blockSize, count))
-            entries.reserveCapacity(parts)
+            blockRanges = RTreeBulkLoader.evenRanges(count, parts: (count + BlockIndex.blockSize - 1) / BlockIndex.blockSize)
+            entries.reserveCapacity(blockRanges.count)
         }
 
         /// The next point, stored as `id` (one more than the point before).
         mutating func add(_ p: GeocentricPoint, id: Int64) {
-            precondition(added < count, "more points than announced")
-            if added == count * part / parts {
+            precondition(part < blockRanges.count && added < blockRanges[part].upperBound, "more points than announced")
+            if added == blockRanges[part].lowerBound {
                 firstID = id
                 box = Box(minX: p.x, maxX: p.x, minY: p.y, maxY: p.y, minZ: p.z, maxZ: p.z)
             } else {
@@ -166,7 +166,7 @@ extension BlockIndex {
                 box.minZ = Swift.min(box.minZ, p.z); box.maxZ = Swift.max(box.maxZ, p.z)
             }
             added += 1
-            if added == count * (part + 1) / parts {
+            if added == blockRanges[part].upperBound {
                 entries.append(RTreeBulkLoader.Entry(id: BlockIndex.blockID(first: firstID, last: id), box: box))
                 part += 1
             }

@@ -30,6 +30,11 @@ final class CurveOrderedInserter {
         insertStatement = try db.makeStatement(sql: Self.insertSQL(rows: 1))
     }
 
+    /// Whether no incident is stored yet: rows then go in in bulk, with the indexes built after.
+    static func tableIsEmpty(_ db: Database) throws -> Bool {
+        try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM incidents)")!
+    }
+
     private static func insertSQL(rows: Int) -> String {
         let row = "(" + Array(repeating: "?", count: Int(IncidentRowLayout.NewRow.parameterCount)).joined(separator: ", ") + ")"
         return """
@@ -45,7 +50,7 @@ final class CurveOrderedInserter {
         var nextID = try index.nextFreeID()
         let firstID = nextID
         defer { lastStoredIDs = firstID ..< nextID }
-        let bulk = try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM incidents)")!
+        let bulk = try Self.tableIsEmpty(db)
         let rebuild = bulk ? try dropIndexes() : []
         var repeated: [(stored: Row, values: [DatabaseValue])] = []
         var firstLocatedID: Int64?
@@ -89,7 +94,7 @@ final class CurveOrderedInserter {
     /// blocks without holding their points. A repeated feed id fails the identity index's build
     /// (`SQLITE_CONSTRAINT`): the caller then stores the runs one after another instead.
     func storeSorted(locatedCount: Int, _ merge: ((PendingInserts) throws -> Void) throws -> Void) throws {
-        guard try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM incidents)")! else {
+        guard try Self.tableIsEmpty(db) else {
             throw StoreError.writeFailed("", reason: "sorted rows can only go into an empty table")
         }
         var nextID = try index.nextFreeID()

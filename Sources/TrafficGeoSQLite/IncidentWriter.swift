@@ -137,7 +137,7 @@ final class IncidentWriter {
     /// A full chunk of pending incidents: sorted into a run if the table is empty (or a run is
     /// already out), else stored.
     private func flushChunk() throws {
-        if spilled == nil, try !Bool.fetchOne(db, sql: "SELECT EXISTS (SELECT 1 FROM incidents)")! { spilled = SpilledRuns(besideDatabaseOf: db) }
+        if spilled == nil, try CurveOrderedInserter.tableIsEmpty(db) { spilled = SpilledRuns(besideDatabaseOf: db) }
         if let spilled { try spill(into: spilled) } else { try flush() }
     }
 

@@ -16,6 +16,7 @@ struct PendingInserts {
         var curveIndex: UInt64
         var latitude: Double, longitude: Double
         var located: Bool
+        var storageKey: StorageKey { StorageKey(located: located, curveIndex: curveIndex) }
     }
 
     private var bytes: [UInt8] = []
@@ -43,12 +44,20 @@ struct PendingInserts {
         return item.located ? Coordinate(latitude: item.latitude, longitude: item.longitude) : nil
     }
 
+    /// Where a row goes in storage order: unlocated rows first, then along the curve. Equal keys
+    /// keep feed order here, and the earlier run's row first in `SpilledRuns.merge`.
+    struct StorageKey: Comparable {
+        var located: Bool, curveIndex: UInt64
+        static func < (a: StorageKey, b: StorageKey) -> Bool {
+            a.located != b.located ? !a.located : a.curveIndex < b.curveIndex
+        }
+    }
+
     /// Slots in the order to store them: unlocated first (in feed order), then along the curve.
     func storageOrder() -> [Int] {
         items.indices.sorted { a, b in
-            let x = items[a], y = items[b]
-            if x.located != y.located { return !x.located }
-            return x.curveIndex != y.curveIndex ? x.curveIndex < y.curveIndex : a < b
+            let x = items[a].storageKey, y = items[b].storageKey
+            return x != y ? x < y : a < b
         }
     }
 
@@ -159,6 +168,7 @@ struct PendingInserts {
         var curveIndex: UInt64
         var latitude: Double, longitude: Double
         var located: Bool
+        var storageKey: StorageKey { StorageKey(located: located, curveIndex: curveIndex) }
     }
 
     /// Calls `body` with each row's header and packed values, in storage order.

@@ -44,22 +44,19 @@ final class SpilledRuns {
     /// an earlier run first where two rows share a curve index), handed over in batches.
     func merge(batchSize: Int = 4096, _ body: (PendingInserts) throws -> Void) throws {
         struct Head: Comparable {
-            var located: Bool, curveIndex: UInt64, run: Int
-            static func < (a: Head, b: Head) -> Bool {
-                if a.located != b.located { return !a.located }
-                return a.curveIndex != b.curveIndex ? a.curveIndex < b.curveIndex : a.run < b.run
-            }
+            var key: PendingInserts.StorageKey, run: Int
+            static func < (a: Head, b: Head) -> Bool { a.key != b.key ? a.key < b.key : a.run < b.run }
         }
         var heads = Heap<Head>()
         for (k, run) in runs.enumerated() {
             try run.rewind()
-            if let h = try run.next() { heads.insert(Head(located: h.located, curveIndex: h.curveIndex, run: k)) }
+            if let h = try run.next() { heads.insert(Head(key: h.storageKey, run: k)) }
         }
         var batch = PendingInserts()
         while let head = heads.popMin() {
             let run = runs[head.run]
             run.withCurrent { header, values in batch.appendRecord(header, values: values) }
-            if let h = try run.next() { heads.insert(Head(located: h.located, curveIndex: h.curveIndex, run: head.run)) }
+            if let h = try run.next() { heads.insert(Head(key: h.storageKey, run: head.run)) }
             if batch.count >= batchSize {
                 try body(batch)
                 batch.removeAll()
