@@ -5,11 +5,8 @@ import Testing
 @testable import TrafficGeoGeocoding
 @testable import TrafficGeoModel
 @testable import TrafficGeoPostGIS
-@testable import TrafficGeoProjection
-@testable import TrafficGeoQuery
 @testable import TrafficGeoSQLite
 @testable import TrafficGeoStore
-import TrafficGeoSupport
 import TrafficGeoTestSupport
 
 /// The store contract's junction knowledge, error kinds and renamed sources: `StoreContract` (the
