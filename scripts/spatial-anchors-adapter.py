@@ -44,14 +44,14 @@ def main():
         print(sum(os.path.getsize(os.path.join(work, f)) for f in os.listdir(work) if f.startswith("trafficgeo.sqlite")))
     elif cmd == "noop":
         work = sys.argv[2]
-        run(["near", "--db", db(work), "--queries", os.path.join(work, "no-queries.csv"), "-o", os.devnull])
+        run(["near", "--db", db(work), "--queries", os.path.join(work, "no-queries.csv"), "--format", "csv", "-o", os.devnull])
     elif cmd in ("q1", "q2"):
         queries, out, arg, work = sys.argv[2:6]
         tmp = out + ".trafficgeo"
         if cmd == "q1":
-            p = run(["near", "--db", db(work), "--queries", queries, "--limit", arg, "--timing", "-o", tmp])
+            p = run(["near", "--db", db(work), "--queries", queries, "--limit", arg, "--timing", "--format", "csv", "-o", tmp])
         else:
-            p = run(["within", "--db", db(work), "--queries", queries, "--radius", f"{arg}m", "--timing", "-o", tmp])
+            p = run(["within", "--db", db(work), "--queries", queries, "--radius", f"{arg}m", "--timing", "--format", "csv", "-o", tmp])
         with open(tmp) as src, open(out, "w") as dst:
             next(src)  # header
             dst.writelines(src)
