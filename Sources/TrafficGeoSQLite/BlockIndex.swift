@@ -143,21 +143,24 @@ extension BlockIndex {
     /// time (an external sort's merge never holds all the points): `count / blockSize` blocks,
     /// rounded up, of sizes as even as they can be.
     struct Builder {
-        /// Which of the announced points each block holds: the bulk loader's even split.
-        private let blockRanges: [Range<Int>]
+        /// The announced points, cut into `parts` blocks as the bulk loader cuts (`evenRange`),
+        /// one block's range at a time: a list of them was 20 MB at 10M points.
+        private let count: Int, parts: Int
         private(set) var entries: [RTreeBulkLoader.Entry] = []
         private var added = 0, part = 0, firstID: Int64 = 0
         private var box = Box(minX: 0, maxX: 0, minY: 0, maxY: 0, minZ: 0, maxZ: 0)
 
         init(count: Int) {
-            blockRanges = RTreeBulkLoader.evenRanges(count, parts: (count + BlockIndex.blockSize - 1) / BlockIndex.blockSize)
-            entries.reserveCapacity(blockRanges.count)
+            self.count = count
+            parts = RTreeBulkLoader.evenPartCount(count, parts: (count + BlockIndex.blockSize - 1) / BlockIndex.blockSize)
+            entries.reserveCapacity(parts)
         }
 
         /// The next point, stored as `id` (one more than the point before).
         mutating func add(_ p: GeocentricPoint, id: Int64) {
-            precondition(part < blockRanges.count && added < blockRanges[part].upperBound, "more points than announced")
-            if added == blockRanges[part].lowerBound {
+            precondition(part < parts && added < count, "more points than announced")
+            let block = RTreeBulkLoader.evenRange(part, of: parts, count: count)
+            if added == block.lowerBound {
                 firstID = id
                 box = Box(minX: p.x, maxX: p.x, minY: p.y, maxY: p.y, minZ: p.z, maxZ: p.z)
             } else {
@@ -166,7 +169,7 @@ extension BlockIndex {
                 box.minZ = Swift.min(box.minZ, p.z); box.maxZ = Swift.max(box.maxZ, p.z)
             }
             added += 1
-            if added == blockRanges[part].upperBound {
+            if added == block.upperBound {
                 entries.append(RTreeBulkLoader.Entry(id: BlockIndex.blockID(first: firstID, last: id), box: box))
                 part += 1
             }

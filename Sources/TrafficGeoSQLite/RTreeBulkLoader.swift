@@ -128,8 +128,17 @@ enum RTreeBulkLoader {
 
     /// `count` items cut into `parts` consecutive ranges whose sizes differ by at most one.
     static func evenRanges(_ count: Int, parts: Int) -> [Range<Int>] {
-        let parts = max(1, min(parts, count))
-        return (0..<parts).map { p in (count * p / parts)..<(count * (p + 1) / parts) }
+        let parts = evenPartCount(count, parts: parts)
+        return (0..<parts).map { evenRange($0, of: parts, count: count) }
+    }
+
+    /// How many ranges `evenRanges` makes: `parts`, but at least one and no more than the items.
+    static func evenPartCount(_ count: Int, parts: Int) -> Int { max(1, min(parts, count)) }
+
+    /// The `p`-th of `evenRanges`' ranges, without making the others (a builder that meets the
+    /// items one at a time holds no list of ranges).
+    static func evenRange(_ p: Int, of parts: Int, count: Int) -> Range<Int> {
+        (count * p / parts)..<(count * (p + 1) / parts)
     }
 
     private static func union(_ cells: [Cell]) -> RTreeNodeFormat.StoredBox {
