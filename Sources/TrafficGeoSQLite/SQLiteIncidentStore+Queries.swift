@@ -109,6 +109,70 @@ extension SQLiteIncidentStore {
         try read { db in try body(SQLiteNeighbourSearch(db: db, nodes: indexNodes(db))) }
     }
 
+    /// Several connections at once, each in a read transaction on the same committed state
+    /// (`sharedSnapshot`), each used on its own store thread; if commits kept coming while they
+    /// began, one session, as `withNeighbourSearch`.
+    public func withNeighbourSearches<T: Sendable>(upTo sessions: Int,
+                                                   _ body: @escaping @Sendable (Int, any NeighbourSearch) throws -> T) async throws -> [T] {
+        let connections = sessions > 1 ? try await StoreThreads.run { try sharedSnapshot(connections: sessions) } : nil
+        guard let connections else { return [try await StoreThreads.run { try withNeighbourSearch { try body(0, $0) } }] }
+        let path = self.path
+        return try await withThrowingTaskGroup(of: (Int, T).self) { group in
+            for (session, connection) in connections.enumerated() {
+                group.addTask {
+                    try await StoreThreads.run {
+                        do {
+                            return (session, try connection.inDatabase { db in
+                                do {
+                                    let answer = try body(session, SQLiteNeighbourSearch(db: db, nodes: RTreeNodes(RTreeNodeReader(db))))
+                                    try db.execute(sql: "COMMIT TRANSACTION")
+                                    return answer
+                                } catch {
+                                    try? db.execute(sql: "ROLLBACK TRANSACTION")
+                                    throw error
+                                }
+                            })
+                        } catch let error as DatabaseError {
+                            throw StoreError.readFailed(path, reason: StoreError.describe(error))
+                        }
+                    }
+                }
+            }
+            var answers: [(Int, T)] = []
+            for try await answer in group { answers.append(answer) }
+            return answers.sorted { $0.0 < $1.0 }.map(\.1)
+        }
+    }
+
+    /// `connections` read-only connections, each left inside a read transaction, all on the same
+    /// committed state; nil when other processes' commits kept coming in between (three tries).
+    /// SQLite shares a snapshot between connections only when built with SQLITE_ENABLE_SNAPSHOT,
+    /// which Debian's library is not; so each connection reads its data version (which changes
+    /// when another connection commits) before any snapshot begins, and again as its own begins.
+    /// The last connection's two readings enclose every beginning: if they are equal, nothing
+    /// was committed while the snapshots began, and they are one state.
+    private func sharedSnapshot(connections count: Int) throws -> [DatabaseQueue]? {
+        var configuration = threadConnectionConfiguration
+        configuration.allowsUnsafeTransactions = true   // the transaction outlives `inDatabase`, by design
+        do {
+            let connections = try (0..<count).map { _ in try Self.retryingWhileBusy { try DatabaseQueue(path: path, configuration: configuration) } }
+            for _ in 0..<3 {
+                let before = try connections.map { try $0.inDatabase { try DataVersion.read($0) } }
+                let began = try connections.map { connection in
+                    try connection.inDatabase { db in
+                        try db.execute(sql: "BEGIN DEFERRED TRANSACTION")
+                        return try DataVersion.read(db)   // the first read: the snapshot begins here
+                    }
+                }
+                if before == began { return connections }
+                for connection in connections { try connection.inDatabase { try $0.execute(sql: "ROLLBACK TRANSACTION") } }
+            }
+            return nil
+        } catch let error as DatabaseError {
+            throw StoreError.readFailed(path, reason: StoreError.describe(error))
+        }
+    }
+
     /// The index's nodes for this read: parsed by an earlier read on the same connection while
     /// nothing has been committed since, else read afresh. A query thread's own connection keeps
     /// them itself; the pool's connections in `IndexNodeCache`.

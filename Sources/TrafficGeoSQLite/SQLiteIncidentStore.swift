@@ -25,7 +25,7 @@ public final class SQLiteIncidentStore: IncidentStore {
     /// read and closed when the thread ends.
     private let threadConnections = ThreadSpecificVariable<ThreadConnection>()
     /// How those connections are opened: as the pool's readers.
-    private let threadConnectionConfiguration: Configuration
+    let threadConnectionConfiguration: Configuration
 
     /// The default database: `$TRAFFICGEO_DB`, else `$XDG_DATA_HOME/trafficgeo/incidents.sqlite`
     /// (`~/.local/share/trafficgeo/incidents.sqlite`).

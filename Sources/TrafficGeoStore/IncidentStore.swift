@@ -74,6 +74,13 @@ public protocol StoreReader: StoreHandle {
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func withNeighbourSearch<T>(_ body: (any NeighbourSearch) throws -> T) throws -> T
 
+    /// `withNeighbourSearch` on up to `sessions` searches at once, each on its own store thread
+    /// and every one on the same committed state: `body` runs once per session (with its number,
+    /// 0 ..< the count that opened) and the answers come back in that order. A store that cannot
+    /// give several connections one state answers with one session (the default).
+    func withNeighbourSearches<T: Sendable>(upTo sessions: Int,
+                                            _ body: @escaping @Sendable (Int, any NeighbourSearch) throws -> T) async throws -> [T]
+
     /// Up to `limit` events after sequence number `sequence`, oldest first.
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func changes(after sequence: Int64, limit: Int) throws -> [Change]
@@ -203,6 +210,12 @@ extension NeighbourSearch {
 extension StoreReader {
     /// Nothing to set: stores whose work `QueryStop` ends need no limit of their own.
     public func limitStatements(to limit: Duration) {}
+
+    /// One session: `withNeighbourSearch` on a store thread.
+    public func withNeighbourSearches<T: Sendable>(upTo sessions: Int,
+                                                   _ body: @escaping @Sendable (Int, any NeighbourSearch) throws -> T) async throws -> [T] {
+        [try await StoreThreads.run { try withNeighbourSearch { try body(0, $0) } }]
+    }
 }
 
 extension StoreReader {

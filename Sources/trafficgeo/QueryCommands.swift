@@ -55,11 +55,8 @@ struct NearCommand: AsyncParsableCommand {
             let max = try maxDistance.map { try DistanceArgument.validated($0, option: "--max-distance") }
             let filter = try query.filter()
             if batch.queries != nil {
-                // The store's work blocks: on a store thread (StoreThreads), not the task's.
-                try await StoreThreads.run {
-                    try engine.session { session in
-                        try batch.run(output: query.output) { try session.nearestNeighbours(to: $0, limit: limit, maxDistance: max, filter: filter) }
-                    }
+                try await batch.run(output: query.output, engine: engine) { search, point in
+                    try search.nearestNeighbours(to: point, limit: limit, maxDistance: max, filter: filter)
                 }
                 return
             }
@@ -104,11 +101,8 @@ struct WithinCommand: AsyncParsableCommand {
             let metres = try CommandLineQuery.distance(.radius, radius)
             let filter = try query.filter()
             if batch.queries != nil {
-                // The store's work blocks: on a store thread (StoreThreads), not the task's.
-                try await StoreThreads.run {
-                    try engine.session { session in
-                        try batch.run(output: query.output) { try session.withinNeighbours(radius: metres, of: $0, filter: filter) }
-                    }
+                try await batch.run(output: query.output, engine: engine) { search, point in
+                    try search.withinNeighbours(radius: metres, of: point, filter: filter)
                 }
                 return
             }

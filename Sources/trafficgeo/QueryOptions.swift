@@ -109,20 +109,27 @@ struct BatchQueryOptions: ParsableArguments {
     @Flag(help: "With --queries: report the time of each query on stderr (a summary line and a JSON line).")
     var timing = false
 
+    @Option(help: ArgumentHelp("With --queries: answer on this many threads at once, every one on the same state of the database (default: one per core, at most \(Self.maxThreads)).", valueName: "n"))
+    var threads: Int?
+
+    static let maxThreads = 8
+
     /// `--queries` writes CSV rows: another --format would be silently ignored, so it is refused.
     func check(format: OutputFormat?) throws {
+        if let threads, !(1...Self.maxThreads).contains(threads) { throw ValidationError("--threads must be 1 … \(Self.maxThreads).") }
         guard queries != nil, let format, format != .csv else { return }
         throw ValidationError("--queries writes CSV rows (qid,id,distance_m); leave out --format \(format.rawValue), or use --format csv.")
     }
 
-    /// Runs `answer` for every point (`NeighbourBatch`), writing `qid,id,distance_m` rows; the
-    /// timing goes to stderr.
-    @available(*, noasync, message: "blocks its thread: use it on a store thread (StoreThreads.run, store.perform) in async code")
-    func run(output: String?, answer: (Coordinate) throws -> [Neighbour]) throws {
+    /// Runs `answer` for every point (`NeighbourBatch`, on `--threads` sessions of the store),
+    /// writing `qid,id,distance_m` rows; the timing goes to stderr.
+    func run(output: String?, engine: QueryEngine,
+             answer: @escaping @Sendable (any NeighbourSearch, Coordinate) throws -> [Neighbour]) async throws {
         guard let queries else { return }
         let points = try QueryLocations.read(path: queries)
         let sink = try output.map { try TextSink(path: $0) } ?? TextSink()
-        let batch = try NeighbourBatch.run(points, into: sink, answer: answer)
+        let sessions = threads ?? min(Self.maxThreads, ProcessInfo.processInfo.activeProcessorCount)
+        let batch = try await NeighbourBatch.run(points, into: sink, store: engine.store, sessions: sessions, answer: answer)
         if timing {
             Terminal.printError(String(format: "trafficgeo: timing: %d queries in %.3f s, median %.3f ms, p95 %.3f ms per query",
                                        points.count, batch.seconds, batch.median, batch.p95))

@@ -97,6 +97,26 @@ struct CommandLineTests {
         #expect(within.stdout.split(separator: "\n").count == 1 + 2)   // header, then A3 and A59 for k1; nothing near k2
     }
 
+    /// Several threads answer a batch (`--threads`, default one per core) with the same rows in
+    /// the same order as one thread.
+    @Test func batchQueriesOnSeveralThreadsWriteTheSameRows() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try ingestSample()
+        let points = (0..<150).map { "p\($0),\(49 + Double($0 % 30) / 10),\(6 + Double($0 / 30) / 2)" }
+        let file = try TestSupport.write("qid,lat,lon\n" + points.joined(separator: "\n") + "\n", name: "many.csv", in: folder)
+        for command in [["near", "--limit", "4"], ["within", "--radius", "60km"]] {
+            let one = try cli(command + ["--db", db, "--queries", file.path, "--threads", "1"])
+            #expect(one.status == 0, Comment(rawValue: one.stderr))
+            #expect(one.stdout.split(separator: "\n").count > 150)
+            for threads in [["--threads", "3"], []] {
+                let many = try cli(command + ["--db", db, "--queries", file.path] + threads)
+                #expect(many.status == 0 && many.stdout == one.stdout, "\(command) \(threads)")
+            }
+        }
+        let refused = try cli(["near", "--db", db, "--queries", file.path, "--threads", "0"])
+        #expect(refused.status != 0 && refused.stderr.contains("--threads must be 1"))
+    }
+
     @Test func exportWritesAFileThatOgrinfoReads() throws {
         defer { try? FileManager.default.removeItem(at: folder) }
         try ingestSample()

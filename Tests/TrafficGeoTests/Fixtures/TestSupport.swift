@@ -118,8 +118,14 @@ enum TestSupport {
     /// on one of Swift's cooperative threads (one per core) can starve the server it talks to.
     static func runOnThread(_ executable: String, _ arguments: [String],
                             environment: [String: String]? = nil) async throws -> (status: Int32, stdout: String, stderr: String) {
+        try await onThread { try run(executable, arguments, environment: environment) }
+    }
+
+    /// `body` on a thread of its own: blocking work that must not hold one of the two
+    /// cooperative threads the whole suite shares.
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
-            Thread { continuation.resume(with: Result { try run(executable, arguments, environment: environment) }) }.start()
+            Thread { continuation.resume(with: Result { try body() }) }.start()
         }
     }
 

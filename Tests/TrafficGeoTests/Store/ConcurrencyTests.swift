@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TrafficGeoModel
+import TrafficGeoProjection
 @testable import TrafficGeoQuery
 @testable import TrafficGeoSQLite
 @testable import TrafficGeoStore
@@ -67,6 +68,41 @@ struct ConcurrencyTests {
             rounds += 1
         }
         await #expect(try engine.store.checkIntegrity().isEmpty)
+    }
+
+    /// A batch's sessions on several threads (`withNeighbourSearches`) see one committed state,
+    /// while another connection commits one incident at a time as fast as it can; with nothing
+    /// being written, every session asked for opens.
+    @Test(.timeLimit(.minutes(3))) func parallelSessionsSeeOneStateWhileAnotherConnectionCommits() async throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let db = folder.appendingPathComponent("db.sqlite").path
+        let writer = try SQLiteIncidentStore(path: db)
+        try StoreContract.ingest(writer, [StoreContract.incident("seed")], source: "seed")
+        let reader = try SQLiteIncidentStore(path: db, readOnly: true)
+        let world = LonLatBox(west: -180, south: -90, east: 180, north: 90)
+        func counts() async throws -> [Int] {
+            try await reader.withNeighbourSearches(upTo: 3) { _, search in try search.boxNeighbours(world, filter: IncidentFilter()).count }
+        }
+
+        let commits = 400
+        let writing = Task { try await TestSupport.onThread {
+            for n in 1...commits {
+                try StoreContract.ingest(writer, [StoreContract.incident("w\(n)", lat: 50 + Double(n % 100) / 1000)], source: "w\(n)")
+            }
+        } }
+        var calls = 0, parallel = 0, last = 0
+        repeat {
+            let seen = try await counts()
+            #expect(Set(seen).count == 1, "sessions of one batch saw different states: \(seen)")
+            #expect(seen[0] >= last, "a later batch saw fewer incidents: \(seen[0]) after \(last)")
+            last = seen[0]
+            calls += 1
+            if seen.count > 1 { parallel += 1 }
+        } while last < commits + 1 && calls < 20_000   // (a writer that failed ends the loop too)
+        try await writing.value
+        #expect(calls > 5 && parallel > 0, "\(calls) batches, \(parallel) of them on several sessions")
+        #expect(try await counts() == [commits + 1, commits + 1, commits + 1])
     }
 
     /// Two ingests at once: the second waits for the first (busy timeout) and both land.
