@@ -115,6 +115,8 @@ struct CommandLineTests {
         }
         let refused = try cli(["near", "--db", db, "--queries", file.path, "--threads", "0"])
         #expect(refused.status != 0 && refused.stderr.contains("--threads must be 1"))
+        let alone = try cli(["near", "--db", db, "--lat", "50.94", "--lon", "6.96", "--threads", "2"])
+        #expect(alone.status != 0 && alone.stderr.contains("--threads is for batch queries"))
     }
 
     @Test func exportWritesAFileThatOgrinfoReads() throws {
