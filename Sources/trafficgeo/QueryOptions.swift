@@ -109,19 +109,25 @@ struct BatchQueryOptions: ParsableArguments {
     @Flag(help: "With --queries: report the time of each query on stderr (a summary line and a JSON line).")
     var timing = false
 
-    @Option(help: ArgumentHelp("With --queries: answer on this many threads at once, every one on the same state of the database (default: one per core, at most \(Self.maxThreads); a PostgreSQL database answers on one).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --queries: answer on this many threads at once, every one on the same state of the database (default: one per core, at most \(Self.maxThreads); a PostgreSQL database answers on one).", valueName: "n"))
     var threads: Int?
 
     static let maxThreads = 8
 
-    /// `--queries` writes CSV rows: another --format would be silently ignored, so it is refused.
-    func check(format: OutputFormat?) throws {
-        if let threads {
-            guard queries != nil else { throw ValidationError("--threads is for batch queries: give --queries FILE too, or leave it out.") }
-            guard (1...Self.maxThreads).contains(threads) else { throw ValidationError("--threads must be 1 … \(Self.maxThreads).") }
+    /// `--queries` writes CSV rows: another --format, or an `-o` file named for another format,
+    /// would be silently ignored, so it is refused; so are the batch options without `--queries`.
+    func check(format: OutputFormat?, output: String?) throws {
+        if queries == nil, threads != nil || timing {
+            throw ValidationError("\(threads != nil ? "--threads" : "--timing") is for batch queries: give --queries FILE too, or leave it out.")
         }
-        guard queries != nil, let format, format != .csv else { return }
-        throw ValidationError("--queries writes CSV rows (qid,id,distance_m); leave out --format \(format.rawValue), or use --format csv.")
+        if let threads, !(1...Self.maxThreads).contains(threads) { throw ValidationError("--threads must be 1 … \(Self.maxThreads).") }
+        guard queries != nil else { return }
+        if let format, format != .csv {
+            throw ValidationError("--queries writes CSV rows (qid,id,distance_m); leave out --format \(format.rawValue), or use --format csv.")
+        }
+        if format == nil, let output, let named = OutputFormat.forFile(output), named != .csv {
+            throw ValidationError("--queries writes CSV rows (qid,id,distance_m), but -o \(output) names \(named.rawValue): name the file .csv.")
+        }
     }
 
     /// Runs `answer` for every point (`NeighbourBatch`, on `--threads` sessions of the store),

@@ -117,6 +117,13 @@ struct CommandLineTests {
         #expect(refused.status != 0 && refused.stderr.contains("--threads must be 1"))
         let alone = try cli(["near", "--db", db, "--lat", "50.94", "--lon", "6.96", "--threads", "2"])
         #expect(alone.status != 0 && alone.stderr.contains("--threads is for batch queries"))
+        let timing = try cli(["near", "--db", db, "--lat", "50.94", "--lon", "6.96", "--timing"])
+        #expect(timing.status == 64 && timing.stderr.contains("--timing is for batch queries"))
+        let negative = try cli(["near", "--db", db, "--queries", file.path, "--threads", "-1"])
+        #expect(negative.status == 64 && negative.stderr.contains("--threads must be 1"), Comment(rawValue: negative.stderr))
+        let json = try cli(["near", "--db", db, "--queries", file.path, "-o", folder.appendingPathComponent("rows.json").path])
+        #expect(json.status == 64 && json.stderr.contains("name the file .csv"), Comment(rawValue: json.stderr))
+        #expect(!FileManager.default.fileExists(atPath: folder.appendingPathComponent("rows.json").path))
     }
 
     @Test func exportWritesAFileThatOgrinfoReads() throws {
