@@ -144,8 +144,10 @@ extension BlockIndex {
     /// rounded up, of sizes as even as they can be.
     struct Builder {
         /// The announced points, cut into `parts` blocks as the bulk loader cuts (`evenRange`),
-        /// one block's range at a time: a list of them was 20 MB at 10M points.
+        /// one block's range at a time (a list of them was 20 MB at 10M points): `block` is the
+        /// current one's, made when the block before it ends, not for every point.
         private let count: Int, parts: Int
+        private var block: Range<Int>
         private(set) var entries: [RTreeBulkLoader.Entry] = []
         private var added = 0, part = 0, firstID: Int64 = 0
         private var box = Box(minX: 0, maxX: 0, minY: 0, maxY: 0, minZ: 0, maxZ: 0)
@@ -153,13 +155,13 @@ extension BlockIndex {
         init(count: Int) {
             self.count = count
             parts = RTreeBulkLoader.evenPartCount(count, parts: (count + BlockIndex.blockSize - 1) / BlockIndex.blockSize)
+            block = RTreeBulkLoader.evenRange(0, of: parts, count: count)
             entries.reserveCapacity(parts)
         }
 
         /// The next point, stored as `id` (one more than the point before).
         mutating func add(_ p: GeocentricPoint, id: Int64) {
             precondition(part < parts && added < count, "more points than announced")
-            let block = RTreeBulkLoader.evenRange(part, of: parts, count: count)
             if added == block.lowerBound {
                 firstID = id
                 box = Box(minX: p.x, maxX: p.x, minY: p.y, maxY: p.y, minZ: p.z, maxZ: p.z)
@@ -172,6 +174,7 @@ extension BlockIndex {
             if added == block.upperBound {
                 entries.append(RTreeBulkLoader.Entry(id: BlockIndex.blockID(first: firstID, last: id), box: box))
                 part += 1
+                block = RTreeBulkLoader.evenRange(part, of: parts, count: count)
             }
         }
     }
