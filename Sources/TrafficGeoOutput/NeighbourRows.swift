@@ -23,10 +23,12 @@ public enum NeighbourRows {
 ///     }
 public enum NeighbourBatch {
     /// How long the batch took: each query's latency (milliseconds, in the points' order) and
-    /// the whole batch's seconds.
+    /// the whole batch's seconds; the rows written and the sessions that answered.
     public struct Timing: Sendable {
         public var latencies: [Double]
         public var seconds: Double
+        public var rows: Int
+        public var sessions: Int
         public var median: Double { Self.quantile(latencies, 0.5) }
         public var p95: Double { Self.quantile(latencies, 0.95) }
 
@@ -47,10 +49,11 @@ public enum NeighbourBatch {
         let work = OrderedBlocks(points: points, blockSize: blockSize, sink: sink)
         let clock = ContinuousClock()
         let start = clock.now
+        var opened: [Void] = []
         do {
             try sink.write(NeighbourRows.header)
             let sessions = points.count >= 2 * blockSize ? max(1, sessions) : 1
-            _ = try await store.withNeighbourSearches(upTo: sessions) { _, search in
+            opened = try await store.withNeighbourSearches(upTo: sessions) { _, search in
                 do {
                     try work.answerBlocks(points, clock: clock) { try answer(search, $0) }
                 } catch {
@@ -64,7 +67,7 @@ public enum NeighbourBatch {
             sink.abandon()
             throw error
         }
-        return Timing(latencies: work.latencies, seconds: (clock.now - start).inSeconds)
+        return Timing(latencies: work.latencies, seconds: (clock.now - start).inSeconds, rows: work.rowsWritten, sessions: opened.count)
     }
 }
 
@@ -73,6 +76,7 @@ extension OrderedBlocks {
     func answerBlocks(_ points: [QueryLocations.Point], clock: ContinuousClock, answer: (Coordinate) throws -> [Neighbour]) throws {
         while let block = take() {
             var rows = ""
+            var rowCount = 0
             var latencies: [Double] = []
             latencies.reserveCapacity(block.count)
             for p in points[block] {
@@ -80,8 +84,9 @@ extension OrderedBlocks {
                 let found = try answer(p.coordinate)
                 latencies.append((clock.now - t0).inSeconds * 1000)
                 for n in found { rows += NeighbourRows.line(qid: p.qid, n) }
+                rowCount += found.count
             }
-            try finished(block, rows: rows, latencies: latencies)
+            try finished(block, rows: rows, count: rowCount, latencies: latencies)
         }
     }
 }
@@ -96,7 +101,8 @@ private final class OrderedBlocks: @unchecked Sendable {
     private let sink: TextSink
     private var nextToTake = 0
     private var nextToWrite = 0
-    private var done: [Int: String] = [:]
+    private var done: [Int: (rows: String, count: Int)] = [:]
+    private var written = 0
     private var stopped = false
     private var latencyOf: [Double]
 
@@ -106,6 +112,9 @@ private final class OrderedBlocks: @unchecked Sendable {
         self.sink = sink
         latencyOf = Array(repeating: 0, count: points.count)
     }
+
+    /// The rows written so far.
+    var rowsWritten: Int { lock.withLock { written } }
 
     /// Each query's milliseconds, in the points' order.
     var latencies: [Double] { lock.withLock { latencyOf } }
@@ -120,13 +129,14 @@ private final class OrderedBlocks: @unchecked Sendable {
     }
 
     /// A block's rows: kept until every block before it is written, then written with them.
-    func finished(_ block: Range<Int>, rows: String, latencies: [Double]) throws {
+    func finished(_ block: Range<Int>, rows: String, count: Int, latencies: [Double]) throws {
         try lock.withLock {
             latencyOf.replaceSubrange(block, with: latencies)
-            done[block.lowerBound] = rows
+            done[block.lowerBound] = (rows, count)
             while let next = done.removeValue(forKey: nextToWrite) {
                 do {
-                    try sink.write(next)
+                    try sink.write(next.rows)
+                    written += next.count
                 } catch {
                     stopped = true
                     throw error

@@ -55,7 +55,7 @@ struct NearCommand: AsyncParsableCommand {
             let max = try maxDistance.map { try DistanceArgument.validated($0, option: "--max-distance") }
             let filter = try query.filter()
             if batch.queries != nil {
-                try await batch.run(output: query.output, engine: engine) { search, point in
+                try await batch.run(output: query.output, quiet: global.quiet, engine: engine) { search, point in
                     try search.nearestNeighbours(to: point, limit: limit, maxDistance: max, filter: filter)
                 }
                 return
@@ -101,7 +101,7 @@ struct WithinCommand: AsyncParsableCommand {
             let metres = try CommandLineQuery.distance(.radius, radius)
             let filter = try query.filter()
             if batch.queries != nil {
-                try await batch.run(output: query.output, engine: engine) { search, point in
+                try await batch.run(output: query.output, quiet: global.quiet, engine: engine) { search, point in
                     try search.withinNeighbours(radius: metres, of: point, filter: filter)
                 }
                 return

@@ -103,7 +103,7 @@ struct PlaceOptions: ParsableArguments {
 
 /// Many query points from a file, answered in one process (`--queries`) on one read snapshot, with optional timing.
 struct BatchQueryOptions: ParsableArguments {
-    @Option(help: ArgumentHelp("Answer every point of this CSV (columns qid or id, lat, lon) in one process; rows qid,id,distance_m.", valueName: "file"))
+    @Option(help: ArgumentHelp("Answer every point of this CSV (columns qid or id, lat, lon; each qid once; - reads stdin) in one process; rows qid,id,distance_m.", valueName: "file"))
     var queries: String?
 
     @Flag(help: "With --queries: report the time of each query on stderr (a summary line and a JSON line).")
@@ -132,17 +132,25 @@ struct BatchQueryOptions: ParsableArguments {
 
     /// Runs `answer` for every point (`NeighbourBatch`, on `--threads` sessions of the store),
     /// writing `qid,id,distance_m` rows; the timing goes to stderr.
-    func run(output: String?, engine: QueryEngine,
+    func run(output: String?, quiet: Bool, engine: QueryEngine,
              answer: @escaping @Sendable (any NeighbourSearch, Coordinate) throws -> [Neighbour]) async throws {
         guard let queries else { return }
         let points = try QueryLocations.read(path: queries)
+        let name = queries == "-" ? "stdin" : queries
+        if points.isEmpty && !quiet { Terminal.printError("trafficgeo: warning: \(name) holds no query points (a header only): nothing to answer") }
         let sink = try output.map { try TextSink(path: $0) } ?? TextSink()
         let sessions = threads ?? min(Self.maxThreads, ProcessInfo.processInfo.activeProcessorCount)
         let batch = try await NeighbourBatch.run(points, into: sink, store: engine.store, sessions: sessions, answer: answer)
+        if let output, !quiet {
+            Terminal.printError("trafficgeo: wrote \(batch.rows) rows for \(points.count) point\(points.count == 1 ? "" : "s") to \(output)")
+        }
         if timing {
-            Terminal.printError(String(format: "trafficgeo: timing: %d queries in %.3f s, median %.3f ms, p95 %.3f ms per query",
-                                       points.count, batch.seconds, batch.median, batch.p95))
-            let json = try JSONSerialization.data(withJSONObject: ["total_s": batch.seconds, "lat_ms": batch.latencies, "queries": points.count])
+            let threads = "\(batch.sessions) thread\(batch.sessions == 1 ? "" : "s")"
+            Terminal.printError(String(format: "trafficgeo: timing: %d queries in %.3f s on %@, median %.3f ms, p95 %.3f ms per query",
+                                       points.count, batch.seconds, threads, batch.median, batch.p95))
+            // One JSON object a script reads: keys sorted, so that the line is the same shape every run.
+            let json = try JSONSerialization.data(withJSONObject: ["total_s": batch.seconds, "lat_ms": batch.latencies, "queries": points.count,
+                                                                   "rows": batch.rows, "threads": batch.sessions], options: [.sortedKeys])
             Terminal.printError(String(decoding: json, as: UTF8.self))
         }
     }

@@ -38,7 +38,7 @@ enum TrafficGeoExit {
             case .download, .httpStatus: return unavailable
             default: return dataError
             }
-        case QueryLocations.ReadError.notFound: return noInput
+        case let points as QueryLocations.ReadError: return points.isUnreadable ? noInput : dataError
         case let route as RouteLine.Problem: return route.isUnreadable ? noInput : dataError
         case OutputError.readerGone: return readerGone
         case is OutputError: return cannotCreate

@@ -95,6 +95,38 @@ struct CommandLineTests {
         #expect((try JSONSerialization.jsonObject(with: Data(json.utf8)) as? [String: Any])?["lat_ms"] as? [Double] != nil)
         let within = try cli(["within", "--db", db, "--queries", points.path, "--radius", "10km"])
         #expect(within.stdout.split(separator: "\n").count == 1 + 2)   // header, then A3 and A59 for k1; nothing near k2
+
+        let piped = try cli(["within", "--db", db, "--queries", "-", "--radius", "10km"], stdin: "qid,lat,lon\nk1,50.94,6.96\nk2,51.3,7.5\n")
+        #expect(piped.status == 0 && piped.stdout == within.stdout, Comment(rawValue: piped.stderr))
+        let keys = json.split(separator: "\"").enumerated().filter { $0.offset % 2 == 1 }.map { String($0.element) }
+        #expect(keys == ["lat_ms", "queries", "rows", "threads", "total_s"], "the timing line's keys, sorted")
+    }
+
+    /// A queries file that cannot be used is a data error naming the file and the line; an empty
+    /// one says so; `-o` says what it wrote.
+    @Test func badQueriesFilesAreDataErrorsThatNameTheLine() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try ingestSample()
+        let cases: [(String, String)] = [
+            ("qid,lat,lon\na,50.9,6.9\nb,95,6.9\n", "line 3: "),
+            ("qid,lat,lon\na,50.9,6.9\nb,51,7\na,52,8\n", "line 4: the qid 'a' is also on line 2"),
+            ("name,x,y\na,50.9,6.9\n", "needs a header with qid (or id), lat and lon"),
+        ]
+        for (index, (text, message)) in cases.enumerated() {
+            let file = try TestSupport.write(text, name: "bad\(index).csv", in: folder)
+            let r = try cli(["near", "--db", db, "--queries", file.path])
+            #expect(r.status == 65 && r.stderr.contains("\(file.path)") && r.stderr.contains(message), Comment(rawValue: r.stderr))
+            #expect(r.stdout.isEmpty)
+        }
+        let missing = try cli(["near", "--db", db, "--queries", folder.appendingPathComponent("none.csv").path])
+        #expect(missing.status == 66 && missing.stderr.contains("no such file"))
+        let empty = try TestSupport.write("qid,lat,lon\n", name: "empty.csv", in: folder)
+        let nothing = try cli(["near", "--db", db, "--queries", empty.path])
+        #expect(nothing.status == 0 && nothing.stdout == "qid,id,distance_m\n" && nothing.stderr.contains("holds no query points"), Comment(rawValue: nothing.stderr))
+        let good = try TestSupport.write("qid,lat,lon\nk1,50.94,6.96\n", name: "good.csv", in: folder)
+        let out = folder.appendingPathComponent("rows.csv").path
+        let wrote = try cli(["near", "--db", db, "--queries", good.path, "--limit", "3", "-o", out])
+        #expect(wrote.status == 0 && wrote.stderr.contains("wrote 3 rows for 1 point to \(out)"), Comment(rawValue: wrote.stderr))
     }
 
     /// Several threads answer a batch (`--threads`, default one per core) with the same rows in
