@@ -35,7 +35,8 @@ def flush():
     samples.append((cur,when,stage))
 for line in open(sys.argv[1]):
     if line.strip()=='': continue
-    if not line[0].isspace():
+    # A sample's first line is "tid [time:]" (indented by some perf versions); its frames follow.
+    if not line[0].isspace() or re.match(r'\s*\d+(\s+[\d.]+:)?\s*$', line):
         flush(); head=line.split(); cur=head[0]; frames=[]
         when=float(head[1].rstrip(':')) if len(head)>1 else None
     else:
