@@ -96,9 +96,10 @@ public struct FeedInput: Sendable {
             if let problem = HTTPLocation.problem(location) { throw FeedError.unreadable(location, reason: problem) }
             return try await download(location, maxBytes: maxBytes, client: httpClient, timeout: timeout)
         }
-        // A file:// URL names a file; another scheme (ftp://, s3://) is nothing trafficgeo
-        // fetches, which "no such file" did not say.
-        let path = lower.hasPrefix("file://") ? URL(string: location).map(\.path) ?? location : location
+        // A file URL names a file: file:///path, file://localhost/path, or RFC 8089's short
+        // file:/path. Another scheme (ftp://, s3://) is nothing trafficgeo fetches, which
+        // "no such file" did not say.
+        let path = lower.hasPrefix("file:/") ? Self.fileURLPath(location) ?? location : location
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: path, isDirectory: &isDirectory) else {
             if let scheme = Self.urlScheme(of: location), scheme != "file" {
@@ -116,6 +117,13 @@ public struct FeedInput: Sendable {
             throw FeedError.tooLarge(location, limit: maxBytes)
         }
         return FeedInput(localFile: location)
+    }
+
+    /// The path of a file URL on this host (no host, or localhost); nil for another host's.
+    static func fileURLPath(_ location: String) -> String? {
+        guard let url = URL(string: location), url.isFileURL || url.scheme?.lowercased() == "file" else { return nil }
+        guard (url.host ?? "").isEmpty || url.host?.lowercased() == "localhost" else { return nil }
+        return url.path.isEmpty ? nil : url.path
     }
 
     /// The scheme of a location written as a URL ("ftp" of ftp://host/x), lower case; nil for a path.

@@ -49,6 +49,10 @@ struct FeedInputTests {
         let input = try await FeedInput.open(file.absoluteString)
         #expect(input.location == file.path)
         #expect(try FeedReading.readAll(input).incidents.count == 1)
+        // RFC 8089's other spellings of a local file: file:/path and file://localhost/path.
+        for location in ["file:" + file.path, "file://localhost" + file.path] {
+            #expect(try await FeedInput.open(location).location == file.path, "\(location)")
+        }
         for location in ["ftp://example.org/feed.xml", "S3://bucket/feed.xml"] {
             let error = await #expect(throws: FeedError.self) { try await FeedInput.open(location) }
             #expect(error?.code == .unreadable && "\(error!)".contains("is not fetched"), "\(String(describing: error))")
