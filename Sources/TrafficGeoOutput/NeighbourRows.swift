@@ -29,6 +29,8 @@ public enum NeighbourBatch {
         public var seconds: Double
         public var rows: Int
         public var sessions: Int
+        /// Points with no answer (no row).
+        public var unanswered: Int
         public var median: Double { Self.quantile(latencies, 0.5) }
         public var p95: Double { Self.quantile(latencies, 0.95) }
 
@@ -67,7 +69,8 @@ public enum NeighbourBatch {
             sink.abandon()
             throw error
         }
-        return Timing(latencies: work.latencies, seconds: (clock.now - start).inSeconds, rows: work.rowsWritten, sessions: opened.count)
+        return Timing(latencies: work.latencies, seconds: (clock.now - start).inSeconds, rows: work.rowsWritten, sessions: opened.count,
+                      unanswered: work.unanswered)
     }
 }
 
@@ -76,7 +79,7 @@ extension OrderedBlocks {
     func answerBlocks(_ points: [QueryLocations.Point], clock: ContinuousClock, answer: (Coordinate) throws -> [Neighbour]) throws {
         while let block = take() {
             var rows = ""
-            var rowCount = 0
+            var rowCount = 0, empty = 0
             var latencies: [Double] = []
             latencies.reserveCapacity(block.count)
             for p in points[block] {
@@ -85,8 +88,9 @@ extension OrderedBlocks {
                 latencies.append((clock.now - t0).inSeconds * 1000)
                 for n in found { rows += NeighbourRows.line(qid: p.qid, n) }
                 rowCount += found.count
+                if found.isEmpty { empty += 1 }
             }
-            try finished(block, rows: rows, count: rowCount, latencies: latencies)
+            try finished(block, rows: rows, count: rowCount, empty: empty, latencies: latencies)
         }
     }
 }
@@ -103,6 +107,7 @@ private final class OrderedBlocks: @unchecked Sendable {
     private var nextToWrite = 0
     private var done: [Int: (rows: String, count: Int)] = [:]
     private var written = 0
+    private var emptyAnswers = 0
     private var stopped = false
     private var latencyOf: [Double]
 
@@ -115,6 +120,9 @@ private final class OrderedBlocks: @unchecked Sendable {
 
     /// The rows written so far.
     var rowsWritten: Int { lock.withLock { written } }
+
+    /// The points answered with nothing so far.
+    var unanswered: Int { lock.withLock { emptyAnswers } }
 
     /// Each query's milliseconds, in the points' order.
     var latencies: [Double] { lock.withLock { latencyOf } }
@@ -129,9 +137,10 @@ private final class OrderedBlocks: @unchecked Sendable {
     }
 
     /// A block's rows: kept until every block before it is written, then written with them.
-    func finished(_ block: Range<Int>, rows: String, count: Int, latencies: [Double]) throws {
+    func finished(_ block: Range<Int>, rows: String, count: Int, empty: Int, latencies: [Double]) throws {
         try lock.withLock {
             latencyOf.replaceSubrange(block, with: latencies)
+            emptyAnswers += empty
             done[block.lowerBound] = (rows, count)
             while let next = done.removeValue(forKey: nextToWrite) {
                 do {

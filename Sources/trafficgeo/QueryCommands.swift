@@ -44,7 +44,7 @@ struct NearCommand: AsyncParsableCommand {
     func validate() throws {
         try Self.checkOneLocation(location, batch, place)
         guard (1...NearCommand.maxLimit).contains(limit) else { throw ValidationError("--limit must be 1 … \(NearCommand.maxLimit).") }
-        try batch.check(format: query.format, output: query.output)
+        try batch.check(query)
         if let maxDistance { _ = try DistanceArgument.validated(maxDistance, option: "--max-distance") }
     }
 
@@ -91,7 +91,7 @@ struct WithinCommand: AsyncParsableCommand {
     func validate() throws {
         try Self.checkOneLocation(location, batch, place)
         _ = try CommandLineQuery.distance(.radius, radius)
-        try batch.check(format: query.format, output: query.output)
+        try batch.check(query)
     }
 
     func run() async throws {

@@ -109,14 +109,16 @@ struct BatchQueryOptions: ParsableArguments {
     @Flag(help: "With --queries: report the time of each query on stderr (a summary line and a JSON line).")
     var timing = false
 
-    @Option(parsing: .unconditional, help: ArgumentHelp("With --queries: answer on this many threads at once, every one on the same state of the database (default: one per core, at most \(Self.maxThreads); a PostgreSQL database answers on one).", valueName: "n"))
+    @Option(parsing: .unconditional, help: ArgumentHelp("With --queries: answer on this many threads at once, every one on the same state of the database (default: one per core, at most \(Self.maxThreads); fewer than 32 points, or a PostgreSQL database, answer on one).", valueName: "n"))
     var threads: Int?
 
     static let maxThreads = 8
 
-    /// `--queries` writes CSV rows: another --format, or an `-o` file named for another format,
-    /// would be silently ignored, so it is refused; so are the batch options without `--queries`.
-    func check(format: OutputFormat?, output: String?) throws {
+    /// `--queries` writes CSV rows: another --format, an `-o` file named for another format, or
+    /// an option of the incidents' output (order, CRS, geometry) would be silently ignored, so it
+    /// is refused; so are the batch options without `--queries`.
+    func check(_ query: QueryOptions) throws {
+        let format = query.format, output = query.output
         if queries == nil, threads != nil || timing {
             throw ValidationError("\(threads != nil ? "--threads" : "--timing") is for batch queries: give --queries FILE too, or leave it out.")
         }
@@ -126,7 +128,11 @@ struct BatchQueryOptions: ParsableArguments {
             throw ValidationError("--queries writes CSV rows (qid,id,distance_m); leave out --format \(format.rawValue), or use --format csv.")
         }
         if format == nil, let output, let named = OutputFormat.forFile(output), named != .csv {
-            throw ValidationError("--queries writes CSV rows (qid,id,distance_m), but -o \(output) names \(named.rawValue): name the file .csv.")
+            throw ValidationError("--queries writes CSV rows (qid,id,distance_m), but -o \(output) would be written as --format \(named.rawValue): name the file .csv.")
+        }
+        let ignored = [query.sort.map { _ in "--sort" }, query.crs.map { _ in "--crs" }, query.geometry != .point ? "--geometry" : nil]
+        if let option = ignored.compactMap({ $0 }).first {
+            throw ValidationError("\(option) does not apply to --queries: its rows are each point's answers nearest first, with geodesic distances in metres; leave \(option) out.")
         }
     }
 
@@ -141,6 +147,10 @@ struct BatchQueryOptions: ParsableArguments {
         let sink = try output.map { try TextSink(path: $0) } ?? TextSink()
         let sessions = threads ?? min(Self.maxThreads, ProcessInfo.processInfo.activeProcessorCount)
         let batch = try await NeighbourBatch.run(points, into: sink, store: engine.store, sessions: sessions, answer: answer)
+        if !quiet, batch.unanswered > 0 {
+            // Such a point has no row: say so, or it would seem forgotten.
+            Terminal.printError("trafficgeo: note: \(batch.unanswered) of \(points.count) points have no answer (nothing within reach that the filters let through), so no row")
+        }
         if let output, !quiet {
             Terminal.printError("trafficgeo: wrote \(batch.rows) rows for \(points.count) point\(points.count == 1 ? "" : "s") to \(output)")
         }

@@ -111,6 +111,9 @@ struct CommandLineTests {
             ("qid,lat,lon\na,50.9,6.9\nb,95,6.9\n", "line 3: "),
             ("qid,lat,lon\na,50.9,6.9\nb,51,7\na,52,8\n", "line 4: the qid 'a' is also on line 2"),
             ("name,x,y\na,50.9,6.9\n", "needs a header with qid (or id), lat and lon"),
+            ("qid;lat;lon\na;50.9;6.9\n", "has no qid, lat, lon (separated by ';'? trafficgeo reads commas)"),
+            ("qid,lat,lon\na,50.9,6.9,7\n", "line 2: has 4 fields, the header has 3"),
+            ("qid,lat,lon\n ,50.9,6.9\n", "line 2: the qid is empty"),
         ]
         for (index, (text, message)) in cases.enumerated() {
             let file = try TestSupport.write(text, name: "bad\(index).csv", in: folder)
@@ -127,6 +130,15 @@ struct CommandLineTests {
         let out = folder.appendingPathComponent("rows.csv").path
         let wrote = try cli(["near", "--db", db, "--queries", good.path, "--limit", "3", "-o", out])
         #expect(wrote.status == 0 && wrote.stderr.contains("wrote 3 rows for 1 point to \(out)"), Comment(rawValue: wrote.stderr))
+        // A point without an answer has no row, and the batch says how many.
+        let far = try TestSupport.write("qid,lat,lon\nk1,50.94,6.96\nsea,55.0,3.0\n", name: "far.csv", in: folder)
+        let unanswered = try cli(["within", "--db", db, "--queries", far.path, "--radius", "10km"])
+        #expect(unanswered.status == 0 && unanswered.stderr.contains("1 of 2 points have no answer"), Comment(rawValue: unanswered.stderr))
+        // What shapes incidents' output does not apply to rows of distances: refused, not ignored.
+        for option in [["--sort", "title"], ["--crs", "EPSG:25832"], ["--geometry", "segment"]] {
+            let r = try cli(["near", "--db", db, "--queries", good.path] + option)
+            #expect(r.status == 64 && r.stderr.contains("\(option[0]) does not apply to --queries"), Comment(rawValue: r.stderr))
+        }
     }
 
     /// Several threads answer a batch (`--threads`, default one per core) with the same rows in
