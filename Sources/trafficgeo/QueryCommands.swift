@@ -12,7 +12,13 @@ extension AsyncParsableCommand {
     static func checkOneLocation(_ location: LocationOptions, _ batch: BatchQueryOptions, _ place: PlaceOptions) throws {
         guard [location.isGiven, batch.queries != nil, place.place != nil].filter({ $0 }).count == 1 else {
             if let name = place.place, location.isGiven || batch.queries != nil {
-                // A stray word after a misspelt option (`--limti 3`) lands here as the place.
+                // A stray word after a misspelt option (`--limti 3`), or one this command does not
+                // have (`within --limit 3`), lands here as the place: name that option.
+                let arguments = CommandLine.arguments
+                if let at = arguments.lastIndex(of: name), at > 1, arguments[at - 1].hasPrefix("-"), arguments[at - 1].count > 1,
+                   Double(arguments[at - 1]) == nil {   // not a negative number, the value of the option before
+                    throw ValidationError("\(arguments[at - 1]) is not an option of \(Self.configuration.commandName ?? "this command") (see --help), so '\(name)' after it was read as a place name.")
+                }
                 throw ValidationError("'\(name)' was read as a place name, but \(location.isGiven ? "--lat/--lon" : "--queries") is given too: is an option before it misspelt (see --help)? Give a place name, --lat and --lon, or --queries FILE (one of them).")
             }
             throw ValidationError("Give a place name, --lat and --lon, or --queries FILE (one of them).")

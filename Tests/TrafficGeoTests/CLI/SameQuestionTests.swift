@@ -91,7 +91,10 @@ struct SameQuestionTests {
             #expect(answer.status == 400 && (answer.json["detail"] as? String ?? "").contains("sortby " + problem), "\(answer.body)")
             // A stray word after a misspelt option is named, not taken for a second location.
             let stray = try await TestSupport.runCLI(["near", "--db", fixture.location, "--lat", "50.9", "--lon", "6.9", "--limti", "3"], folder: fixture.folder)
-            #expect(stray.status == 64 && stray.stderr.contains("'3' was read as a place name"), "\(stray.stderr)")
+            #expect(stray.status == 64 && stray.stderr.contains("--limti is not an option of near (see --help), so '3' after it was read as a place name"), "\(stray.stderr)")
+            let withinLimit = try await TestSupport.runCLI(["within", "--db", fixture.location, "--lat", "50.9", "--lon", "6.9", "--radius", "5km", "--limit", "3"],
+                                                           folder: fixture.folder)
+            #expect(withinLimit.status == 64 && withinLimit.stderr.contains("--limit is not an option of within"), "\(withinLimit.stderr)")
         }
     }
 
