@@ -12,40 +12,68 @@ public enum QueryLocations {
         public var coordinate: Coordinate
     }
 
-    public enum ReadError: Error, CustomStringConvertible {
-        /// The file, what its header lacks, and the header as read.
-        case missingColumns(String, missing: [String], header: String)
-        case badRow(String, line: Int, reason: String)
-        case duplicateQID(String, qid: String, line: Int, firstLine: Int)
-        case notFound(String)
-        case unreadable(String, reason: String)
+    /// Why a queries file cannot be used: its kind (`code`), the file, the line where one is to
+    /// blame, and the words. A struct over kinds it keeps to itself, as `FeedError` is: a kind
+    /// added later breaks no user's `switch`.
+    public struct ReadError: Error, Sendable, CustomStringConvertible {
+        public struct Code: Hashable, Sendable, CustomStringConvertible {
+            private enum Kind: String, Sendable { case notFound, unreadable, missingColumns, badRow, duplicateQID }
+            private let kind: Kind
+            private init(_ kind: Kind) { self.kind = kind }
+            /// No such file.
+            public static let notFound = Code(.notFound)
+            /// The file is there but cannot be read (a folder, no permission).
+            public static let unreadable = Code(.unreadable)
+            /// The header lacks the qid, lat or lon column (or the file is empty).
+            public static let missingColumns = Code(.missingColumns)
+            /// A row cannot be read as a point.
+            public static let badRow = Code(.badRow)
+            /// A qid is on two rows.
+            public static let duplicateQID = Code(.duplicateQID)
+            public var description: String { kind.rawValue }
+        }
 
-        public var description: String {
-            switch self {
-            case let .missingColumns(path, missing, header):
-                var text = "\(path): needs a header with qid (or id), lat and lon columns"
-                guard !header.isEmpty else { return text + "; the file is empty" }
+        public let code: Code
+        /// The file (`stdin` for standard input).
+        public let path: String
+        /// The line to blame (badRow, duplicateQID).
+        public let line: Int?
+        public let description: String
+
+        /// Missing or unreadable, rather than read and found wrong.
+        public var isUnreadable: Bool { code == .notFound || code == .unreadable }
+
+        static func notFound(_ path: String) -> ReadError {
+            ReadError(code: .notFound, path: path, line: nil, description: "\(path): no such file")
+        }
+
+        static func unreadable(_ path: String, reason: String) -> ReadError {
+            ReadError(code: .unreadable, path: path, line: nil, description: "\(path): cannot read: \(reason)")
+        }
+
+        static func badRow(_ path: String, line: Int, reason: String) -> ReadError {
+            ReadError(code: .badRow, path: path, line: line, description: "\(path) line \(line): \(reason)")
+        }
+
+        static func duplicateQID(_ path: String, qid: String, line: Int, firstLine: Int) -> ReadError {
+            // Rows are keyed by qid: two points under one qid could not be told apart.
+            ReadError(code: .duplicateQID, path: path, line: line,
+                      description: "\(path) line \(line): the qid '\(qid)' is also on line \(firstLine); every point needs its own")
+        }
+
+        /// `missing`: the columns the header lacks; `header`: the header as read ("" for an empty file).
+        static func missingColumns(_ path: String, missing: [String], header: String) -> ReadError {
+            var text = "\(path): needs a header with qid (or id), lat and lon columns"
+            if header.isEmpty {
+                text += "; the file is empty"
+            } else {
                 text += "; its header '\(header.prefix(80))' has no \(missing.joined(separator: ", "))"
                 // A spreadsheet's export in a comma-decimal locale separates with ';'.
                 if let separator = [";", "\t", "|"].first(where: { header.contains($0) }) {
                     text += " (separated by '\(separator == "\t" ? "\\t" : separator)'? trafficgeo reads commas)"
                 }
-                return text
-            case let .badRow(path, line, reason): return "\(path) line \(line): \(reason)"
-            case let .duplicateQID(path, qid, line, firstLine):
-                // Rows are keyed by qid: two points under one qid could not be told apart.
-                return "\(path) line \(line): the qid '\(qid)' is also on line \(firstLine); every point needs its own"
-            case let .notFound(path): return "\(path): no such file"
-            case let .unreadable(path, reason): return "\(path): cannot read: \(reason)"
             }
-        }
-
-        /// Missing or unreadable, rather than read and found wrong.
-        public var isUnreadable: Bool {
-            switch self {
-            case .notFound, .unreadable: return true
-            case .missingColumns, .badRow, .duplicateQID: return false
-            }
+            return ReadError(code: .missingColumns, path: path, line: nil, description: text)
         }
     }
 
