@@ -77,9 +77,15 @@ public enum QueryLocations {
         }
     }
 
+    /// How messages name the file `path` (`-` is standard input).
+    public static func name(of path: String) -> String { path == "-" ? "stdin" : path }
+
+    /// Each column read: its name in messages and the header names it goes by.
+    private static let columns = [("qid", ["qid", "id"]), ("lat", ["lat", "latitude"]), ("lon", ["lon", "lng", "longitude"])]
+
     /// Reads the points of `path`; `-` is standard input (named `stdin` in messages).
     public static func read(path: String) throws -> [Point] {
-        let name = path == "-" ? "stdin" : path
+        let name = name(of: path)
         let stream: InputStream
         if path == "-" {
             stream = InputStream(data: FileHandle.standardInput.readDataToEndOfFile())
@@ -96,10 +102,9 @@ public enum QueryLocations {
         guard let header = try reader.next()?.fields.map({ $0.trimmingCharacters(in: .whitespaces).lowercased() }) else {
             throw ReadError.missingColumns(name, missing: ["qid", "lat", "lon"], header: "")
         }
-        func column(_ names: [String]) -> Int? { names.lazy.compactMap { header.firstIndex(of: $0) }.first }
-        guard let q = column(["qid", "id"]), let la = column(["lat", "latitude"]), let lo = column(["lon", "lng", "longitude"]) else {
-            let missing = [("qid", column(["qid", "id"])), ("lat", column(["lat", "latitude"])), ("lon", column(["lon", "lng", "longitude"]))]
-                .filter { $0.1 == nil }.map(\.0)
+        let found = columns.map { _, names in names.lazy.compactMap { header.firstIndex(of: $0) }.first }
+        guard let q = found[0], let la = found[1], let lo = found[2] else {
+            let missing = zip(columns, found).filter { $0.1 == nil }.map(\.0.0)
             throw ReadError.missingColumns(name, missing: missing, header: header.joined(separator: ","))
         }
         var points: [Point] = []

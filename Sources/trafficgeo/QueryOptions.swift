@@ -142,8 +142,7 @@ struct BatchQueryOptions: ParsableArguments {
              answer: @escaping @Sendable (any NeighbourSearch, Coordinate) throws -> [Neighbour]) async throws {
         guard let queries else { return }
         let points = try QueryLocations.read(path: queries)
-        let name = queries == "-" ? "stdin" : queries
-        if points.isEmpty && !quiet { Terminal.printError("trafficgeo: warning: \(name) holds no query points (a header only): nothing to answer") }
+        if points.isEmpty && !quiet { Terminal.printError("trafficgeo: warning: \(QueryLocations.name(of: queries)) holds no query points (a header only): nothing to answer") }
         let sink = try output.map { try TextSink(path: $0) } ?? TextSink()
         let sessions = threads ?? min(Self.maxThreads, ProcessInfo.processInfo.activeProcessorCount)
         let batch = try await NeighbourBatch.run(points, into: sink, store: engine.store, sessions: sessions, answer: answer)
