@@ -1,7 +1,7 @@
 import Foundation
 import Testing
 
-/// `trafficgeo along` as a user runs it (the release binary too: scripts/cli-suites), and
+/// `trafficgeo along` as a user runs it (the shipped release binary: scripts/test), and
 /// `serve`'s `route=` giving the same answer in the same order.
 @Suite("along: the command and serve's route=")
 struct AlongCommandTests {

@@ -35,8 +35,8 @@ enum TestSupport {
     }
 
     /// The `trafficgeo` executable the command-line tests spawn: `$TRAFFICGEO_TEST_CLI` when set
-    /// (scripts/test runs those suites a second time against the release build, the binary users
-    /// run), else the one built beside the test bundle.
+    /// (scripts/test sets the shipped binary, the release build linked with -static-stdlib, as
+    /// users install it), else the one built beside the test bundle.
     static var cliExecutable: URL? {
         if let chosen = ProcessInfo.processInfo.environment["TRAFFICGEO_TEST_CLI"], !chosen.isEmpty {
             let url = URL(fileURLWithPath: chosen, relativeTo: URL(fileURLWithPath: FileManager.default.currentDirectoryPath)).standardizedFileURL
