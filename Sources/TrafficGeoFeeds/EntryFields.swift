@@ -41,8 +41,9 @@ struct EntryFields {
 
     /// Builds the incident, or says why the entry cannot be kept.
     func makeIncident(source: String, index: Int) throws(Failure) -> Incident {
-        let title = self.title?.nonEmptyNormalized ?? Incident.unknownTitle
-        let summary = self.summary?.nonEmptyNormalized
+        // "unknown", "undefined", "N/A" in a feed's field are no title or text (PlaceholderText).
+        let title = PlaceholderText.meaningful(self.title?.nonEmptyNormalized) ?? Incident.unknownTitle
+        let summary = PlaceholderText.meaningful(self.summary?.nonEmptyNormalized)
         let weblink = self.weblink?.trimmed.nilIfEmpty
         let updated = try Self.date(self.updated, "updated")
         let expires = try Self.date(self.expires, "expires")
@@ -75,7 +76,7 @@ struct EntryFields {
             updated: updated, expires: expires,
             // The road from the feed's field, else the title, else the text ("A1: km 441.67 --> …"),
             // as the message parser reads it: the same message names the same road in every format.
-            road: road.flatMap { RoadReference.field($0) } ?? RoadReference.first(in: title) ?? summary.flatMap { RoadReference.first(in: $0) },
+            road: road.flatMap { RoadReference.roads(inFields: [$0]).first } ?? RoadReference.first(in: title) ?? summary.flatMap { RoadReference.first(in: $0) },
             category: category.flatMap { IncidentCategory(loose: $0) ?? CategoryClassifier.classify($0) }
                 ?? impliedCategory ?? CategoryClassifier.classify(title, summary) ?? fallbackCategory,
             position: position, segment: segment, positionSource: positionSource, properties: properties)

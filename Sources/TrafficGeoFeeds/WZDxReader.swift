@@ -55,7 +55,8 @@ struct WZDxReader: FeedReader {
         var roads = (core["road_names"] as? [Any])?.compactMap { LooseJSON.string($0)?.trimmed.nilIfEmpty } ?? []
         if roads.isEmpty, let road = text(core, "road_name") ?? text(properties, "road_name") { roads = [road] }
         if let number = text(properties, "road_number"), !roads.contains(number) { roads.append(number) }
-        let direction = text(core, "direction") ?? text(properties, "direction")
+        // "unknown" (every direction of some feeds) is no direction, and no word of a title.
+        let direction = PlaceholderText.meaningful(text(core, "direction") ?? text(properties, "direction"))
         let description = text(core, "description") ?? text(properties, "description")
 
         var details: [String: String] = [:]
@@ -92,19 +93,20 @@ struct WZDxReader: FeedReader {
         fields.summary = description
         fields.updated = text(core, "update_date") ?? text(properties, "update_date")
         fields.expires = text(properties, "end_date") ?? text(core, "end_date")
-        fields.road = roads.lazy.compactMap { RoadReference.field($0) }.first ?? roads.first
+        let roadsNamed = RoadReference.roads(inFields: roads)
+        fields.road = roadsNamed.first
         fields.impliedCategory = category
         fields.category = nil
         fields.properties = details
 
         if let geometry = feature["geometry"] as? [String: Any] {
-            let type = LooseJSON.string(geometry["type"]) ?? ""
-            switch GeoJSONGeometry.positions(geometry) {
-            case let .success(points):
-                if points.count >= 2, type != "Point" { fields.segment = points } else if let p = points.first {
-                    fields.latitude = String(p.latitude)
-                    fields.longitude = String(p.longitude)
-                }
+            // Any geometry (GeoJSONGeometry): a line's first point (upstream) and the line, an
+            // area's point on its surface and its outline.
+            switch GeoJSONGeometry.placement(geometry) {
+            case let .success(placed):
+                fields.segment = placed.segment
+                fields.latitude = String(placed.position.latitude)
+                fields.longitude = String(placed.position.longitude)
             case let .failure(reason):
                 fields.positionProblem = reason.reason
             }
@@ -113,7 +115,8 @@ struct WZDxReader: FeedReader {
             var incident = try fields.makeIncident(source: source, index: index)
             // The feed's own road name ("I-76") is the road, never a number found in the description.
             // Every road it names is filterable (I-80 and I-35 where they run together).
-            if !roads.isEmpty { incident.setRoads(roads.map { RoadReference.field($0) ?? $0 }) }
+            // "I-87 Northway" is the I-87, "Merritt Parkway/CT 15" the CT-15 and the Merritt Parkway.
+            if !roadsNamed.isEmpty { incident.setRoads(roadsNamed) }
             incident.category = category
             // v3's event_status says when a road event is over.
             if let status = details["event_status"]?.lowercased(), status == "completed" || status == "cancelled" {
@@ -122,47 +125,6 @@ struct WZDxReader: FeedReader {
             return .incident(incident)
         } catch {
             return .skipped(SkippedEntry(index: index, entryID: id, reason: error.reason))
-        }
-    }
-}
-
-/// Positions of a GeoJSON geometry (RFC 7946, longitude first): a Point, LineString or
-/// MultiPoint's positions; a MultiLineString's lines joined in order; a Polygon's outer ring.
-enum GeoJSONGeometry {
-    static func positions(_ geometry: [String: Any]) -> Result<[Coordinate], PlacementProblem> {
-        let type = LooseJSON.string(geometry["type"]) ?? ""
-        let coordinates = geometry["coordinates"]
-        func position(_ value: Any) -> Coordinate? {
-            guard let pair = value as? [Any], pair.count >= 2, let lon = LooseJSON.double(pair[0]), let lat = LooseJSON.double(pair[1]) else { return nil }
-            return try? Coordinate(validatingLatitude: lat, longitude: lon)
-        }
-        func list(_ value: Any?) -> [Coordinate]? {
-            guard let items = value as? [Any], !items.isEmpty else { return nil }
-            let out = items.compactMap(position)
-            return out.count == items.count ? out : nil
-        }
-        switch type {
-        case "Point":
-            guard let coordinates, let p = position(coordinates) else { return .failure(PlacementProblem("a Point that is not [longitude, latitude]")) }
-            return .success([p])
-        case "LineString", "MultiPoint":
-            guard let l = list(coordinates) else { return .failure(PlacementProblem("a \(type) with a position that is not [longitude, latitude]")) }
-            return .success(l)
-        case "MultiLineString", "Polygon":
-            guard let parts = coordinates as? [Any], !parts.isEmpty else { return .failure(PlacementProblem("a \(type) without coordinates")) }
-            var out: [Coordinate] = []
-            for part in type == "Polygon" ? [parts[0]] : parts {
-                guard let l = list(part) else { return .failure(PlacementProblem("a \(type) with a position that is not [longitude, latitude]")) }
-                out += l
-            }
-            return .success(out)
-        case "GeometryCollection":
-            for g in geometry["geometries"] as? [[String: Any]] ?? [] {
-                if case let .success(p) = positions(g) { return .success(p) }
-            }
-            return .failure(PlacementProblem("a GeometryCollection without a usable geometry"))
-        default:
-            return .failure(PlacementProblem("geometry type '\(type.prefix(30))' is not one trafficgeo places"))
         }
     }
 }

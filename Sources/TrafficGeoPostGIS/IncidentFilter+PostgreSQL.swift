@@ -82,10 +82,23 @@ extension IncidentFilter {
             // As the SQLite store's: the road, or one of the other roads (a partial index over the
             // rows that have any), in the country asked if the feed names one.
             let terms = RoadCondition.of(roads).map { condition -> String in
-                let road = query.bind(PostgresText.storable(condition.road))
-                let bars = query.bind(PostgresText.storable("|" + condition.road + "|"))
-                var term = "(i.road = \(road) OR (i.properties ? '\(Incident.otherRoadsProperty)' AND "
-                    + "position(\(bars) in '|' || (i.properties ->> '\(Incident.otherRoadsProperty)') || '|') > 0))"
+                var term: String
+                if condition.isName {
+                    // A road's name whatever the case: ASCII letters lowered by translate, exactly
+                    // as RoadCondition.nameKey and SQLite's lower() do (PostgreSQL's lower() lowers
+                    // every letter, and the stores would disagree on "Ö").
+                    let key = RoadCondition.nameKey(condition.road)
+                    let road = query.bind(PostgresText.storable(key))
+                    let bars = query.bind(PostgresText.storable("|" + key + "|"))
+                    func lowered(_ sql: String) -> String { "translate(\(sql), 'ABCDEFGHIJKLMNOPQRSTUVWXYZ', 'abcdefghijklmnopqrstuvwxyz')" }
+                    term = "(\(lowered("i.road")) = \(road) OR (i.properties ? '\(Incident.otherRoadsProperty)' AND "
+                        + "position(\(bars) in \(lowered("'|' || (i.properties ->> '\(Incident.otherRoadsProperty)') || '|'"))) > 0))"
+                } else {
+                    let road = query.bind(PostgresText.storable(condition.road))
+                    let bars = query.bind(PostgresText.storable("|" + condition.road + "|"))
+                    term = "(i.road = \(road) OR (i.properties ? '\(Incident.otherRoadsProperty)' AND "
+                        + "position(\(bars) in '|' || (i.properties ->> '\(Incident.otherRoadsProperty)') || '|') > 0))"
+                }
                 if let country = condition.country {
                     term = "(\(term) AND coalesce(i.properties ->> '\(Incident.countryProperty)' = \(query.bind(country)), true))"
                 }

@@ -1,29 +1,62 @@
 import Foundation
 
-/// Road references of other countries' schemes, for a road a person types or a feed's road
-/// field gives (not free text, where "S1" may be a train): each in its normal form.
+/// Road references of every scheme trafficgeo knows, each in its normal form: as a person types
+/// them, as a feed's road field gives them, and (more strictly) as free text names them.
 ///
 ///     | typed                                     | normal form |
 ///     |-------------------------------------------|-------------|
 ///     | I-25, I 25, I25, Interstate 25, IH 35     | I-25        |
 ///     | US-40, US 40, US Highway 40, U.S. 40      | US-40       |
 ///     | SR 7, State Route 7; SH 7, State Highway 7 | SR-7; SH-7 |
-///     | CO-7, CO 7, CA Highway 1 (a state's code) | CO-7, CA-1  |
+///     | CO-7, CO 7, CA Highway 1, NY-9A (a state's code) | CO-7, CA-1, NY-9a |
 ///     | County Road 12, CR 12                     | CR-12       |
-///     | M1, A1(M), A404, B1234 (UK), M50, N7, R132 (Ireland), A7, N7, RN7, D906, RD906 (France), A2, N201, R0 (Netherlands, Belgium), SS1 (Italy), E40 | M1, A1(M), A404, …, N7, D906, SS1, E40 |
+///     | M1, M25, A1(M), A404(M), A404, B1234 (UK), M50, N7, R132 (Ireland) | M1, A1(M), … |
+///     | A7, N7, RN7, D906, RD906 (France); A-7, N-340 (Spain); A2, N201, R0; SS1; E40 | A7, N7, D906, N340, SS1, E40 |
+///     | AP-7, GIV-5232, CV-500 (Spain's other classes: letters, a hyphen, the number) | AP-7, GIV-5232 |
+///     | SH 16, SH1, State Highway 1 (New Zealand) | SH-16        |
+///     | valtatie 4, kantatie 51, kt 51, seututie 101, Tie 4 (Finland's numbered roads) | FI-4, FI-51 |
+///
+/// Free text (a title, a description) is read more strictly (`firstInText`), because there a
+/// word with a number is not always a road: a state's code needs its hyphen or a road word
+/// ("NY-9A", "CT Route 15"; "OR 3" is a conjunction and a number), a one-letter class other than
+/// Germany's needs no space or a hyphen ("M25", "N-340"; "M 5" is not taken), the letters of a
+/// class are written in capitals ("M25", not "m25"), and Spain's lettered classes are taken only
+/// from road fields (in free text "PM-10" is dust).
 enum WorldRoads {
-    static func normalize(_ text: String) -> String? {
+    /// The normal form of a whole text that is a road reference, or nil.
+    static func normalize(_ text: String) -> String? { match(text)?.road }
+
+    /// A road reference and how it was written.
+    struct Match {
+        var road: String
+        var kind: Kind
+    }
+
+    enum Kind {
+        /// Interstates, US routes, SR/SH/CR (written with their class word or letters).
+        case national
+        /// A US state's code as the class (CO-7, NY-9A).
+        case stateCode
+        /// Europe's one- or two-letter classes (M1, A1(M), N7, D906, SS1, E40, BAB 4).
+        case european
+        /// Spain's lettered classes with a hyphen (AP-7, GIV-5232).
+        case lettered
+        /// Finland's numbered roads (valtatie 4).
+        case finnish
+    }
+
+    static func match(_ text: String) -> Match? {
         // Upper case, dots dropped (U.S.), runs of white space one space.
         var words = text.uppercased().replacingOccurrences(of: ".", with: "").split(whereSeparator: { $0.isWhitespace })
         // A direction after the road ("I-70 WB", "M1 northbound") is not part of it.
         if words.count > 1, let last = words.last, directions.contains(String(last)) { words.removeLast() }
         let t = words.joined(separator: " ")
         guard !t.isEmpty, t.utf8.count <= 40 else { return nil }
-        for (pattern, make) in patterns {
+        for (pattern, kind, make) in patterns {
             let range = NSRange(t.startIndex..., in: t)
             guard let m = pattern.firstMatch(in: t, range: range), m.range == range else { continue }
             func group(_ k: Int) -> String? { Range(m.range(at: k), in: t).map { String(t[$0]) } }
-            if let made = make(group) { return made }
+            if let made = make(group) { return Match(road: made, kind: kind) }
         }
         return nil
     }
@@ -39,27 +72,175 @@ enum WorldRoads {
 
     private static let separator = #"(?: ?- ?| )?"#
     private static let tail = #"(\d{1,4})([A-Z])?"#
-    private static let stateCodes = "AL|AK|AZ|AR|CA|CO|CT|DE|FL|GA|HI|ID|IL|IN|IA|KS|KY|LA|ME|MD|MA|MI|MN|MS|MO|MT|NE|NV|NH|NJ|NM|NY|NC|ND|OH|OK|OR|PA|RI|SC|SD|TN|TX|UT|VT|VA|WA|WV|WI|WY|DC"
+    static let stateCodes: Set<String> = [
+        "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA", "ME", "MD", "MA",
+        "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR", "PA", "RI", "SC", "SD", "TN",
+        "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY", "DC",
+    ]
 
     private static func regex(_ pattern: String) -> NSRegularExpression { try! NSRegularExpression(pattern: "^" + pattern + "$") }
 
     /// Tried in order; the first whole match that makes a reference wins.
-    private static let patterns: [(NSRegularExpression, @Sendable ((Int) -> String?) -> String?)] = [
-        (regex("(?:I|IH|INTERSTATE)(?: HIGHWAY| HWY)?" + separator + tail), { g in number(g(1), g(2)).map { "I-" + $0 } }),
-        (regex("(?:US|USA)(?: HIGHWAY| HWY| ROUTE| RTE)?" + separator + tail), { g in number(g(1), g(2)).map { "US-" + $0 } }),
-        (regex("(?:SR|STATE ROUTE|STATE RTE)" + separator + tail), { g in number(g(1), g(2)).map { "SR-" + $0 } }),
-        (regex("(?:SH|STATE HIGHWAY|STATE HWY)" + separator + tail), { g in number(g(1), g(2)).map { "SH-" + $0 } }),
-        (regex("(?:CR|COUNTY ROAD|COUNTY RD|COUNTY ROUTE|CO RD)" + separator + tail), { g in number(g(1), g(2)).map { "CR-" + $0 } }),
-        (regex("(" + stateCodes + ")(?: HIGHWAY| HWY| ROUTE| RTE)?" + separator + tail), { g in
+    private static let patterns: [(NSRegularExpression, Kind, @Sendable ((Int) -> String?) -> String?)] = [
+        (regex("(?:I|IH|INTERSTATE)(?: HIGHWAY| HWY)?" + separator + tail), .national, { g in number(g(1), g(2)).map { "I-" + $0 } }),
+        (regex("(?:US|USA)(?: HIGHWAY| HWY| ROUTE| RTE)?" + separator + tail), .national, { g in number(g(1), g(2)).map { "US-" + $0 } }),
+        (regex("(?:SR|STATE ROUTE|STATE RTE)" + separator + tail), .national, { g in number(g(1), g(2)).map { "SR-" + $0 } }),
+        (regex("(?:SH|STATE HIGHWAY|STATE HWY)" + separator + tail), .national, { g in number(g(1), g(2)).map { "SH-" + $0 } }),
+        (regex("(?:CR|COUNTY ROAD|COUNTY RD|COUNTY ROUTE|CO RD)" + separator + tail), .national, { g in number(g(1), g(2)).map { "CR-" + $0 } }),
+        (regex("(" + stateCodes.sorted().joined(separator: "|") + ")(?: HIGHWAY| HWY| ROUTE| RTE)?" + separator + tail), .stateCode, { g in
             guard let state = g(1) else { return nil }
             return number(g(2), g(3)).map { state + "-" + $0 }
         }),
-        // Europe: a class of one or two letters, the number, a suffix letter, UK's "(M)".
-        (regex("(BAB|RN|RD|SS|ST|[ABDEKLMNRS])" + separator + #"(\d{1,4})([A-Z])?( ?\(M\))?"#), { g in
+        // Europe: a class of one or two letters, the number, a suffix letter, UK's "(M)" (a
+        // motorway stretch of an A road: A1(M) is not the A1).
+        (regex("(BAB|RN|RD|SS|ST|[ABDEKLMNRS])" + separator + #"(\d{1,4})([A-Z])?( ?\(M\))?"#), .european, { g in
             // Belgium's ring road round Brussels is the R0.
             guard let raw = g(1), let n = number(g(2), g(3), zero: true) else { return nil }
             let roadClass = ["BAB": "A", "RN": "N", "RD": "D", "ST": "S"][raw] ?? raw
             return roadClass + n + (g(4) == nil ? "" : "(M)")
         }),
+        // Finland: valtatie (main road), kantatie, seututie, yhdystie, maantie, or just tie; the
+        // number is the road (numbers are unique across the classes). Of the abbreviations only
+        // kt and yt: vt and mt are Vermont and Montana above, st Germany's Staatsstraße.
+        (regex(#"FI-(\d{1,5})"#), .finnish, { g in number(g(1), nil).map { "FI-" + $0 } }),
+        (regex(#"(?:VALTATIE|KANTATIE|SEUTUTIE|YHDYSTIE|MAANTIE|TIE|KT|YT)(?: NRO| NUMERO)? ?(\d{1,5})"#), .finnish, { g in
+            number(g(1), nil).map { "FI-" + $0 }
+        }),
+        // Spain's other classes: two to four letters, a hyphen, the number (AP-7 autopista,
+        // CV-500 and GIV-5232 of a community or province). The hyphen is how they are written.
+        (regex(#"([A-Z]{2,4})-(\d{1,4})"#), .lettered, { g in
+            guard let letters = g(1), let n = number(g(2), nil) else { return nil }
+            return letters + "-" + n
+        }),
     ]
+
+    // MARK: - Free text
+
+    /// The first road reference of any scheme in free text whose first word starts before
+    /// `limit` (a UTF-8 offset into the text), under the free-text rules above.
+    static func firstInText(_ text: String, before limit: Int = .max) -> String? {
+        guard limit > 0 else { return nil }
+        let words = textWords(text, before: limit)
+        guard !words.isEmpty else { return nil }
+        for i in words.indices where words[i].startsReference {
+            for k in stride(from: min(3, words.count - i), through: 1, by: -1) {
+                let run = words[i..<(i + k)]
+                guard run.last!.hasDigit, let found = match(run.map(\.text).joined(separator: " ")),
+                      acceptableInText(found, run: run) else { continue }
+                return found.road
+            }
+        }
+        return nil
+    }
+
+    /// A word of free text: its text without the punctuation around it, and what it may be.
+    struct TextWord {
+        var text: Substring
+        var start: Int
+        var hasDigit: Bool { text.utf8.contains { $0 >= 0x30 && $0 <= 0x39 } }
+        /// Written as a road's class is: a capital letter first ("M25", "I-87", "Interstate").
+        var startsReference: Bool { text.first.map { $0.isUppercase && $0.isLetter } ?? false }
+    }
+
+    /// Words of the text that start before `limit`, split at white space and at "/" (a road
+    /// named two ways: "Merritt Parkway/CT 15"), with the punctuation around them dropped; a
+    /// closing "(M)" stays with its road.
+    static func textWords(_ text: String, before limit: Int) -> [TextWord] {
+        var words: [TextWord] = []
+        var offset = 0
+        var current: Substring.Index?
+        var currentStart = 0
+        let trimmable = CharacterSet(charactersIn: ",;:!?\"'“”‘’«»()[]").union(.whitespaces)
+        func finish(_ end: Substring.Index) {
+            guard let begin = current else { return }
+            current = nil
+            var word = text[begin..<end]
+            if word.hasSuffix("(M)") {
+                // "A1(M)," stays "A1(M)"; its opening punctuation goes.
+                while let f = word.unicodeScalars.first, trimmable.contains(f), word.count > 3 { word = word.dropFirst() }
+            } else {
+                word = Substring(word.trimmingCharacters(in: trimmable))
+                // A sentence's full stop, not a dot in "U.S.".
+                while word.hasSuffix("."), word.filter({ $0 == "." }).count == 1 { word = word.dropLast() }
+            }
+            if !word.isEmpty { words.append(TextWord(text: word, start: currentStart)) }
+        }
+        var index = text.startIndex
+        while index < text.endIndex {
+            let c = text[index]
+            if c.isWhitespace || c == "/" {
+                finish(index)
+            } else if current == nil {
+                guard offset < limit else { break }
+                current = index
+                currentStart = offset
+            }
+            offset += c.utf8.count
+            index = text.index(after: index)
+            if words.count >= 256 { break }
+        }
+        finish(index)
+        return words
+    }
+
+    /// Whether a reference read from these words of free text is one there (the rules above).
+    static func acceptableInText(_ found: Match, run: ArraySlice<TextWord>) -> Bool {
+        let first = run.first!.text
+        let classLetters = first.prefix { $0.isLetter || $0 == "." }
+        // The class in capitals, or a capitalised class word (Interstate 87, State Route 1, Valtatie 4).
+        let capitalised = classLetters.count > 1 && classLetters.dropFirst().allSatisfy(\.isLowercase)
+        guard classLetters.allSatisfy({ !$0.isLetter || $0.isUppercase }) || capitalised else { return false }
+        let joined = run.map(\.text).joined(separator: " ").uppercased()
+        let hyphenated = first.contains("-")
+        switch found.kind {
+        case .lettered:
+            return false
+        case .stateCode:
+            return hyphenated || [" HIGHWAY ", " HWY ", " ROUTE ", " RTE "].contains { (joined + " ").contains($0) }
+        case .european:
+            // Germany's classes keep their rule (RoadReference.first's: "A 4" is the A4); other
+            // one-letter classes need no space or a hyphen.
+            let germanLetter = ["A", "B", "E", "K", "L", "S"].contains(String(classLetters))
+            return germanLetter || run.count == 1
+        case .national, .finnish:
+            return true
+        }
+    }
+
+    // MARK: - Road fields
+
+    /// Every road reference in a feed's road field, in order: the whole field if it is one,
+    /// else each part ("Merritt Parkway/CT 15": "CT 15"), else a reference inside a longer name
+    /// ("I-87 Northway", "NY 3 (Main St)"). Names typed as fields are read as a person types
+    /// them (any case, a state's code with a space).
+    static func references(inField text: String) -> [String] {
+        if let whole = normalize(text) { return [whole] }
+        var found: [String] = []
+        for part in fieldParts(text) {
+            if let whole = normalize(part) { found.append(whole); continue }
+            let words = textWords(part, before: .max)
+            var i = words.startIndex
+            while i < words.endIndex {
+                var taken = 0
+                for k in stride(from: min(3, words.count - i), through: 1, by: -1) {
+                    let run = words[i..<(i + k)]
+                    guard run.first!.text.first?.isLetter == true, run.last!.hasDigit,
+                          let road = normalize(run.map(\.text).joined(separator: " ")) else { continue }
+                    found.append(road)
+                    taken = k
+                    break
+                }
+                i += max(taken, 1)
+            }
+        }
+        var seen: Set<String> = []
+        return found.filter { seen.insert($0).inserted }
+    }
+
+    /// The parts of a road field that names a road several ways: "Merritt Parkway/CT 15",
+    /// "I-80; I-35", "US 6 & SH 9".
+    static func fieldParts(_ text: String) -> [String] {
+        text.split(whereSeparator: { $0 == "/" || $0 == ";" || $0 == "&" || $0 == "," || $0 == "|" })
+            .map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
 }

@@ -1,10 +1,16 @@
 import Foundation
 import TrafficGeoSupport
 
-/// A road number such as A4, B54, L123, K12 or E40, normalised without spaces.
+/// A road reference of any scheme (Germany's A4, B54, L123, K12; UK's M25, A1(M); I-87, US-101,
+/// NY-9a; N-340, AP-7; SH-16; E40; `WorldRoads` lists them), in its normal form.
 ///
-///     RoadReference.normalize("BAB 4")      // "A4"
-///     RoadReference.first(in: "A4 : Koeln - Olpe") // "A4"
+///     RoadReference.normalize("BAB 4")                         // "A4"
+///     RoadReference.first(in: "A4 : Koeln - Olpe")             // "A4"
+///     RoadReference.first(in: "M11 southbound between J5 and J4") // "M11"
+///     RoadReference.roads(inField: "Merritt Parkway/CT 15")    // ["CT-15", "Merritt Parkway"]
+///
+/// One grammar for the title parser, every reader's road fields and the road filter: a road
+/// the tool shows for an incident is one `--road` accepts and finds it by.
 public enum RoadReference {
     /// Road classes: Autobahn (A, BAB), Bundesstraße (B), Landes-/Staatsstraße (L, S, St), Kreisstraße (K), Europastraße (E).
     private static let pattern = try! NSRegularExpression(
@@ -15,19 +21,58 @@ public enum RoadReference {
     /// `WorldRoads` (I-25 = I 25 = Interstate 25, US-40, CO-7, M1, A1(M), N7, RN7 = N7, D906, SS1, E40).
     public static func normalize(_ text: String) -> String? {
         let trimmed = text.trimmed
-        if let ref = first(in: trimmed), matchesWhole(trimmed) { return ref }
+        if let ref = firstGerman(in: trimmed)?.road, matchesWhole(trimmed) { return ref }
         // Typed by a person: "a1", "bab 4" are A1 and A4 (texts keep their case rule in `first(in:)`).
         let upper = trimmed.uppercased()
-        if upper != trimmed, let ref = first(in: upper), matchesWhole(upper) { return ref }
+        if upper != trimmed, let ref = firstGerman(in: upper)?.road, matchesWhole(upper) { return ref }
         return WorldRoads.normalize(trimmed)
     }
 
-    /// A feed's road field ("I-70", "I 70", "A1(M)", "A 4"): its normal form, else the first
-    /// German reference in it, else nil.
+    /// A feed's road field ("I-70", "I 70", "A1(M)", "A 4", "I-87 Northway"): its normal form,
+    /// else the first reference in it (`roads(inField:)`), else the first German reference of
+    /// a sentence, else nil.
     public static func field(_ text: String) -> String? {
         // Most fields are already a German reference ("A4"): found without the regular expressions.
-        if let ref = first(in: text), ref.utf8.elementsEqual(text.utf8.lazy.filter { $0 != 0x20 }) { return ref }
-        return normalize(text) ?? first(in: text)
+        if let ref = firstGerman(in: text), ref.road.utf8.elementsEqual(text.utf8.lazy.filter { $0 != 0x20 }) { return ref.road }
+        return normalize(text) ?? WorldRoads.references(inField: text).first ?? firstGerman(in: text)?.road
+    }
+
+    /// The roads a feed's road field names: every reference in it ("Merritt Parkway/CT 15" is
+    /// the CT-15, "I-87 Northway" the I-87), and each part of it that names a road without one
+    /// ("Merritt Parkway", "Sprain Brook State Pkwy"), white space collapsed, as that road's name
+    /// (`RoadCondition(name:)` finds it). Empty for an empty field.
+    public static func roads(inField text: String) -> [String] {
+        let whole = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        guard !whole.isEmpty, !PlaceholderText.isPlaceholder(whole) else { return [] }
+        if let road = field(whole), WorldRoads.fieldParts(whole).count <= 1 { return [road] }
+        var references: [String] = [], names: [String] = []
+        for part in WorldRoads.fieldParts(whole) {
+            let found = WorldRoads.references(inField: part)
+            if !found.isEmpty {
+                references += found
+            } else if let german = firstGerman(in: part) {
+                references.append(german.road)
+            } else if isName(part) {
+                names.append(part)
+            }
+        }
+        var seen: Set<String> = []
+        return (references + names).filter { seen.insert($0).inserted }
+    }
+
+    /// The roads of several road fields (a WZDx event's `road_names`, an Open511 event's roads),
+    /// references first, so that an incident's road is a reference wherever one is named.
+    public static func roads(inFields fields: [String]) -> [String] {
+        let found = fields.flatMap(roads(inField:))
+        var seen: Set<String> = []
+        let ordered = found.filter { normalize($0) != nil } + found.filter { normalize($0) == nil }
+        return ordered.filter { seen.insert($0).inserted }
+    }
+
+    /// A part of a road field that can be a road's name: a letter in it, not a placeholder a
+    /// feed writes for "none" ("unknown", "N/A").
+    static func isName(_ text: String) -> Bool {
+        text.contains(where: \.isLetter) && !PlaceholderText.isPlaceholder(text) && text.count <= 80
     }
 
     /// The first road reference of any scheme (`normalize`) in a text that names a place on a
@@ -56,21 +101,37 @@ public enum RoadReference {
         return nil
     }
 
-    /// The first road reference in a title or text.
+    /// The first road reference of any scheme in a title or text (free text: `WorldRoads`' rules
+    /// for it). Germany's references are found first by the fast matcher; another scheme's
+    /// reference is looked for only before that one, so a German title costs no more than before.
     public static func first(in text: String) -> String? {
+        let german = firstGerman(in: text)
+        if let other = WorldRoads.firstInText(text, before: german?.start ?? .max) { return other }
+        guard let german else { return nil }
+        // UK: "A1(M)" is the motorway stretch of the A1, a road of its own.
+        let after = text.utf8.dropFirst(german.end)
+        if after.starts(with: "(M)".utf8) || after.starts(with: " (M)".utf8) { return german.road + "(M)" }
+        return german.road
+    }
+
+    /// The first German-scheme reference (A, BAB, B, L, S, St, K, E and the number) and where it
+    /// starts and ends, in UTF-8 offsets.
+    static func firstGerman(in text: String) -> (road: String, start: Int, end: Int)? {
         guard mayContainReference(text) else { return nil }
         var text = text
         // ASCII text (nearly every title) is matched by hand, the same rule as the regular
         // expression spelled out; ICU's matcher cost a tenth of reading a feed entry. Anything
         // else (Unicode letters, digits and spaces) goes to the regular expression.
-        let ascii = text.withUTF8 { bytes -> String?? in bytes.allSatisfy { $0 < 0x80 } ? .some(firstASCIIMatch(bytes)) : .none }
-        return ascii ?? firstMatch(in: text)
+        let ascii = text.withUTF8 { bytes -> (String, Int, Int)?? in bytes.allSatisfy { $0 < 0x80 } ? .some(firstASCIIMatch(bytes)) : .none }
+        if let ascii { return ascii.map { (road: $0.0, start: $0.1, end: $0.2) } }
+        return firstMatchRange(in: text)
     }
 
     /// `pattern` on ASCII bytes: not after a letter or digit, a road class, at most one white
     /// space, one to four digits, an optional lower-case letter, and no letter or digit after.
-    /// The answer is built by `reference`, as for the regular expression's matches.
-    private static func firstASCIIMatch(_ text: UnsafeBufferPointer<UInt8>) -> String? {
+    /// The answer is built by `reference`, as for the regular expression's matches, with the
+    /// byte offsets of its start and end.
+    private static func firstASCIIMatch(_ text: UnsafeBufferPointer<UInt8>) -> (String, Int, Int)? {
         func isAlphanumeric(_ i: Int) -> Bool {
             guard i >= 0, i < text.count else { return false }
             let c = text[i] | 0x20
@@ -103,19 +164,23 @@ public enum RoadReference {
             guard end > digits, end - digits <= 4 else { continue }
             var number = 0
             for i in digits..<end { number = number * 10 + Int(text[i] - 0x30) }
-            if !isAlphanumeric(end) { return reference(roadClass, number: number, suffix: "") }
+            if !isAlphanumeric(end) { return (reference(roadClass, number: number, suffix: ""), start, end) }
             if text[end] >= 0x61 && text[end] <= 0x7A && !isAlphanumeric(end + 1) {
-                return reference(roadClass, number: number, suffix: String(UnicodeScalar(text[end])))
+                return (reference(roadClass, number: number, suffix: String(UnicodeScalar(text[end]))), start, end + 1)
             }
         }
         return nil
     }
 
-    /// `first(in:)` by the regular expression alone.
-    static func firstMatch(in text: String) -> String? {
+    /// `firstGerman(in:)`'s reference by the regular expression alone.
+    static func firstMatch(in text: String) -> String? { firstMatchRange(in: text)?.road }
+
+    /// The regular expression's first match, with its UTF-8 offsets.
+    static func firstMatchRange(in text: String) -> (road: String, start: Int, end: Int)? {
         let range = NSRange(text.startIndex..., in: text)
-        guard let m = pattern.firstMatch(in: text, options: [], range: range) else { return nil }
-        return make(m, in: text)
+        guard let m = pattern.firstMatch(in: text, options: [], range: range), let road = make(m, in: text),
+              let whole = Range(m.range, in: text) else { return nil }
+        return (road, text.utf8.distance(from: text.startIndex, to: whole.lowerBound), text.utf8.distance(from: text.startIndex, to: whole.upperBound))
     }
 
     /// A necessary condition for a match, checked on the bytes: a class letter (A B L S K E, or

@@ -72,8 +72,17 @@ extension IncidentFilter {
             // is what lets the planner read that index for its half of the OR).
             var terms: [String] = []
             for condition in RoadCondition.of(roads) {
-                var term = "(i.road = ? OR (i.other_roads > '' AND instr(i.other_roads, ?) > 0))"
-                arguments += [condition.road, "|" + condition.road + "|"]
+                var term: String
+                if condition.isName {
+                    // A road's name whatever the case: SQLite's lower() lowers ASCII letters only,
+                    // as RoadCondition.nameKey does (no index: names are asked rarely).
+                    term = "(lower(i.road) = ? OR (i.other_roads > '' AND instr(lower(i.other_roads), ?) > 0))"
+                    let key = RoadCondition.nameKey(condition.road)
+                    arguments += [key, "|" + key + "|"]
+                } else {
+                    term = "(i.road = ? OR (i.other_roads > '' AND instr(i.other_roads, ?) > 0))"
+                    arguments += [condition.road, "|" + condition.road + "|"]
+                }
                 if let country = condition.country {
                     term = "(\(term) AND ifnull(json_extract(i.properties, '$.\(Incident.countryProperty)') = ?, 1))"
                     arguments += [country]

@@ -26,7 +26,7 @@ extension IncidentFilter {
             guard let updated, updated < until else { return false }
         }
         if !roads.isEmpty {
-            guard RoadCondition.of(roads).contains(where: { i.isOn(road: $0.road, country: $0.country) }) else { return false }
+            guard RoadCondition.of(roads).contains(where: { $0.matches(i) }) else { return false }
         }
         if let minSeverity {
             guard let severity = i.properties["severity"].flatMap(Severity.init(stored:)), severity >= minSeverity else { return false }

@@ -84,6 +84,9 @@ public struct RoadCondition: Sendable, Equatable {
     public var road: String
     /// ISO 3166 alpha-2, lower case.
     public var country: String?
+    /// A road by its name ("Sprain Brook State Pkwy", "Highway 401"), not a reference: matched
+    /// whatever the case of its letters (`nameKey`), on an incident's road and its other roads.
+    public var isName = false
 
     /// "A7", "a 7", "FR:A7", "fr:RN7"; nil when the road is not a road reference.
     public init?(_ text: String) {
@@ -99,18 +102,19 @@ public struct RoadCondition: Sendable, Equatable {
         self.road = road
     }
 
-    /// A road by the name a feed gives it where that is no reference the grammar knows, as long
-    /// as it is a word and its number ("Highway 401", "Autoroute 40", "Route 117"): matched as
-    /// written, spaces collapsed. A name without a number ("Hauptstraße") is none: it would match
-    /// a street's every stretch in every town, and is more likely a search; one word with a
-    /// number ("X9") is more likely a mistyped reference.
+    /// A road by the name a feed gives it where that holds no reference the grammar knows
+    /// ("Sprain Brook State Pkwy", "Merritt Parkway", "Highway 401", "Hauptstraße", "F22"):
+    /// spaces collapsed, matched whatever the case (the names a feed's road field gives are kept
+    /// so: `RoadReference.roads(inField:)`). Every road the tool shows must be one a filter
+    /// takes, so any name of letters, digits and the punctuation of names is; the rest (";",
+    /// quotes, more than 80 characters) is refused.
     public init?(name text: String) {
         let words = text.split(whereSeparator: \.isWhitespace)
         let name = words.joined(separator: " ")
-        guard words.count >= 2, name.count <= 60, words.contains(where: { $0.first?.isNumber == true }),
-              words.contains(where: { $0.filter(\.isLetter).count >= 2 }),
-              name.allSatisfy({ $0.isLetter || $0.isNumber || " -./()".contains($0) }) else { return nil }
+        guard !words.isEmpty, name.count <= 80, name.contains(where: \.isLetter),
+              name.allSatisfy({ $0.isLetter || $0.isNumber || " -./()'&".contains($0) }) else { return nil }
         self.init(road: name)
+        isName = true
     }
 
     /// ISO 3166 alpha-2 codes, lower case (Foundation's list of regions).
@@ -122,7 +126,26 @@ public struct RoadCondition: Sendable, Equatable {
     }
 
     /// The conditions of a filter's `roads` (a text that is no reference is a road named so).
-    public static func of(_ roads: [String]) -> [RoadCondition] { roads.map { RoadCondition($0) ?? RoadCondition(road: $0) } }
+    public static func of(_ roads: [String]) -> [RoadCondition] {
+        roads.map { RoadCondition($0) ?? RoadCondition(name: $0) ?? RoadCondition(road: $0) }
+    }
+
+    /// A name as both stores compare it: ASCII letters in lower case, nothing else changed
+    /// (SQLite's `lower` and the PostGIS store's `translate` do exactly this, so the in-memory
+    /// test, SQLite and PostGIS agree on every text).
+    public static func nameKey(_ text: String) -> String {
+        String(decoding: text.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+    }
+
+    /// Whether an incident is on this road: a reference exactly (its road or one of its other
+    /// roads), a name whatever the case; in the country asked, if the feed names one.
+    public func matches(_ incident: Incident) -> Bool {
+        guard isName else { return incident.isOn(road: road, country: country) }
+        let key = Self.nameKey(road)
+        guard incident.road.map(Self.nameKey) == key || incident.otherRoads.contains(where: { Self.nameKey($0) == key }) else { return false }
+        guard let country, let own = incident.properties[Incident.countryProperty] else { return true }
+        return own == country
+    }
 
     /// As a filter keeps it: "fr:A7", or "A7".
     public var text: String { country.map { "\($0):\(road)" } ?? road }

@@ -57,7 +57,7 @@ public struct QueryText: Sendable, Equatable {
         filter.until = try time(.until, now: now)
         filter.roads = try list(.road).map { (item: String) throws(QueryTextError) -> String in
             guard let condition = RoadCondition(item) ?? RoadCondition(name: item) else {
-                throw QueryTextError(.road, item, "is not a road reference such as A4, B54, M1, A1(M), I-25, US-40, CO-7, N7 or E40 (fr:A7 for A7 in France), nor a road's name with its number such as Highway 401")
+                throw QueryTextError(.road, item, "is not a road reference such as A4, B54, M1, A1(M), I-25, US-40, CO-7, N7, AP-7, SH-16 or E40 (fr:A7 for A7 in France), nor a road's name such as Highway 401 or Merritt Parkway")
             }
             return condition.text
         }

@@ -35,7 +35,7 @@ struct SameQuestionTests {
         ([.lat: "50.94", .lon: "6.96", .radius: "25"], "radius '25' is not a distance: a distance needs its unit"),
         ([.bbox: "7,51,6,50"], "bbox '7,51,6,50' is not a box: its south edge lies north of its north edge"),
         ([.bbox: "6.8,50.8,7.1,51", .category: "flood"], "category 'flood' is not one of"),
-        ([.bbox: "6.8,50.8,7.1,51", .road: "Hauptstraße"], "road 'Hauptstraße' is not a road reference"),
+        ([.bbox: "6.8,50.8,7.1,51", .road: "Haupt;straße"], "road 'Haupt;straße' is not a road reference"),
         ([.bbox: "6.8,50.8,7.1,51", .minConfidence: "2"], "min-confidence '2' is not a number from 0 to 1"),
         ([.lat: "95", .lon: "6.96", .radius: "5km"], "lat '95' is not a latitude"),
         ([.lat: "50.94", .lon: "6.96", .radius: "-5km"], "radius '-5km' is not a distance"),

@@ -111,7 +111,7 @@ struct CQL2FilterTests {
         let refusals: [(String, String)] = [
             ("colour = 'red'", "'colour' is not a queryable property: one of geometry, road"),
             ("road < 'A3'", "road does not take <"),
-            ("road = 'Hauptstraße'", "road 'Hauptstraße' is not a road reference"),
+            ("road = 'Haupt;straße'", "road 'Haupt;straße' is not a road reference"),
             ("category = 'flood'", "category 'flood' is not one of"),
             ("severity >= 'huge'", "severity 'huge' is not one of lowest, low, medium, high, highest"),
             ("confidence > 2", "confidence is compared with a number from 0 to 1"),

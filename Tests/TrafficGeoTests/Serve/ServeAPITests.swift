@@ -289,7 +289,7 @@ struct ServeAPITests {
         ("bbox=0,-91,1,1", "bbox"), ("lat=50", "lon"), ("lon=7", "lat"), ("lat=91&lon=7", "lat"), ("lat=50&lon=181", "lon"),
         ("lat=x&lon=7", "lat"), ("radius=5km", "radius"), ("lat=50&lon=7&radius=25", "radius"), ("lat=50&lon=7&radius=-5", "radius"), ("lat=50&lon=7&radius=far", "radius"),
         ("nearest=5", "nearest"), ("lat=50&lon=7&nearest=0", "nearest"), ("lat=50&lon=7&nearest=5&bbox=0,0,1,1", "nearest"),
-        ("road=Hauptstrasse", "road"), ("category=unicorns", "category"), ("min-confidence=2", "min-confidence"),
+        ("road=Haupt;strasse", "road"), ("category=unicorns", "category"), ("min-confidence=2", "min-confidence"),
         ("precision=perfect", "precision"), ("sortby=colour", "sortby"), ("sortby=distance", "sortby"), ("active-at=soonish", "active-at"),
         ("datetime=yesterday", "datetime"), ("datetime=2025-01-02T00:00:00Z/2025-01-01T00:00:00Z", "datetime"), ("datetime=a/b/c", "datetime"),
         ("active-at=now&datetime=2025-01-01T00:00:00Z", "active-at"), ("f=xml", "f"), ("limit=5&limit=6", "limit"), ("colour=red", "colour"),

@@ -1,0 +1,31 @@
+import Foundation
+
+/// The words feeds write in a field that has no value: "unknown" (every direction of 511NY's
+/// work zones), "undefined", "N/A", "none", "null", "-". Such a field is absent: none of these
+/// reaches a title, a road or a detail as if it were news.
+///
+///     PlaceholderText.isPlaceholder("unknown")   // true
+///     PlaceholderText.meaningful(" N/A ")        // nil
+///     PlaceholderText.meaningful("northbound")   // "northbound"
+public enum PlaceholderText {
+    /// Whether the whole text is only a placeholder (case and surrounding white space and
+    /// punctuation ignored).
+    public static func isPlaceholder(_ text: String) -> Bool {
+        let core = text.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\n.-_?()[]<>\"'"))
+        return core.isEmpty || words.contains(core)
+    }
+
+    /// The text trimmed, or nil when it is empty or a placeholder.
+    public static func meaningful(_ text: String?) -> String? {
+        guard let text else { return nil }
+        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        return isPlaceholder(trimmed) ? nil : trimmed
+    }
+
+    /// English words and the forms programs write (JavaScript's undefined, JSON's null, SQL's
+    /// NULL, a spreadsheet's #N/A), in lower case.
+    static let words: Set<String> = [
+        "unknown", "undefined", "n/a", "na", "#n/a", "none", "null", "nil", "not available", "not applicable", "unspecified",
+        "not specified", "tbd", "tba", "nan",
+    ]
+}

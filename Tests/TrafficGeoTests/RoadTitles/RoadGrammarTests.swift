@@ -1,0 +1,166 @@
+import Testing
+@testable import TrafficGeoRoadTitles
+@testable import TrafficGeoFeeds
+import Foundation
+import TrafficGeoModel
+import TrafficGeoSQLite
+import TrafficGeoStore
+import TrafficGeoSupport
+
+/// One road grammar for the world (`RoadReference`, `WorldRoads`): each scheme in free text, in
+/// a feed's road field and typed, with the misreadings each must not make.
+@Suite("Road grammar: every scheme in free text and in road fields")
+struct RoadGrammarTests {
+    /// Free text (titles, descriptions): the road each scheme names, first by position.
+    @Test(arguments: [
+        // UK and Ireland: motorways, their (M) stretches, A and B roads.
+        ("M11 southbound between J5 and J4", "M11"), ("The M25 clockwise between J9 and J10", "M25"),
+        ("A1(M) northbound between J7 and J8", "A1(M)"), ("A404(M) westbound", "A404(M)"), ("A1 (M) J7", "A1(M)"),
+        ("A12 southbound between A1117 and A1144", "A12"), ("Closure on the M50 at J7", "M50"),
+        // US: Interstates, US and state routes, a state's code with its hyphen or road word.
+        ("I-87 Northway between Exit 7 and Exit 8", "I-87"), ("I 5 south at Exit 210", "I-5"), ("Interstate 25 Denver", "I-25"),
+        ("Lane closed on US-101 near Ukiah", "US-101"), ("U.S. 40 eastbound", "US-40"), ("SR 1 at Big Sur", "SR-1"),
+        ("Work on NY-9A near the bridge", "NY-9a"), ("CT Route 15 closed", "CT-15"), ("CR 12 near the farm", "CR-12"),
+        // New Zealand's state highways; Europe: E-roads, France, Spain, Germany.
+        ("SH 16 Northwestern Motorway", "SH-16"), ("SH1 at Puhoi", "SH-1"), ("E40 Brussel richting Gent", "E40"),
+        ("Bouchon sur la RN7 à Valence", "N7"), ("D906 fermée", "D906"), ("Retenciones en la A-7 en Málaga", "A7"),
+        ("Obras en la N-340", "N340"), ("A4 : Koeln - Olpe", "A4"), ("Stau auf der A 3 bei Köln", "A3"), ("BAB 4 Köln", "A4"),
+        // Finland's numbered roads, written with their road word.
+        ("Tie 4, Lahti", "FI-4"), ("Valtatie 9 Tampere", "FI-9"),
+        // The first road by position, whatever its scheme.
+        ("M6 toll: A38 closed", "M6"), ("I-95 and A1 both", "I-95"),
+    ])
+    func freeTextNamesTheRoad(text: String, road: String) {
+        #expect(RoadReference.first(in: text) == road, "\(text)")
+    }
+
+    /// What free text must not be read as a road (each a misparse a rule once made or would make).
+    @Test(arguments: [
+        "Closed for 3 hours OR 3 days", "IN 2 LANES", "Delays of CO 2 emissions", "M 5 bolts", "PM-10 levels high",
+        "between J5 and J4", "Exit 12", "Lane 2 closed", "m25 lower case", "AT 5 PM", "In 3 km", "Ab 5 Uhr gesperrt",
+        "Am 5. Mai", "COVID-19 testing site", "N 7 seven", "incident 123", "Phase 2", "",
+    ])
+    func freeTextIsNotARoad(text: String) {
+        #expect(RoadReference.first(in: text) == nil, "\(text)")
+    }
+
+    /// A feed's road field: every road it names, references first; a part without one is the
+    /// road's name.
+    @Test(arguments: [
+        ("I-87 Northway", ["I-87"]), ("I-87 Major Deegan Expressway", ["I-87"]), ("Merritt Parkway/CT 15", ["CT-15", "Merritt Parkway"]),
+        ("Sprain Brook State Pkwy", ["Sprain Brook State Pkwy"]), ("NY 3", ["NY-3"]), ("I-80; I-35", ["I-80", "I-35"]),
+        ("US 6 & SH 9", ["US-6", "SH-9"]), ("A1(M)", ["A1(M)"]), ("A 4", ["A4"]), ("AP-7", ["AP-7"]), ("GIV-5232", ["GIV-5232"]),
+        ("CV-500", ["CV-500"]), ("N-340", ["N340"]), ("SH 16", ["SH-16"]), ("valtatie 4", ["FI-4"]), ("Highway 401", ["Highway 401"]),
+        ("  Main   Street ", ["Main Street"]), ("unknown", []), ("N/A", []), ("", []),
+    ])
+    func roadFields(field: String, roads: [String]) {
+        #expect(RoadReference.roads(inField: field) == roads, "\(field)")
+    }
+
+    /// Several fields: references before names, each once.
+    @Test func severalFieldsPutReferencesFirst() {
+        #expect(RoadReference.roads(inFields: ["Merritt Parkway", "CT 15", "ct-15"]) == ["CT-15", "Merritt Parkway"])
+    }
+
+    /// Typed by a person (the road filter): the same normal forms, any case.
+    @Test(arguments: [("m25", "M25"), ("a1(m)", "A1(M)"), ("i 87", "I-87"), ("ap-7", "AP-7"), ("sh 16", "SH-16"), ("ny-9a", "NY-9a"), ("FI-11698", "FI-11698")])
+    func typedRoads(text: String, road: String) {
+        #expect(RoadReference.normalize(text) == road, "\(text)")
+    }
+
+    /// Names as road filters: any case, spaces collapsed; what no name holds is refused.
+    @Test func namesAreRoadFilters() throws {
+        let incident = Incident(source: "ny", id: "1", title: "Work zone", road: "Sprain Brook State Pkwy")
+        let stored = StoredIncident(storeID: 1, incident: incident, firstSeen: Date(), lastChanged: Date())
+        for typed in ["Sprain Brook State Pkwy", "sprain brook  state pkwy", "SPRAIN BROOK STATE PKWY"] {
+            var text = QueryText()
+            text.add(.road, typed)
+            #expect(try text.filter().matches(stored), "\(typed)")
+        }
+        var oneWord = QueryText()
+        oneWord.add(.road, "F22")
+        #expect(try oneWord.filter().roads == ["F22"], "a one-word name a feed gives is a road too")
+        for refused in ["401;DROP", "Main \"Street\"", String(repeating: "a1 ", count: 30)] {
+            var bad = QueryText()
+            bad.add(.road, refused)
+            #expect(throws: QueryTextError.self, "\(refused)") { try bad.filter() }
+        }
+    }
+
+    /// Placeholders a feed writes for "no value" reach no title.
+    @Test func placeholdersReachNoTitle() throws {
+        let feed = """
+        {"type": "FeatureCollection", "features": [
+          {"type": "Feature", "id": "a", "geometry": {"type": "Point", "coordinates": [7, 50]}, "properties": {"title": "undefined", "description": "N/A"}},
+          {"type": "Feature", "id": "b", "geometry": {"type": "Point", "coordinates": [7, 50]}, "properties": {"title": "Crash on I-95"}}
+        ]}
+        """
+        let incidents = try TestSupport.read(feed, name: "p.geojson").incidents
+        #expect(incidents.map(\.title) == [Incident.unknownTitle, "Crash on I-95"])
+        #expect(incidents[0].summary == nil)
+        #expect(incidents[1].road == "I-95")
+    }
+}
+
+/// Every road the tool shows for an incident (its road and other roads) is one the road filter
+/// accepts, and that filter finds the incident, in memory and in an SQLite store: over every
+/// document of `../shared/data/standards`, the project's sample feeds, and any folder named in
+/// `TRAFFICGEO_ROUNDTRIP_DIRS` (colon-separated: run by hand on documents no test is built on).
+@Suite("Road grammar round trip")
+struct RoadRoundTripTests {
+    static var documents: [URL] {
+        var folders = [TestSupport.repositoryRoot.appendingPathComponent("data/sample")]
+        if let shared = TestSupport.sharedFolder { folders.append(shared.appendingPathComponent("data/standards")) }
+        for extra in (ProcessInfo.processInfo.environment["TRAFFICGEO_ROUNDTRIP_DIRS"] ?? "").split(separator: ":") {
+            folders.append(URL(fileURLWithPath: String(extra)))
+        }
+        var out: [URL] = []
+        for folder in folders {
+            guard let walk = FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil) else { continue }
+            for case let url as URL in walk where !url.path.contains("/schema") && !url.hasDirectoryPath
+                && ["xml", "json", "geojson", "rss", "gz", "csv"].contains(url.pathExtension.lowercased()) {
+                out.append(url)
+            }
+        }
+        return out.sorted { $0.path < $1.path }
+    }
+
+    @Test(.enabled(if: TestSupport.sharedFolder != nil, "needs ../shared/data/standards"))
+    func everyRoadShownFindsItsIncident() throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        var roadsChecked = 0
+        for (k, url) in Self.documents.enumerated() {
+            let read: [Incident]
+            do { read = try FeedReading.readAll(FeedInput(localFile: url.path), source: "doc\(k)").incidents } catch { continue }
+            // One report per id, as a store keeps it.
+            var byID: [String: Incident] = [:]
+            for incident in read { byID[incident.id] = incident }
+            let incidents = Array(byID.values)
+            let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("rt\(k).sqlite").path)
+            _ = try store.ingest(source: "doc\(k)") { handle in for i in incidents { try handle(.incident(i)) } }
+            var onRoad: [String: Set<String>] = [:]
+            for incident in incidents {
+                for road in [incident.road].compactMap({ $0 }) + incident.otherRoads { onRoad[road, default: []].insert(incident.id) }
+            }
+            for (road, ids) in onRoad {
+                var text = QueryText()
+                text.add(.road, road)
+                var filter: IncidentFilter
+                do { filter = try text.filter() } catch {
+                    Issue.record("\(url.lastPathComponent): the road '\(road)' it shows is refused: \(error)")
+                    continue
+                }
+                filter.reports = true
+                for id in ids {
+                    let stored = StoredIncident(storeID: 1, incident: byID[id]!, firstSeen: Date(), lastChanged: Date())
+                    #expect(filter.matches(stored), "\(url.lastPathComponent): '\(road)' does not match \(id) in memory")
+                }
+                let found = Set(try store.all(filter: filter, locatedOnly: false, offset: 0, limit: 1_000_000).map(\.stored.incident.id))
+                #expect(ids.isSubset(of: found), "\(url.lastPathComponent): '\(road)' finds \(ids.subtracting(found).count) of its \(ids.count) incidents not in the store")
+                roadsChecked += 1
+            }
+        }
+        #expect(roadsChecked > 20)
+    }
+}
