@@ -2,8 +2,8 @@ import Foundation
 import TrafficGeoModel
 import TrafficGeoSupport
 
-/// Reads a GeoJSON FeatureCollection (RFC 7946) of Point and LineString features, streaming the
-/// `features` array one feature at a time. A lone Feature is read too.
+/// Reads a GeoJSON FeatureCollection (RFC 7946), streaming the `features` array one feature at a
+/// time; any geometry places its feature (`GeoJSONGeometry`). A lone Feature is read too.
 struct GeoJSONReader: FeedReader {
     /// The CRS of positions when the document names none (`--crs`); a legacy `crs` member
     /// (GeoJSON 2008, still written by older tools) is read when there is no `--crs`.
@@ -68,48 +68,17 @@ struct GeoJSONReader: FeedReader {
             }
             return .skipped(SkippedEntry(index: index, entryID: featureID, reason: "geometry is not an object"))
         }
-        let type = LooseJSON.string(geometry["type"]) ?? ""
-        let coordinates = geometry["coordinates"]
-        switch type {
-        case "Point":
-            guard let pair = coordinates as? [Any], pair.count >= 2,
-                  let lon = LooseJSON.double(pair[0]), let lat = LooseJSON.double(pair[1]) else {
-                return .skipped(SkippedEntry(index: index, entryID: featureID, reason: "Point without [longitude, latitude]"))
-            }
-            if let conversion {
-                fields.setPosition(x: lon, y: lat, convertedBy: conversion)
-            } else {
-                fields.latitude = String(lat)
-                fields.longitude = String(lon)
-            }
-        case "LineString", "MultiPoint":
-            guard let list = coordinates as? [Any], !list.isEmpty else {
-                return .skipped(SkippedEntry(index: index, entryID: featureID, reason: "\(type) without coordinates"))
-            }
-            var points: [Coordinate] = []
-            for item in list {
-                guard let pair = item as? [Any], pair.count >= 2,
-                      let lon = LooseJSON.double(pair[0]), let lat = LooseJSON.double(pair[1]) else {
-                    return .skipped(SkippedEntry(index: index, entryID: featureID, reason: "\(type) has a position that is not [longitude, latitude]"))
-                }
-                if let conversion {
-                    do { points.append(try conversion.position(x: lon, y: lat)) } catch {
-                        return .skipped(SkippedEntry(index: index, entryID: featureID, reason: error.reason))
-                    }
-                    continue
-                }
-                do { points.append(try Coordinate(validatingLatitude: lat, longitude: lon)) } catch {
-                    return .skipped(SkippedEntry(index: index, entryID: featureID, reason: error.description))
-                }
-            }
-            if points.count == 1 {
-                fields.latitude = String(points[0].latitude)
-                fields.longitude = String(points[0].longitude)
-            } else {
-                fields.segment = points
-            }
-        default:
-            return .skipped(SkippedEntry(index: index, entryID: featureID, reason: "geometry type '\(type.prefix(30))' is not Point or LineString"))
+        // Any geometry (GeoJSONGeometry): a point, a line's first point and the line, an area's
+        // point on its surface and its outline; positions through the document's CRS if it has one.
+        let convert: GeoJSONGeometry.Conversion = conversion.map { c in { x, y in try c.position(x: x, y: y) } } ?? GeoJSONGeometry.lonLat
+        switch GeoJSONGeometry.placement(geometry, convert: convert) {
+        case let .success(placed):
+            fields.latitude = String(placed.position.latitude)
+            fields.longitude = String(placed.position.longitude)
+            fields.segment = placed.segment
+        case let .failure(problem):
+            // Kept without the position, the reason with it: its words may still say where.
+            fields.positionProblem = problem.reason
         }
         return finish(fields, properties: properties, featureID: featureID, source: source, index: index)
     }

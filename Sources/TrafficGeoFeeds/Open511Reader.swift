@@ -99,11 +99,12 @@ struct Open511Reader: FeedReader {
         }
         fields.properties = details
         switch event.geography {
-        case let .success(points)?:
-            if points.count >= 2 { fields.segment = points } else if let p = points.first {
-                fields.latitude = String(p.latitude)
-                fields.longitude = String(p.longitude)
-            }
+        case let .success(placed)?:
+            // Any geometry (GeoJSONGeometry): a line's first point and the line, an area's point
+            // on its surface and its outline.
+            fields.segment = placed.segment
+            fields.latitude = String(placed.position.latitude)
+            fields.longitude = String(placed.position.longitude)
         case let .failure(reason)?:
             fields.positionProblem = reason.reason
         case nil:
@@ -112,7 +113,7 @@ struct Open511Reader: FeedReader {
         do {
             var incident = try fields.makeIncident(source: source, index: index)
             incident.category = category
-            if !names.isEmpty { incident.setRoads(names.map { RoadReference.field($0) ?? $0 }) }
+            if !names.isEmpty { incident.setRoads(RoadReference.roads(inFields: names)) }
             if event.status?.uppercased() == "ARCHIVED" { incident.endedAt = min(incident.updated ?? now, now) }
             return .incident(incident)
         } catch {
@@ -155,7 +156,7 @@ struct Open511Event {
     var exceptions: [String] = []
     /// The IANA time zone its schedule's times are in, where it names one.
     var timezone: String?
-    var geography: Result<[Coordinate], PlacementProblem>? = nil
+    var geography: Result<GeoJSONGeometry.Placement, PlacementProblem>? = nil
 
     /// The UTC offset a timestamp ends with ("Z", "-07:00", "+0200"), if any.
     static func zone(of timestamp: String?) -> String? {
@@ -266,7 +267,7 @@ struct Open511Event {
             }
             exceptions = (schedule["exceptions"] as? [Any])?.compactMap { LooseJSON.string($0) } ?? []
         }
-        if let geometry = e["geography"] as? [String: Any] { geography = GeoJSONGeometry.positions(geometry) }
+        if let geometry = e["geography"] as? [String: Any] { geography = GeoJSONGeometry.placement(geometry) }
     }
 
     init(tree: RecordTree) {
@@ -298,10 +299,10 @@ struct Open511Event {
             guard let text = tree.text(i) else { continue }
             let srs = tree.inheritedAttribute(i, "srsName")
             switch name {
-            case "coordinates": self.geography = GMLPositions.readCoordinates(text)
+            case "coordinates": self.geography = GMLPositions.readCoordinates(text).map(GeoJSONGeometry.Placement.init(positions:))
             case "pos", "posList":
                 self.geography = GMLPositions.read(text, srsName: srs, dimension: tree.inheritedAttribute(i, "srsDimension").flatMap { Int($0) },
-                                                   latitudeFirstWithoutName: false)
+                                                   latitudeFirstWithoutName: false).map(GeoJSONGeometry.Placement.init(positions:))
             default: continue
             }
             break positions

@@ -139,15 +139,17 @@ struct OtherReaderTests {
             ]}
             """
         let (incidents, skipped) = try TestSupport.read(feed)
-        #expect(incidents.map(\.id) == ["p1", "l1", "bad", "nogeom"])
-        #expect(skipped.map(\.entryID) == ["poly"])
+        // A polygon without coordinates places nothing: kept, with the reason, for the geocoder.
+        #expect(incidents.map(\.id) == ["p1", "l1", "bad", "poly", "nogeom"])
+        #expect(skipped.isEmpty)
         #expect(incidents[2].position == nil && incidents[2].properties[Incident.positionProblemProperty] != nil)
+        #expect(incidents[3].position == nil && incidents[3].properties[Incident.positionProblemProperty] != nil)
         #expect(incidents[0].position == Coordinate(latitude: 50.94, longitude: 6.96))
         #expect(incidents[0].category == .wrongWayDriver)
         #expect(incidents[0].properties["lanes"] == "2")
         #expect(incidents[1].position == Coordinate(latitude: 51.0, longitude: 7.0))
         #expect(incidents[1].segment?.count == 2)
-        #expect(incidents[3].position == nil)
+        #expect(incidents[4].position == nil)
     }
 
     @Test func csvWithHeaderQuotesAndSemicolons() throws {
