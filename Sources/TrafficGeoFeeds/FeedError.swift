@@ -80,7 +80,8 @@ public struct FeedError: Error, Sendable, Equatable, CustomStringConvertible {
     public static func unreadable(_ location: String, reason: String, underlying: (any Error & Sendable)? = nil) -> FeedError {
         FeedError(.unreadable, location, reason: reason, underlying: underlying)
     }
-    public static func unknownFormat(_ location: String) -> FeedError { FeedError(.unknownFormat, location) }
+    /// `seen`: what the content looks like (`FeedFormat.describeContent`).
+    public static func unknownFormat(_ location: String, seen: String? = nil) -> FeedError { FeedError(.unknownFormat, location, reason: seen) }
     public static func empty(_ location: String) -> FeedError { FeedError(.empty, location) }
     public static func formatMismatch(_ location: String, forced: FeedFormat, detected: FeedFormat) -> FeedError {
         FeedError(.formatMismatch, location, format: forced, detectedFormat: detected)
@@ -149,7 +150,10 @@ public struct FeedError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unreadable:
             return "\(location): cannot read: \(reason)"
         case .unknownFormat:
-            return "\(location): cannot tell the feed format from its content; name the format (\(FeedFormat.allCases.map(\.rawValue).joined(separator: "|")))"
+            let seen = reason.isEmpty ? "" : ": it is \(reason)"
+            return "\(location): cannot tell the feed format from its content\(seen). trafficgeo reads Atom, RSS, the Autobahn API's JSON, "
+                + "GeoJSON, CSV, DATEX II, WZDx, Open511 and Waze CIFS; if it is one of them, name the format ("
+                + FeedFormat.allCases.map(\.rawValue).joined(separator: "|") + ")"
         case .empty:
             return "\(location): the feed is empty (no bytes, or only white space); nothing to read"
         case .formatMismatch:

@@ -10,6 +10,9 @@ public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible 
     case wzdx
     /// Open511 (JSON or XML).
     case open511
+    /// Waze's Closure and Incident Feed Specification (CIFS: JSON or XML), what cities publish
+    /// for Waze for Cities.
+    case waze
 
     public var description: String { rawValue }
 
@@ -19,7 +22,7 @@ public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible 
         case .atom, .rss: "XML"
         case .autobahn, .geojson, .wzdx: "JSON"
         case .csv: "delimited text"
-        case .datex2, .open511: "XML or JSON"
+        case .datex2, .open511, .waze: "XML or JSON"
         }
     }
 
@@ -34,6 +37,70 @@ public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible 
         case UInt8(ascii: "<"): return "XML"
         case UInt8(ascii: "{"), UInt8(ascii: "["): return "JSON"
         default: return "delimited text"
+        }
+    }
+
+    /// What a document whose format trafficgeo cannot tell looks like, in words for the refusal:
+    /// "a KML document (GIS: convert it with ogr2ogr -f GeoJSON out.geojson IN)", "an XML
+    /// document whose root is <evts>", "JSON whose top-level members are a, b".
+    public static func describeContent(_ head: Data) -> String {
+        var bytes = head[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        let text = String(decoding: bytes.prefix(8192), as: UTF8.self)
+        let trimmed = text.drop(while: { $0.isWhitespace })
+        let convert = "a GIS format trafficgeo does not read yet: convert it with `ogr2ogr -f GeoJSON out.geojson FILE` (Debian's gdal-bin) and read that"
+        switch trimmed.first {
+        case "<":
+            // The root: the first element that is no declaration, comment or doctype.
+            var rest = Substring(trimmed)
+            var root: String?
+            while let open = rest.firstIndex(of: "<") {
+                let after = rest[rest.index(after: open)...]
+                if after.hasPrefix("?") || after.hasPrefix("!") {
+                    guard let close = after.firstIndex(of: ">") else { break }
+                    rest = after[after.index(after: close)...]
+                    continue
+                }
+                root = String(after.prefix { !$0.isWhitespace && $0 != ">" && $0 != "/" }.prefix(60))
+                break
+            }
+            let local = (root ?? "").split(separator: ":").last.map { String($0).lowercased() } ?? ""
+            if local == "kml" { return "a KML document, \(convert)" }
+            if local == "featurecollection" || text.contains("opengis.net/gml") { return "a GML document (<\(root ?? "")>), \(convert)" }
+            if local == "gpx" { return "a GPX document (a route for `along`, not a feed)" }
+            return root.map { "an XML document whose root is <\($0)>" } ?? "an XML document"
+        case "{":
+            // Top-level member names, as far as the head shows them.
+            var names: [String] = []
+            var depth = 0, inString = false, escaped = false, current = "", expectingKey = false
+            for c in trimmed {
+                if inString {
+                    if escaped { escaped = false } else if c == "\\" { escaped = true } else if c == "\"" {
+                        inString = false
+                        if depth == 1 && expectingKey { names.append(String(current.prefix(40))) }
+                    } else if depth == 1 && expectingKey { current.append(c) }
+                    continue
+                }
+                switch c {
+                case "\"": inString = true; current = ""
+                case "{", "[": depth += 1; expectingKey = depth == 1
+                case "}", "]": depth -= 1
+                case ",": expectingKey = depth == 1
+                case ":": if depth == 1 { expectingKey = false }
+                default: break
+                }
+                if names.count >= 8 { break }
+            }
+            return names.isEmpty ? "a JSON object" : "JSON whose top-level members are " + names.map { "`\($0)`" }.joined(separator: ", ")
+        case "[":
+            return "a JSON array (of no objects trafficgeo recognises: GeoJSON features, Autobahn warnings, WZDx or Open511 events, CIFS incidents)"
+        case nil:
+            return "empty"
+        default:
+            if bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) { return "a ZIP archive (a zipped shapefile, KMZ or GeoPackage?), \(convert)" }
+            if bytes.starts(with: Array("SQLite format 3".utf8)) { return "an SQLite file (a GeoPackage?), \(convert)" }
+            if BinaryText.hasControlBytes(String(trimmed.prefix(512))) { return "binary data (a shapefile?), \(convert)" }
+            return "text without a header line of separated columns"
         }
     }
 
@@ -56,6 +123,7 @@ public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible 
                 return .datex2
             }
             if lower.contains("<open511") { return .open511 }
+            if lower.contains("<incidents"), lower.contains("<incident") { return .waze }
             if lower.contains("<feed") { return .atom }
             if lower.contains("<rss") || lower.contains("<rdf:rdf") || lower.contains("<channel") { return .rss }
             return nil
@@ -70,6 +138,10 @@ public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible 
             if lower.contains("situationpublication") || lower.contains("\"situationrecord\"") || lower.contains("\"d2logicalmodel\"")
                 || lower.contains("\"messagecontainer\"") || lower.contains("\"situation\"") && lower.contains("\"idg\"") {
                 return .datex2
+            }
+            // CIFS: an incidents array whose incidents have a polyline or a street.
+            if lower.contains("\"incidents\""), lower.contains("\"polyline\"") || lower.contains("\"street\"") {
+                return .waze
             }
             if lower.contains("\"featurecollection\"") || lower.contains("\"features\"") || lower.contains("\"feature\"") {
                 return .geojson

@@ -6,15 +6,19 @@ public enum FeedReading {
     /// `crs`: the CRS of CSV x/y columns and of GeoJSON positions (any PROJ definition; nil:
     /// WGS84). Atom, RSS and the Autobahn API give WGS84 by definition.
     /// `locationTable`: a TMC location table for DATEX II's ALERT-C locations (`--tmc-table`).
-    public static func reader(for format: FeedFormat, crs: String? = nil, locationTable: AlertCLocationTable? = nil) -> FeedReader {
+    /// `fields`: which CSV column is which field (`title=advisorymessage`); `note` is
+    /// told what a reader recognised on its own (a CSV feed's columns), to be said to the user.
+    public static func reader(for format: FeedFormat, crs: String? = nil, locationTable: AlertCLocationTable? = nil,
+                              fields: [CSVColumns.Role: String] = [:], note: ((String) -> Void)? = nil) -> FeedReader {
         switch format {
         case .datex2: return DatexReader(locationTable: locationTable)
         case .wzdx: return WZDxReader()
         case .open511: return Open511Reader()
+        case .waze: return WazeCIFSReader()
         case .atom, .rss: return XMLFeedReader(format: format)
         case .autobahn: return AutobahnJSONReader()
         case .geojson: return GeoJSONReader(crs: crs)
-        case .csv: return CSVFeedReader(crs: crs)
+        case .csv: return CSVFeedReader(crs: crs, fields: fields, note: note)
         }
     }
 
@@ -31,7 +35,7 @@ public enum FeedReading {
             }
             return forced
         }
-        guard let detected else { throw FeedError.unknownFormat(input.location) }
+        guard let detected else { throw FeedError.unknownFormat(input.location, seen: FeedFormat.describeContent(head)) }
         return detected
     }
 

@@ -12,7 +12,7 @@ import TrafficGeoStore
 /// `Fuzz/` builds them into a libFuzzer binary (`scripts/fuzz`); the test suite replays the seed
 /// and regression corpora in `Fuzz/corpus/<target>/` through the same functions.
 public enum FuzzTargets {
-    public static let all = ["atom", "rss", "autobahn", "geojson", "csv", "datex2", "wzdx", "open511", "title", "nominatim", "photon", "pelias", "legacy-csv", "cql2"]
+    public static let all = ["atom", "rss", "autobahn", "geojson", "csv", "datex2", "wzdx", "open511", "waze", "title", "nominatim", "photon", "pelias", "legacy-csv", "cql2"]
 
 
     /// Runs `target` on `data`. Returns how many values came out (so the work is not optimised away).
@@ -27,6 +27,7 @@ public enum FuzzTargets {
         case "datex2": return readFeed(data, as: .datex2)
         case "wzdx": return readFeed(data, as: .wzdx)
         case "open511": return readFeed(data, as: .open511)
+        case "waze": return readFeed(data, as: .waze)
         case "title":
             let text = String(decoding: data, as: UTF8.self)
             let (title, rest) = text.firstIndex(of: "\n").map { (String(text[..<$0]), String(text[$0...])) } ?? (text, "")

@@ -79,7 +79,10 @@ enum TrafficGeoExit {
         case let feed as FeedError:
             switch feed.code {
             case .unknownFormat:
-                return "\(feed.location): cannot tell the feed format from its content; name it with --format \(FeedFormat.allCases.map(\.rawValue).joined(separator: "|"))"
+                let seen = feed.reason.map { ": it is \($0)" } ?? ""
+                return "\(feed.location): cannot tell the feed format from its content\(seen). trafficgeo reads Atom, RSS, the Autobahn API's JSON, "
+                    + "GeoJSON, CSV, DATEX II, WZDx, Open511 and Waze CIFS; if it is one of them, name it with --format "
+                    + FeedFormat.allCases.map(\.rawValue).joined(separator: "|")
             case .formatMismatch:
                 return "\(feed.location): --format \(feed.format?.rawValue ?? "") was given, but the content is \(feed.detectedContent); leave out --format to read it as that"
             default:
@@ -105,6 +108,7 @@ enum TrafficGeoExit {
         case .maxEntries: return "--max-entries raises the limit"
         case .maxFeedBytes: return "--max-feed-bytes raises the limit"
         case .feedFormat: return "--format names it"
+        case .fieldMapping: return "--field ROLE=COLUMN names a column"
         }
     }
 

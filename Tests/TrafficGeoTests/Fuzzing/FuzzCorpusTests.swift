@@ -23,7 +23,7 @@ struct FuzzCorpusTests {
     }
 
     /// The seeds are real inputs: each reader gets incidents out of its seed.
-    @Test(arguments: ["atom", "rss", "autobahn", "geojson", "csv", "datex2", "wzdx", "open511", "cql2"])
+    @Test(arguments: ["atom", "rss", "autobahn", "geojson", "csv", "datex2", "wzdx", "open511", "waze", "cql2"])
     func seedsAreReadable(target: String) throws {
         let seed = Self.corpus.appendingPathComponent("\(target)/seed-1")
         #expect(FuzzTargets.run(target, try Data(contentsOf: seed)) > 0)
