@@ -4,6 +4,7 @@ import NIOConcurrencyHelpers
 import TrafficGeoFeeds
 import TrafficGeoModel
 import TrafficGeoStore
+import TrafficGeoSupport
 
 /// Reads feeds into the store: opens the input (file, stdin or URL), detects its format, streams
 /// its entries into one store transaction, and reports what happened.
@@ -43,6 +44,9 @@ public struct FeedIngestor: Sendable {
     public var crs: String?
     /// A TMC location table for DATEX II's ALERT-C locations (`--tmc-table`).
     public var locationTable: AlertCLocationTable?
+    /// Which column of a CSV feed is which field (`title=advisorymessage`); the rest are
+    /// recognised by their names and contents, and what was recognised is logged.
+    public var fields: [CSVColumns.Role: String] = [:]
     /// A download (an http(s) source) that has not finished after this long fails.
     public var fetchTimeout: Duration = .seconds(60)
     /// Where each location's reads were filed, shared by the copies of this ingestor (a loop
@@ -103,7 +107,8 @@ public struct FeedIngestor: Sendable {
     @available(*, noasync, message: "blocks its thread: use ingest(_ location:) or StoreThreads.run in async code")
     public func ingest(_ input: FeedInput, continuedBy pages: [FeedInput] = []) throws -> IngestSummary {
         let format = try FeedReading.format(of: input, forced: self.format)
-        let reader = FeedReading.reader(for: format, crs: crs, locationTable: locationTable)
+        let reader = FeedReading.reader(for: format, crs: crs, locationTable: locationTable, fields: fields,
+                                        note: { [logger] in logger.info("\(input.location): \($0)", metadata: [Setting.logKey: "\(Setting.fieldMapping.rawValue)"]) })
         let source = sourceName ?? FeedIdentity.sourceName(of: input, format: format)
         // A DATEX II supplier publishes several feeds (situations, roadworks) under its one name:
         // each URL is a part of the source, so that a snapshot of one ends nothing of another's.

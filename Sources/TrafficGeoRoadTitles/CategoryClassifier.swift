@@ -3,7 +3,7 @@ import TrafficGeoModel
 import TrafficGeoSupport
 
 /// Infers the kind of event from the words of a traffic message, for feeds that give only words
-/// (Atom, RSS, CSV, GeoJSON titles): German, English, French, Dutch, Finnish and Swedish
+/// (Atom, RSS, CSV, GeoJSON titles): German, English, French, Dutch, Finnish, Swedish and Spanish
 /// (docs/feeds.md has the table).
 ///
 ///     CategoryClassifier.classify("Achtung, Ihnen kommt ein Falschfahrer entgegen!") // .wrongWayDriver
@@ -18,27 +18,30 @@ public enum CategoryClassifier {
         (.wrongWayDriver, ["falschfahrer", "geisterfahrer", "wrong-way", "wrong way",
                            "contresens", "spookrijder", "spökbilist", "väärään suuntaan"]),
         (.accident, ["unfall", "unfälle", "verunglückt", "bergungsarbeiten", "bergung", "accident", "crash", "collision",
-                     "carambolage", "ongeval", "ongeluk", "aanrijding", "onnettomuus", "liikenneonnettomuus", "kolari", "olycka", "trafikolycka"]),
+                     "carambolage", "ongeval", "ongeluk", "aanrijding", "onnettomuus", "liikenneonnettomuus", "kolari", "olycka", "trafikolycka",
+                     "accidente", "colisión", "choque"]),
         (.closure, ["gesperrt", "sperrung", "vollsperrung", "closed", "closure",
                     "fermeture", "fermée", "route barrée", "route coupée", "afgesloten", "afsluiting",
-                    "suljettu", "suljetaan", "avstängd", "avstängning"]),
+                    "suljettu", "suljetaan", "avstängd", "avstängning", "cortada", "cortado", "corte total", "cierre"]),
         (.obstacle, ["gegenstände", "gegenstand", "hindernis", "ladung verloren", "verlorene ladung",
                      "tiere auf der fahrbahn", "pannenfahrzeug", "liegengebliebenes fahrzeug", "defektes fahrzeug", "defekter lkw", "debris", "obstacle", "obstruction",
                      "véhicule en panne", "objet sur la chaussée", "animal sur la chaussée", "pechgeval", "voorwerp op de weg", "obstakel",
-                     "este tiellä", "hinder på vägen", "fordon med motorstopp"]),
+                     "este tiellä", "hinder på vägen", "fordon med motorstopp", "obstáculo", "vehículo averiado", "avería"]),
         // Compounds name most roadworks in the Autobahn API's texts: a keyword matches at a word start only.
         (.roadworks, ["baustelle", "bauarbeiten", "arbeitsstelle", "fahrbahnerneuerung", "wanderbaustelle", "tagesbaustelle",
                       "dauerbaustelle", "nachtbaustelle", "tagesbaustellen", "roadworks", "road works", "construction",
-                      "travaux", "chantier", "werkzaamheden", "wegwerkzaamheden", "tietyö", "vägarbete", "vägarbeten"]),
+                      "travaux", "chantier", "werkzaamheden", "wegwerkzaamheden", "tietyö", "vägarbete", "vägarbeten",
+                      "work zone", "roadwork", "road work", "obras", "mantenimiento"]),
         (.standstill, ["stillstand", "standstill", "stehender verkehr", "circulation arrêtée", "stilstaand verkeer", "pysähtynyt liikenne", "stillastående trafik"]),
         // "stau" alone would match "Staufenberg": only the word and its traffic compounds.
         (.queue, ["stau ", "staugefahr", "stauende", "staulänge", "queue", "traffic jam", "congestion",
-                  "bouchon", "embouteillage", "file ", "filevorming", "ruuhka", "jono ", "bilkö"]),
+                  "bouchon", "embouteillage", "file ", "filevorming", "ruuhka", "jono ", "bilkö", "retención", "retenciones", "atasco"]),
         (.slowTraffic, ["stockender verkehr", "langsamer verkehr", "zähfließend", "slow traffic", "angespannte verkehrslage",
                         "ralentissement", "circulation ralentie", "langzaam rijdend verkeer", "hidas liikenne", "hidasta liikennettä", "långsam trafik"]),
         (.weather, ["glätte", "glatteis", "schnee", "nebel", "sturm", "aquaplaning", "ice", "fog", "snow",
-                    "verglas", "neige", "brouillard", "tempête", "gladheid", "ijzel", "sneeuw", "liukas", "lumi ", "sumu", "halka", "snöfall", "dimma"]),
-        (.danger, ["gefahr", "achtung", "danger", "hazard", "warning", "attention", "gevaar", "vaara ", "vaarallinen", "fara "]),
+                    "verglas", "neige", "brouillard", "tempête", "gladheid", "ijzel", "sneeuw", "liukas", "lumi ", "sumu", "halka", "snöfall", "dimma",
+                    "niebla", "nieve", "hielo", "meteorológico", "meteorologico"]),
+        (.danger, ["gefahr", "achtung", "danger", "hazard", "warning", "attention", "gevaar", "vaara ", "vaarallinen", "fara ", "peligro"]),
     ]
 
     /// Every keyword folded like the text, as bytes, with the index of its rule; listed under its

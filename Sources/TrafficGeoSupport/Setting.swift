@@ -17,6 +17,8 @@ public enum Setting: String, Sendable, CaseIterable {
     case maxFeedBytes
     /// The format a feed is read as.
     case feedFormat
+    /// Which column of a CSV feed is which field.
+    case fieldMapping
 
     /// The metadata key a log line names its setting under.
     public static let logKey = "setting"

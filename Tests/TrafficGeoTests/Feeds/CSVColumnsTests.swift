@@ -1,0 +1,102 @@
+import Testing
+@testable import TrafficGeoFeeds
+import Foundation
+import TrafficGeoModel
+
+/// A CSV feed's columns: named by the user, else recognised by the words of their names and by
+/// what they hold (`CSVColumns`); a WKT column places its rows by the geometry rule.
+@Suite("CSV columns recognised by name and content")
+struct CSVColumnsTests {
+    @Test(arguments: [
+        ("head_latitude", ["head", "latitude"]), ("fechaFin", ["fecha", "fin"]), ("Road Event ID", ["road", "event", "id"]),
+        ("startTimestamp", ["start", "timestamp"]), ("lat", ["lat"]), ("the-geom", ["the", "geom"]),
+    ])
+    func namesAreReadAsWords(name: String, words: [String]) {
+        #expect(CSVColumns.words(name) == words)
+    }
+
+    /// Columns named in other ways than trafficgeo's own, in English and Spanish.
+    @Test func rolesFromTheWordsOfTheNames() throws {
+        let header = ["data_source_id", "road_event_id", "road_name", "head_latitude", "head_longitude", "tail_latitude", "tail_longitude",
+                      "event_type", "start_date", "end_date", "description", "direction"]
+        let row = ["src", "E1", "I-35", "30.1", "-97.7", "30.2", "-97.8", "work-zone", "2024-03-01T00:00:00Z", "2024-04-01T00:00:00Z", "Lane closed", "northbound"]
+        let c = try CSVColumns.choose(header: header, sample: [row])
+        func column(_ role: CSVColumns.Role) -> String? { c[role].map { header[$0] } }
+        #expect(column(.id) == "road_event_id")
+        #expect(column(.road) == "road_name")
+        #expect(column(.latitude) == "head_latitude")
+        #expect(column(.longitude) == "head_longitude")
+        #expect(column(.category) == "event_type")
+        #expect(column(.starts) == "start_date")
+        #expect(column(.expires) == "end_date")
+        #expect(column(.summary) == "description")
+        #expect(column(.title) == nil)
+        #expect(c.describe(header: header).contains("latitude ← head_latitude"))
+
+        let spanish = ["carretera", "descripcion", "tipo", "fecha", "fechaFin", "latitud", "longitud", "provincia"]
+        let s = try CSVColumns.choose(header: spanish, sample: [["A-7", "Obras", "OBRAS", "2024-02-11 19:00", "2024-02-12 19:00", "36.7", "-4.4", "Málaga"]])
+        func sp(_ role: CSVColumns.Role) -> String? { s[role].map { spanish[$0] } }
+        #expect(sp(.road) == "carretera")
+        #expect(sp(.summary) == "descripcion")
+        #expect(sp(.category) == "tipo")
+        #expect(sp(.updated) == "fecha")
+        #expect(sp(.expires) == "fechaFin")
+        #expect(sp(.latitude) == "latitud" && sp(.longitude) == "longitud")
+    }
+
+    /// A column is a coordinate only if it holds coordinates; a named column wins.
+    @Test func contentsAndNamesDecide() throws {
+        let header = ["lat_zone", "latitude_deg", "longitude_deg", "advisorymessage", "shape"]
+        let row = ["north", "52.1", "0.5", "M11 closed", "POINT (0.5 52.1)"]
+        let c = try CSVColumns.choose(header: header, sample: [row], named: [.title: "advisorymessage"])
+        #expect(c[.latitude] == 1 && c[.longitude] == 2)
+        #expect(c[.title] == 3)
+        #expect(c[.geometry] == 4)
+        #expect(!c.guessed.contains(.title))
+        #expect(throws: CSVColumns.Problem.self) { try CSVColumns.choose(header: header, sample: [row], named: [.road: "carretera"]) }
+        #expect(throws: CSVColumns.Problem.self) { try CSVColumns.mapping(["colour=red"]) }
+        #expect(try CSVColumns.mapping(["lat=y_wgs84", "title = headline"]) == [.latitude: "y_wgs84", .title: "headline"])
+    }
+
+    /// A column of WKT, whatever its name: points, lines and polygons placed as GeoJSON's are;
+    /// the file's id column is the id; a row without a title is named by its kind and road.
+    @Test func wktGeometryPlacesRows() throws {
+        let csv = """
+        objectid,event_type,road_name,location,end_date
+        7,work-zone,US-59,"LINESTRING (-95.40 29.70, -95.41 29.71, -95.42 29.72)",2024-01-05T00:00:00Z
+        8,work-zone,I-10,"SRID=4326;POINT (-95.3 29.8)",2024-01-05T00:00:00Z
+        9,closure,FM 1960,"MULTIPOLYGON (((-95.5 30.0, -95.4 30.0, -95.4 30.1, -95.5 30.1, -95.5 30.0)))",
+        10,closure,,"POINT EMPTY",
+        """
+        let incidents = try TestSupport.read(csv, name: "wz.csv").incidents
+        #expect(incidents.map(\.id) == ["7", "8", "9", "10"])
+        #expect(incidents[0].position == Coordinate(latitude: 29.70, longitude: -95.40))
+        #expect(incidents[0].segment?.count == 3)
+        #expect(incidents[0].title == "Roadworks on US-59")
+        #expect(incidents[0].road == "US-59")
+        #expect(incidents[1].position == Coordinate(latitude: 29.8, longitude: -95.3))
+        let area = try #require(incidents[2].position)
+        #expect((29.99...30.11).contains(area.latitude) && (-95.51 ... -95.39).contains(area.longitude))
+        #expect(incidents[3].position == nil && incidents[3].properties[Incident.positionProblemProperty] != nil)
+        #expect(incidents[0].expires != nil)
+    }
+
+    @Test(arguments: [
+        "POINT (1 2)", "POINT Z (1 2 3)", "LINESTRING(1 2,3 4)", "MULTIPOINT ((1 2), (3 4))", "MULTIPOINT (1 2, 3 4)",
+        "POLYGON ((0 0, 1 0, 1 1, 0 0))", "MULTILINESTRING ((1 2, 3 4), (5 6, 7 8))", "srid=31467;POINT (1 2)",
+    ])
+    func wellKnownTextReads(text: String) {
+        #expect(WKTGeometry.looksLikeWKT(text))
+        guard case let .success(geometry) = WKTGeometry.geoJSON(text) else { Issue.record("\(text) not read"); return }
+        #expect(GeoJSONGeometry.placement(geometry).isSuccess, "\(text)")
+    }
+
+    @Test(arguments: ["POINT", "POINT (1)", "LINESTRING (1 2, 3 4", "CIRCLE (1 2)", "Point of interest", "POLYGON ((a b))"])
+    func notWellKnownText(text: String) {
+        if case .success = WKTGeometry.geoJSON(text) { Issue.record("\(text) read as WKT") }
+    }
+}
+
+extension Result {
+    var isSuccess: Bool { if case .success = self { true } else { false } }
+}
