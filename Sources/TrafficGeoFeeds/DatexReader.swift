@@ -153,7 +153,7 @@ struct DatexInterpreter {
     /// The name numbers, resolved once.
     struct Numbers {
         let situationRecord, overallSeverity, severity, probability, validity, validityStatus, overallStartTime, overallEndTime: Int32
-        let situationVersionTime, recordVersionTime, recordCreationTime, generalPublicComment, comment, value: Int32
+        let situationVersionTime, recordVersionTime, recordCreationTime, generalPublicComment, nonGeneralPublicComment, comment, value: Int32
         let pointCoordinates, latitude, longitude, locationForDisplay, coordinatesForDisplay, linearStart, linearEnd, posList: Int32
         let openlrCoordinates, openlrLast: Int32
         let from, to, roadNumber, roadName, lifeCycleManagement, cancel, end, delayTimeValue, lanesRestricted: Int32
@@ -169,7 +169,8 @@ struct DatexInterpreter {
             probability = k("probabilityOfOccurrence"); validity = k("validity"); validityStatus = k("validityStatus")
             overallStartTime = k("overallStartTime"); overallEndTime = k("overallEndTime"); situationVersionTime = k("situationVersionTime")
             recordVersionTime = k("situationRecordVersionTime"); recordCreationTime = k("situationRecordCreationTime")
-            generalPublicComment = k("generalPublicComment"); comment = k("comment"); value = k("value")
+            generalPublicComment = k("generalPublicComment"); nonGeneralPublicComment = k("nonGeneralPublicComment")
+            comment = k("comment"); value = k("value")
             pointCoordinates = k("pointCoordinates"); latitude = k("latitude"); longitude = k("longitude")
             locationForDisplay = k("locationForDisplay"); coordinatesForDisplay = k("coordinatesForDisplay")
             linearStart = k("linearCoordinatesStartPoint"); linearEnd = k("linearCoordinatesEndPoint"); posList = k("posList")
@@ -282,7 +283,10 @@ struct DatexInterpreter {
         if let structured {
             for (key, value) in structured.details where properties[key] == nil { properties[key] = value }
         }
-        let headline = structured?.place ?? firstHeadline
+        // The place the TPEG location names ("M25 clockwise between J9 and J10") heads a title
+        // whose comment gives none.
+        let linkHeadline = PlaceholderText.meaningful(linkName(tree, situation))
+        let headline = structured?.place ?? firstHeadline ?? linkHeadline
         if properties["direction"] == nil, let place = structured?.place, let direction = Self.directionWord(in: place) {
             properties["direction"] = direction
         }
@@ -310,13 +314,14 @@ struct DatexInterpreter {
         } else if let road {
             title += " on " + road
         }
+        // The road the location names, else one the words name ("A3 Köln Richtung Frankfurt").
+        let namedRoad: String? = road.flatMap { RoadReference.field($0) } ?? PlaceholderText.meaningful(road)?.normalizedWhitespace.nilIfEmpty
+        let placeRoad: String? = structured?.place.flatMap(RoadReference.firstOfAnyScheme(inPlace:))
+        let commentRoad: String? = comments.lazy.compactMap { RoadReference.first(in: $0) }.first
         var incident = Incident(
             source: source, id: id, title: title, summary: comments.isEmpty ? nil : comments.joined(separator: "\n"),
             updated: updated, expires: expires,
-            // The road the location names, else one the words name ("A3 Köln Richtung Frankfurt").
-            road: road.flatMap { RoadReference.field($0) } ?? road?.normalizedWhitespace.nilIfEmpty
-                ?? structured?.place.flatMap(RoadReference.firstOfAnyScheme(inPlace:))
-                ?? comments.lazy.compactMap { RoadReference.first(in: $0) }.first,
+            road: namedRoad ?? placeRoad ?? commentRoad,
             category: category, position: location?.position, segment: location?.line,
             positionSource: location?.position == nil ? nil : (positionSource ?? .feed), properties: properties, endedAt: endedAt)
         if incident.position == nil, let line = incident.segment, let first = line.first {
@@ -404,6 +409,17 @@ struct DatexInterpreter {
                                secondaryOffset: secondary?.1, direction: direction)
     }
 
+    /// A comment's text in the first language it is given in: several `<value>`s of that
+    /// language are lines of one text (National Highways writes each `key : value` line as a
+    /// value of its own); a comment with no `<value>` is its own text.
+    private func commentText(_ tree: RecordTree, _ holder: Int32) -> String? {
+        let values = tree.all(n.value, in: holder)
+        guard let first = values.first(where: { tree.text($0) != nil }) else { return tree.text(holder) }
+        let language = tree.attribute(first, "lang")
+        let lines = values.filter { tree.attribute($0, "lang") == language }.compactMap { tree.text($0) }
+        return lines.joined(separator: "\n")
+    }
+
     /// The road a TPEG point names (`tpegOtherPointDescriptorType` linkName).
     /// "southbound" in "The M1 southbound between J29A and J30", as a word.
     static func directionWord(in place: String) -> String? {
@@ -420,16 +436,20 @@ struct DatexInterpreter {
     }
 
     /// Each general public comment once, in order: the first language given of each, its white
-    /// space normalised.
+    /// space normalised. Where a situation has none, its non-general comments (DATEX II v1.0
+    /// publishers such as the Highways Agency wrote their whole description there, for the
+    /// traffic operators and publishers their feed was for).
     /// And the first comment written as `key : value` lines (`StructuredComment`).
     private func publicComments(_ tree: RecordTree, _ node: Int32) -> (all: [String], headline: String?, structured: StructuredComment?) {
         var out: [String] = []
         var headline: String?
         var structured: StructuredComment?
-        for c in tree.all(n.generalPublicComment, in: node) {
+        var holders = tree.all(n.generalPublicComment, in: node)
+        if holders.isEmpty { holders = tree.all(n.nonGeneralPublicComment, in: node) }
+        for c in holders {
             let holder = tree.first(n.comment, in: c) ?? c
             // One line each: comments are written for signs and radio, their line breaks are layout.
-            if let raw = tree.firstText(n.value, in: holder) ?? tree.text(holder), case let text = raw.normalizedWhitespace, !out.contains(text) {
+            if let raw = commentText(tree, holder), case let text = raw.normalizedWhitespace, !out.contains(text) {
                 // The headline: the first line of the first comment, as its writer broke it.
                 if headline == nil { headline = Self.firstLine(raw) }
                 // Only a comment of several lines with a colon can be one (on the bytes:
