@@ -15,7 +15,7 @@ struct IngestCommand: AsyncParsableCommand {
         abstract: "Read incident feeds into the database.",
         discussion: """
             SOURCE is a file (or a file:// URL), - for stdin, or an http(s) URL. The format (atom, rss, autobahn, geojson, \
-            csv, and the road authorities' standards datex2, wzdx, open511) is detected from the \
+            csv, the road authorities' standards datex2, wzdx, open511, and Waze's CIFS as waze) is detected from the \
             content; a gzip-compressed feed (.gz) is inflated first. DATEX II records located only \
             by ALERT-C codes need --tmc-table (else their words are geocoded). Each feed is stored in one transaction: an interrupted \
             ingest leaves the database as it was. Re-reading a feed updates its incidents in place.
@@ -47,7 +47,8 @@ struct IngestCommand: AsyncParsableCommand {
             ingest writes nothing to stdout.
 
             Broken entries are reported on stderr and skipped. Exit status: 0 all feeds read, \
-            3 some feeds failed or ended early (what was read is kept), 65 bad feed data, \
+            3 some feeds failed, ended early or stored nothing (what was read is kept), 65 bad feed \
+            data (also: every feed stored nothing it read: all entries skipped, or none placed), \
             66 missing input, 69 download failed, 1 database error.
             """
     )
@@ -77,6 +78,9 @@ struct IngestCommand: AsyncParsableCommand {
     @Option(help: ArgumentHelp("The CRS of positions in CSV (x/y or easting/northing columns) and GeoJSON (any PROJ definition: EPSG:25832, EPSG:31467, a PROJ string, WKT). A GeoJSON file's own legacy crs member is read without it. A position outside where the CRS is used is reported and not stored.", valueName: "crs"))
     var crs: String?
 
+    @Option(name: .customLong("field"), help: ArgumentHelp("For a CSV feed: which column is which field, ROLE=COLUMN (title=advisorymessage, road=carretera, starts=fecha, latitude=head_latitude, geometry=wkt); repeat it for several. Roles: \(CSVColumns.Role.allCases.map(\.rawValue).joined(separator: ", ")). Columns not named are recognised by their names and contents, and the ingest says which it took.", valueName: "role=column"))
+    var fields: [String] = []
+
     @OptionGroup var geocoding: GeocoderOptions
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Keep reading the sources, each this long after its last read began (2m, 30s); stop with SIGTERM or Ctrl-C.", valueName: "duration"))
@@ -94,6 +98,7 @@ struct IngestCommand: AsyncParsableCommand {
         }
         if maxFeedBytes <= 0 { throw ValidationError("--max-feed-bytes must be positive.") }
         if maxEntries <= 0 { throw ValidationError("--max-entries must be positive.") }
+        do { _ = try CSVColumns.mapping(fields) } catch { throw ValidationError("--field \(error)") }
         if sources.filter({ $0 == "-" }).count > 1 { throw ValidationError("stdin (-) can be read only once.") }
         guard try DurationArgument.validated(fetchTimeout, option: "--fetch-timeout") > 0 else { throw ValidationError("--fetch-timeout must be positive.") }
         if let every {
@@ -118,11 +123,15 @@ struct IngestCommand: AsyncParsableCommand {
             ingestor.maxFeedBytes = maxFeedBytes
             ingestor.maxEntries = maxEntries
             ingestor.crs = crs
+            ingestor.fields = try CSVColumns.mapping(fields)
             ingestor.fetchTimeout = DurationArgument.duration(fetchTimeout, or: 60)
             if every != nil { return try await runLoop(ingestor, store: store) }
             ingestor.progress = Self.progressReporter(verbose: global.verbose, quiet: global.quiet)
             var failures: [Error] = []
             var partial = false
+            // Feeds that stored nothing they read (every entry skipped, or none with a position
+            // and none placed): a data error, not a quiet day.
+            var storedNothing = 0
             // Made on first need: loading the gazetteer costs time and memory that feeds with
             // coordinates never use. (The --geocoder spec was already checked in validate().)
             var service: GeocodingService?
@@ -137,12 +146,18 @@ struct IngestCommand: AsyncParsableCommand {
                         Terminal.printError("trafficgeo: warning: \(source): … and \(summary.positionConflicts.count - Self.conflictLines) more positions that contradict their junctions")
                     }
                     if !global.quiet { Terminal.printError(Self.describe(summary, location: source == "-" ? "stdin" : source)) }
+                    var placed: Int?
                     if !noGeocode, summary.withoutPosition > 0 {
                         let geocoder = try service ?? geocoding.makeService(cache: store)
                         service = geocoder
                         let run = try await GeocodeRunner.run(store: store, service: geocoder, source: summary.source,
                                                               retryNotFound: false, limit: nil, quiet: global.quiet)
                         if run.stoppedBecause != nil { partial = true }
+                        placed = run.foundTotal
+                    }
+                    if let why = Self.storedNothing(summary, placed: placed) {
+                        Terminal.printError("trafficgeo: error: \(source == "-" ? "stdin" : source): \(why)")
+                        storedNothing += 1
                     }
                     if let feedError = Self.feedProblem(summary) {
                         // A document of the Autobahn API that failed leaves its incidents as they were;
@@ -163,7 +178,8 @@ struct IngestCommand: AsyncParsableCommand {
             if failures.count == sources.count, let first = failures.first {
                 throw TrafficGeoExit.code(for: first)
             }
-            if partial || !failures.isEmpty { throw TrafficGeoExit.partial }
+            if storedNothing > 0, storedNothing + failures.count == sources.count { throw TrafficGeoExit.dataError }
+            if partial || !failures.isEmpty || storedNothing > 0 { throw TrafficGeoExit.partial }
         }
     }
 
@@ -248,6 +264,23 @@ struct IngestCommand: AsyncParsableCommand {
         }
         guard verbose else { return nil }
         return { count in if count % 10_000 == 0 { Terminal.printError("trafficgeo: … \(count) entries read") } }
+    }
+
+    /// Why a feed that was read stored nothing a query can answer, or nil: every entry it read
+    /// was skipped, or none of those kept has a position and geocoding (`placed`: how many it
+    /// placed; nil when it did not run) placed none. An empty feed is no error: a quiet day.
+    static func storedNothing(_ s: IngestSummary, placed: Int?) -> String? {
+        guard s.read > 0 else { return nil }
+        if s.skipped.count >= s.read {
+            return "all \(s.read) entries were skipped (the reasons above): nothing was stored. "
+                + "Is it the feed you meant? --format names its format; docs/feeds.md says what each format needs."
+        }
+        let kept = s.read - s.skipped.count
+        if let placed, placed == 0, s.withoutPosition >= kept {
+            return "none of the \(kept) entries kept has a position, and geocoding placed none: no query by place will find them. "
+                + "Does the feed have position fields under other names? docs/feeds.md; or try another geocoder (--geocoder)."
+        }
+        return nil
     }
 
     /// Contradicted positions reported one by one, at most this many per feed.

@@ -73,6 +73,7 @@ struct NearCommand: AsyncParsableCommand {
                 try query.write(quiet: global.quiet) { emit in try results.forEach(emit) }
                 if results.isEmpty && !global.quiet {
                     CommandLineQuery.explainNothingInEffect(filter) { try !engine.nearest(to: center, limit: 1, maxDistance: max, filter: $0).isEmpty }
+                    CommandLineQuery.explainEmptyStore(engine.store)
                 }
             }
         }
@@ -118,6 +119,7 @@ struct WithinCommand: AsyncParsableCommand {
                 let sorted = try query.sortOrder().map { QueryEngine.sort(results, by: $0) } ?? results
                 try query.write(quiet: global.quiet) { emit in try sorted.forEach(emit) }
                 if sorted.isEmpty && !global.quiet {
+                    CommandLineQuery.explainEmptyStore(engine.store)
                     // An empty circle says how far the nearest match is, so a radius that was too
                     // small is seen at once.
                     let nearest = try engine.nearest(to: center, limit: 1, filter: filter).first?.distance

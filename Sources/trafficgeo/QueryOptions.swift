@@ -69,6 +69,20 @@ enum CommandLineQuery {
         Terminal.printError("trafficgeo: note: incidents match without --active-at, but none was in effect at \(TimestampParser.format(at)): they are \(reasons)")
     }
 
+    /// An empty answer from a store that holds nothing a question by place can find says why:
+    /// no incident at all, or none with a position (a feed whose positions were not read, or
+    /// titles not yet geocoded). An empty list alone reads as "no traffic".
+    @available(*, noasync, message: "blocks its thread: call it on a store thread")
+    static func explainEmptyStore(_ store: any StoreReader) {
+        guard let s = try? store.statistics() else { return }
+        if s.total == 0 {
+            Terminal.printError("trafficgeo: note: the database holds no incidents yet: read a feed first (trafficgeo ingest FEED)")
+        } else if s.located == 0 {
+            Terminal.printError("trafficgeo: note: none of its \(s.total) incidents has a position, so no question by place finds one: "
+                + "`trafficgeo geocode pending` places them from their words (if the feed gives positions under names trafficgeo did not read, see docs/feeds.md)")
+        }
+    }
+
     /// A distance option that is one of the model's fields (--radius, --buffer).
     static func distance(_ field: QueryField, _ value: String) throws -> Double {
         var text = QueryText()

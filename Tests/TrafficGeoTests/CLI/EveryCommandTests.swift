@@ -221,6 +221,15 @@ struct EveryCommandTests {
     /// Futé's DATEX II), in effect now: saved this morning (a feed's record that gives no end and
     /// is months old is unconfirmed, not in effect: docs/feeds.md).
     static func writeOtherCountriesFeeds(in folder: URL) throws {
+        // "Some CSV or GIS file" (the README's desk): columns of other names, a Waze CIFS feed, GeoJSON polygons.
+        _ = try TestSupport.write("road_event_id,road_name,head_latitude,head_longitude,event_type,start_date\nE1,I-35,30.27,-97.74,work-zone,2026-03-01T00:00:00Z\n",
+                                  name: "events.csv", in: folder)
+        _ = try TestSupport.write("codigo;carretera;descripcion;fecha;latitud;longitud\n7;A-7;Obras en la A-7;2026-02-11T18:00:00Z;36.72;-4.42\n",
+                                  name: "incidencias.csv", in: folder)
+        _ = try TestSupport.write(#"{"incidents":[{"id":"c1","type":"ROAD_CLOSED","location":{"street":"Main Street","polyline":"40.71 -74.00 40.72 -74.01"},"starttime":"2026-03-01T08:00:00Z"}]}"#,
+                                  name: "closures.json", in: folder)
+        _ = try TestSupport.write(#"{"type":"FeatureCollection","features":[{"type":"Feature","id":"w1","geometry":{"type":"Polygon","coordinates":[[[8.53,47.37],[8.54,47.37],[8.54,47.38],[8.53,47.37]]]},"properties":{"title":"Baustelle Bahnhofstrasse"}}]}"#,
+                                  name: "works.geojson", in: folder)
         let hour = 3600.0, now = Date()
         func at(_ offset: Double) -> String { ISO8601DateFormatter().string(from: now.addingTimeInterval(offset)) }
         func datex(_ country: String, _ supplier: String, lang: String, _ situations: [(id: String, type: String, severity: String, comment: String, extra: String, lat: Double, lon: Double)]) -> String {
@@ -314,7 +323,7 @@ struct EveryCommandTests {
         let here = try cli(["near", "--db", db, "--lat", "50.9742", "--lon", "7.9405", "-k", "1", "--format", "json"])
         #expect(here.stdout.contains("\"distanceMeters\":0") && !here.stdout.contains("bearingDegrees"), Comment(rawValue: here.stdout))
         // --format of the wrong kind, and an empty file, say what they are.
-        let json = try TestSupport.write(#"{"warning":[{"identifier":"1","title":"A1 | X"}]}"#, name: "w.json", in: folder)
+        let json = try TestSupport.write(#"{"warning":[{"identifier":"1","title":"A1 | X","coordinate":{"lat":"50.9","long":"7.0"}}]}"#, name: "w.json", in: folder)
         let wrong = try cli(["ingest", "--db", db, "--format", "atom", json.path])
         #expect(wrong.status == 65 && wrong.stderr.contains("the content is autobahn"), Comment(rawValue: wrong.stderr))
         // A format's name in any case, as the output formats take it.

@@ -1,0 +1,85 @@
+import Foundation
+import Testing
+
+/// A desk's feed "from whoever published it", through the command line as typed (issue 63): an
+/// ingest that stored nothing says so and fails, an empty answer says why, a CSV's columns are
+/// recognised and said, a British motorway is a road, a document trafficgeo cannot read is named.
+@Suite("Any feed a desk is given", .enabled(if: TestSupport.cliExecutable != nil, "the trafficgeo executable was not built beside the tests"))
+struct AnyFeedCommandTests {
+    let folder = TestSupport.temporaryDirectory()
+    var db: String { folder.appendingPathComponent("db.sqlite").path }
+
+    func cli(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {
+        var environment = ProcessInfo.processInfo.environment
+        environment["NO_COLOR"] = "1"
+        environment["TRAFFICGEO_DB"] = db
+        environment["XDG_CACHE_HOME"] = folder.appendingPathComponent("cache").path
+        return try TestSupport.run(TestSupport.cliExecutable!.path, arguments, environment: environment)
+    }
+
+    /// Every row skipped: nothing stored is a data error (65) with the reasons; a query on the
+    /// empty database says it holds nothing.
+    @Test func anIngestThatStoredNothingFails() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let broken = try TestSupport.write("title,lat,lon\nA,1\nB,2\n", name: "broken.csv", in: folder)
+        let ingest = try cli(["ingest", broken.path])
+        #expect(ingest.status == 65, Comment(rawValue: ingest.stderr))
+        #expect(ingest.stderr.contains("all 2 entries were skipped") && ingest.stderr.contains("has 2 fields"), Comment(rawValue: ingest.stderr))
+        let near = try cli(["near", "--lat", "50", "--lon", "7"])
+        #expect(near.status == 0 && near.stderr.contains("holds no incidents yet"), Comment(rawValue: near.stderr))
+        // One good feed beside the broken one: the good one is stored, the run is partial (3).
+        let good = try TestSupport.write("title,lat,lon\nM25 clockwise between J9 and J10,51.3,-0.4\n", name: "good.csv", in: folder)
+        let both = try cli(["ingest", good.path, broken.path])
+        #expect(both.status == 3, Comment(rawValue: both.stderr))
+    }
+
+    /// Titles of British motorways are on their roads, and `--road` finds them by the road shown.
+    @Test func britishMotorwaysAreRoads() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let rss = """
+        <?xml version="1.0"?><rss version="2.0" xmlns:georss="http://www.georss.org/georss"><channel><title>Latest</title>
+        <item><title>M11 southbound between J5 and J4</title><description>Lane closed</description><guid>a</guid><georss:point>51.6 0.08</georss:point></item>
+        <item><title>A1(M) northbound between J7 and J8</title><description>Congestion</description><guid>b</guid><georss:point>51.9 -0.2</georss:point></item>
+        <item><title>M25 clockwise between J9 and J10</title><description>Roadworks</description><guid>c</guid><georss:point>51.3 -0.4</georss:point></item>
+        </channel></rss>
+        """
+        let feed = try TestSupport.write(rss, name: "ha.rss", in: folder)
+        #expect(try cli(["ingest", feed.path]).status == 0)
+        for (road, id) in [("M11", "a"), ("a1(m)", "b"), ("M25", "c")] {
+            let found = try cli(["near", "--lat", "51.5", "--lon", "0", "--road", road, "--format", "json"])
+            #expect(found.status == 0 && found.stdout.contains("\"id\":\"\(id)\"") && found.stdout.components(separatedBy: "\"title\"").count == 2,
+                    Comment(rawValue: road + ": " + found.stdout + found.stderr))
+        }
+        let parsed = try cli(["parse", "M11 southbound between J5 and J4"])
+        #expect(parsed.stdout.contains("\"road\":\"M11\"") || parsed.stdout.contains("\"road\" : \"M11\""), Comment(rawValue: parsed.stdout))
+    }
+
+    /// A CSV of other names: the ingest says which columns it took; --field names one it did not guess.
+    @Test func csvColumnsAreRecognisedAndSaid() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let csv = """
+        incidencia_id;carretera;descripcion;tipo;fecha;fechaFin;latitud;longitud;aviso
+        E1;A-7;Retenciones por obras;OBRAS;2024-02-11T18:00:00Z;2024-02-12T18:00:00Z;36.72;-4.42;Obras en la A-7 km 240
+        """
+        let file = try TestSupport.write(csv, name: "dgt.csv", in: folder)
+        let ingest = try cli(["ingest", file.path, "--field", "title=aviso"])
+        #expect(ingest.status == 0, Comment(rawValue: ingest.stderr))
+        #expect(ingest.stderr.contains("columns recognised:") && ingest.stderr.contains("road ← carretera") && ingest.stderr.contains("id ← incidencia_id"),
+                Comment(rawValue: ingest.stderr))
+        let out = try cli(["near", "--lat", "36.7", "--lon", "-4.4", "--format", "json"])
+        #expect(out.stdout.contains("\"id\":\"E1\"") && out.stdout.contains("\"title\":\"Obras en la A-7 km 240\"") && out.stdout.contains("\"road\":\"A7\""),
+                Comment(rawValue: out.stdout))
+        #expect(out.stdout.contains("\"category\":\"roadworks\""), Comment(rawValue: out.stdout))
+        let bad = try cli(["ingest", file.path, "--field", "colour=aviso"])
+        #expect(bad.status == 64 && bad.stderr.contains("'colour' is no field"), Comment(rawValue: bad.stderr))
+    }
+
+    /// A document of a format trafficgeo does not read is named in the refusal.
+    @Test func aKMLDocumentIsNamed() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let kml = try TestSupport.write("<?xml version=\"1.0\"?>\n<kml xmlns=\"http://www.opengis.net/kml/2.2\"><Document><Placemark/></Document></kml>\n", name: "works.kml", in: folder)
+        let ingest = try cli(["ingest", kml.path])
+        #expect(ingest.status == 65, Comment(rawValue: ingest.stderr))
+        #expect(ingest.stderr.contains("a KML document") && ingest.stderr.contains("ogr2ogr"), Comment(rawValue: ingest.stderr))
+    }
+}
