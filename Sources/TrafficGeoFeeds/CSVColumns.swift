@@ -18,6 +18,9 @@ public struct CSVColumns: Sendable, Equatable {
 
     /// The column of each role that has one.
     public private(set) var columns: [Role: Int] = [:]
+    /// Every column of WKT, the chosen first: a row's geometry is the first of them it fills
+    /// (an export with a `geometry_linestring` and a `geometry_multipoint` column fills one a row).
+    public private(set) var geometryColumns: [Int] = []
     /// A time of day in a column of its own, beside a date column of the same role ("hora" beside "fecha").
     public private(set) var clockColumns: [Role: Int] = [:]
     /// The roles that were recognised rather than named (said aloud by the ingest).
@@ -173,10 +176,12 @@ public struct CSVColumns: Sendable, Equatable {
                     return !values.isEmpty && values.filter(WKTGeometry.looksLikeWKT).count * 10 >= values.count * 8
                 }()
             }
-            if let i = wkt.max(by: { score(.geometry, words: words[$0]) < score(.geometry, words: words[$1]) }) {
+            let ordered = wkt.sorted { (score(.geometry, words: words[$0]), -$0) > (score(.geometry, words: words[$1]), -$1) }
+            if let i = ordered.first {
                 result.columns[.geometry] = i
+                result.geometryColumns = ordered
                 result.guessed.insert(.geometry)
-                taken.insert(i)
+                taken.formUnion(ordered)
             }
         }
         // Then names, the surest role first (an id before a title, both before a road's name).
@@ -225,7 +230,8 @@ public struct CSVColumns: Sendable, Equatable {
     public func describe(header: [String]) -> String {
         Role.allCases.compactMap { role in
             guard guessed.contains(role), let i = columns[role] else { return nil }
-            return "\(role.rawValue) ← \(header[i])" + (clockColumns[role].map { " + \(header[$0])" } ?? "")
+            let others = role == .geometry ? geometryColumns.dropFirst().map { " or \(header[$0])" }.joined() : ""
+            return "\(role.rawValue) ← \(header[i])" + (clockColumns[role].map { " + \(header[$0])" } ?? "") + others
         }.joined(separator: ", ")
     }
 

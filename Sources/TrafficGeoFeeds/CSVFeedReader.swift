@@ -23,6 +23,12 @@ struct CSVFeedReader: FeedReader {
     /// Told which columns were recognised, once per file ("title ← name, lat ← head_latitude").
     var note: ((String) -> Void)?
 
+    /// A cell's text without markup, when it holds a tag.
+    static func plainText(_ text: String) -> String {
+        guard text.contains("<"), text.contains(">") else { return text }
+        return HTMLText.plain(text).normalizedWhitespace
+    }
+
     /// Rows read ahead to recognise columns by what they hold.
     static let sampleRows = 50
 
@@ -100,7 +106,7 @@ struct CSVFeedReader: FeedReader {
                                       reason: "the header names no column trafficgeo reads (title or name, description, lat and lon, x and y, WKT geometry); it has \(String(header.joined(separator: ", ").unicodeScalars.filter { $0.value >= 0x20 }.prefix(120))); name them with a field mapping (ROLE=COLUMN)",
                                       entriesRead: 0)
         }
-        let known = Set(chosen.columns.values).union(chosen.clockColumns.values)
+        let known = Set(chosen.columns.values).union(chosen.clockColumns.values).union(chosen.geometryColumns)
         // Looked up once, not per row.
         let columns = (id: chosen[.id], title: chosen[.title], summary: chosen[.summary], lat: chosen[.latitude],
                        lon: chosen[.longitude], updated: chosen[.updated], expires: chosen[.expires], road: chosen[.road],
@@ -144,8 +150,9 @@ struct CSVFeedReader: FeedReader {
             func value(_ i: Int?) -> String? { i.map { row[$0] }?.nilIfBlank }
             var fields = EntryFields()
             fields.id = value(columns.id)
-            fields.title = value(columns.title)
-            fields.summary = value(columns.summary)
+            // Exports often carry the web page's markup in their texts ("<b>OBRA</b> en …").
+            fields.title = value(columns.title).map(Self.plainText)
+            fields.summary = value(columns.summary).map(Self.plainText)
             fields.latitude = value(columns.lat)
             fields.longitude = value(columns.lon)
             if let coordinates, let xText = fields.longitude, let yText = fields.latitude {
@@ -156,7 +163,7 @@ struct CSVFeedReader: FeedReader {
                 }
             }
             // A WKT geometry where the row gives no latitude and longitude: placed by the same rule as GeoJSON's.
-            if fields.latitude == nil || fields.longitude == nil, let wkt = value(columns.geometry) {
+            if fields.latitude == nil || fields.longitude == nil, let wkt = chosen.geometryColumns.lazy.compactMap({ value($0) }).first ?? value(columns.geometry) {
                 switch WKTGeometry.geoJSON(wkt).flatMap({ GeoJSONGeometry.placement($0, convert: convert) }) {
                 case let .success(placed):
                     (fields.latitude, fields.longitude) = (String(placed.position.latitude), String(placed.position.longitude))
@@ -188,12 +195,12 @@ struct CSVFeedReader: FeedReader {
                 // A report whose only time is its start was last told of then.
                 if fields.updated == nil { fields.updated = start }
             }
-            // No title column: the kind and the road say what it is ("Roadworks on I-35").
+            // No title column: the kind (its column's, else what the text says) and the road say
+            // what it is ("Roadworks on I-35", "Closure on LP-375").
             if fields.title == nil, let road = fields.road ?? fields.category {
-                let kind = fields.category.map { text -> String in
-                    guard let category = IncidentCategory(loose: text) ?? CategoryClassifier.classify(text) else { return text }
-                    return category.rawValue.prefix(1).uppercased() + category.rawValue.dropFirst()
-                } ?? "Incident"
+                let named = fields.category.flatMap { IncidentCategory(loose: $0) ?? CategoryClassifier.classify($0) }
+                let category = named ?? CategoryClassifier.classify(fields.summary)
+                let kind = category.map { $0.rawValue.prefix(1).uppercased() + $0.rawValue.dropFirst() } ?? fields.category ?? "Incident"
                 fields.title = fields.road == nil ? kind : "\(kind) on \(road)"
             }
             if fields.id == nil { fields.id = "row\(index)" }   // unique within the source, which is part of the identity

@@ -81,6 +81,20 @@ struct CSVColumnsTests {
         #expect(incidents[0].expires != nil)
     }
 
+    /// Two WKT columns, one filled a row; markup in a text column is no part of it; a row with
+    /// no kind column is named by what its text says.
+    @Test func theFirstFilledGeometryAndPlainText() throws {
+        let csv = """
+        id,road_name,description,geometry_linestring,geometry_multipoint
+        a,LP-375,"<b>Left lane closed</b> for repairs",,"MULTIPOINT ((-106.3 31.7))"
+        b,I-10,Shoulder work,"LINESTRING (-106.4 31.8, -106.5 31.9)",
+        """
+        let incidents = try TestSupport.read(csv, name: "two.csv").incidents
+        #expect(incidents.map(\.position) == [Coordinate(latitude: 31.7, longitude: -106.3), Coordinate(latitude: 31.8, longitude: -106.4)])
+        #expect(incidents[0].summary == "Left lane closed for repairs")
+        #expect(incidents[0].title == "Closure on LP-375", "\(incidents[0].title)")
+    }
+
     @Test(arguments: [
         "POINT (1 2)", "POINT Z (1 2 3)", "LINESTRING(1 2,3 4)", "MULTIPOINT ((1 2), (3 4))", "MULTIPOINT (1 2, 3 4)",
         "POLYGON ((0 0, 1 0, 1 1, 0 0))", "MULTILINESTRING ((1 2, 3 4), (5 6, 7 8))", "srid=31467;POINT (1 2)",
