@@ -120,6 +120,16 @@ enum WorldRoads {
     /// `limit` (a UTF-8 offset into the text), under the free-text rules above.
     static func firstInText(_ text: String, before limit: Int = .max) -> String? {
         guard limit > 0 else { return nil }
+        // Every reference free text takes starts with a capital letter and has a digit: most
+        // titles of an ingest ("incident 12", a German one whose road was found) have neither
+        // before the limit, and are answered on their bytes.
+        var capital = false, digit = false, other = false
+        for (k, b) in text.utf8.enumerated() {
+            if k >= limit { break }
+            if b >= 0x41 && b <= 0x5A { capital = true } else if b >= 0x30 && b <= 0x39 { digit = true } else if b >= 0x80 { other = true }
+            if capital && digit { break }
+        }
+        guard (capital || other) && digit else { return nil }
         let words = textWords(text, before: limit)
         guard !words.isEmpty else { return nil }
         for i in words.indices where words[i].startsReference {
@@ -150,7 +160,7 @@ enum WorldRoads {
         var offset = 0
         var current: Substring.Index?
         var currentStart = 0
-        let trimmable = CharacterSet(charactersIn: ",;:!?\"'“”‘’«»()[]").union(.whitespaces)
+        let trimmable = Self.trimmable
         func finish(_ end: Substring.Index) {
             guard let begin = current else { return }
             current = nil
@@ -182,6 +192,8 @@ enum WorldRoads {
         finish(index)
         return words
     }
+
+    private static let trimmable = CharacterSet(charactersIn: ",;:!?\"'“”‘’«»()[]").union(.whitespaces)
 
     /// Whether a reference read from these words of free text is one there (the rules above).
     static func acceptableInText(_ found: Match, run: ArraySlice<TextWord>) -> Bool {

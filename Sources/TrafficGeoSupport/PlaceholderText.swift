@@ -11,9 +11,14 @@ public enum PlaceholderText {
     /// Whether the whole text is only a placeholder (case and surrounding white space and
     /// punctuation ignored).
     public static func isPlaceholder(_ text: String) -> Bool {
-        let core = text.lowercased().trimmingCharacters(in: CharacterSet(charactersIn: " \t\r\n.-_?()[]<>\"'"))
+        // No placeholder is long: a title or a text is answered without any work (every feed
+        // entry's title passes here).
+        guard text.utf8.count <= 24 else { return false }
+        let core = text.lowercased().trimmingCharacters(in: trimmed)
         return core.isEmpty || words.contains(core)
     }
+
+    private static let trimmed = CharacterSet(charactersIn: " \t\r\n.-_?()[]<>\"'")
 
     /// The text trimmed, or nil when it is empty or a placeholder.
     public static func meaningful(_ text: String?) -> String? {
