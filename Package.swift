@@ -9,6 +9,7 @@ let package = Package(
         .library(name: "TrafficGeo", targets: [
             "TrafficGeo", "TrafficGeoSupport", "TrafficGeoHTTP", "TrafficGeoModel", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds",
             "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoPostGIS", "TrafficGeoQuery", "TrafficGeoOutput", "TrafficGeoWatch", "TrafficGeoServe",
+            "TrafficGeoOGR",
         ]),
         // The feed readers alone: every format, from a file or over HTTP; no server, no database
         // (docs/library.md; Examples/read-feed).
@@ -106,6 +107,10 @@ let package = Package(
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
+        // GIS files (KML, GML, Shapefile, GeoPackage, …) through GDAL/OGR, opened with dlopen when
+        // first read (its hundred libraries are not loaded by every process); its own module,
+        // so that the feed readers' product needs no GDAL.
+        .target(name: "TrafficGeoOGR", dependencies: ["TrafficGeoFeeds", "TrafficGeoModel"]),
         // What a store is (IncidentStore), without any database.
         .target(name: "TrafficGeoStore", dependencies: ["TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds", "TrafficGeoGeocoding",
                                                         // NIOLockedValueBox: junction learning's parsing threads hand back their results.
@@ -149,6 +154,7 @@ let package = Package(
             dependencies: ["TrafficGeoSupport", "TrafficGeoModel", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds",
                            "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoPostGIS", "TrafficGeoQuery",
                            "TrafficGeoWatch", // the watch loop (WatchLoop)
+                           "TrafficGeoOGR", // GIS files (FeedFormat.gis)
                            .product(name: "Logging", package: "swift-log"),
                            // The feed loop's fetches, counted (FeedLoop).
                            .product(name: "CoreMetrics", package: "swift-metrics"),
@@ -217,7 +223,7 @@ let package = Package(
             name: "TrafficGeoTests",
             dependencies: [
                 "TrafficGeo", "TrafficGeoPROJ", "TrafficGeoOutput", "TrafficGeoFuzzTargets", "TrafficGeoTestSupport", "TrafficGeoWatch", "TrafficGeoServe",
-                "TrafficGeoPostGIS",
+                "TrafficGeoPostGIS", "TrafficGeoOGR",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The serve tests ask the server as any HTTP client would.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

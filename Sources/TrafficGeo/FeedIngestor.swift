@@ -3,6 +3,7 @@ import Logging
 import NIOConcurrencyHelpers
 import TrafficGeoFeeds
 import TrafficGeoModel
+import TrafficGeoOGR
 import TrafficGeoStore
 import TrafficGeoSupport
 
@@ -107,8 +108,10 @@ public struct FeedIngestor: Sendable {
     @available(*, noasync, message: "blocks its thread: use ingest(_ location:) or StoreThreads.run in async code")
     public func ingest(_ input: FeedInput, continuedBy pages: [FeedInput] = []) throws -> IngestSummary {
         let format = try FeedReading.format(of: input, forced: self.format)
-        let reader = FeedReading.reader(for: format, crs: crs, locationTable: locationTable, fields: fields,
-                                        note: { [logger] in logger.info("\(input.location): \($0)", metadata: [Setting.logKey: "\(Setting.fieldMapping.rawValue)"]) })
+        let note: (String) -> Void = { [logger] in logger.info("\(input.location): \($0)", metadata: [Setting.logKey: "\(Setting.fieldMapping.rawValue)"]) }
+        // A GIS file through GDAL (TrafficGeoOGR); every other format has its native reader.
+        let reader: FeedReader = format == .gis ? OGRFeedReader(crs: crs, fields: fields, note: note)
+            : FeedReading.reader(for: format, crs: crs, locationTable: locationTable, fields: fields, note: note)
         let source = sourceName ?? FeedIdentity.sourceName(of: input, format: format)
         // A DATEX II supplier publishes several feeds (situations, roadworks) under its one name:
         // each URL is a part of the source, so that a snapshot of one ends nothing of another's.

@@ -149,8 +149,10 @@ public struct CSVColumns: Sendable, Equatable {
     /// of the first rows. Throws when a named column is not in the header.
     /// `exact`: names that are a role whatever the rules say (the names trafficgeo's own CSV and
     /// the Autobahn export have always used: `startTimestamp` is when the report was updated).
+    /// `unrecognised`: roles no column is recognised for (a GIS layer's geometry is the
+    /// position: no attribute is taken for a coordinate), unless the user names one.
     public static func choose(header: [String], sample: [[String]], named: [Role: String] = [:],
-                              exact: [Role: [String]] = [:]) throws(Problem) -> CSVColumns {
+                              exact: [Role: [String]] = [:], unrecognised: Set<Role> = []) throws(Problem) -> CSVColumns {
         var result = CSVColumns()
         var taken: Set<Int> = []
         let folded = header.map { TextFolding.fold($0) }
@@ -169,14 +171,19 @@ public struct CSVColumns: Sendable, Equatable {
         }
         let words = header.map(Self.words)
         // Contents first: a column of WKT is the geometry, whatever its name.
-        if result.columns[.geometry] == nil {
+        if result.columns[.geometry] == nil, !unrecognised.contains(.geometry) {
             let wkt = header.indices.filter { i in
                 !taken.contains(i) && {
                     let values = sample.compactMap { i < $0.count ? $0[i] : nil }.filter { !$0.isEmpty }
                     return !values.isEmpty && values.filter(WKTGeometry.looksLikeWKT).count * 10 >= values.count * 8
                 }()
             }
-            let ordered = wkt.sorted { (score(.geometry, words: words[$0]), -$0) > (score(.geometry, words: words[$1]), -$1) }
+            // Then columns named as geometry that the sample left empty (filled further down).
+            let named = header.indices.filter { i in
+                !taken.contains(i) && !wkt.contains(i) && score(.geometry, words: words[i]) > 0
+                    && sample.allSatisfy { i >= $0.count || $0[i].isEmpty }
+            }
+            let ordered = wkt.sorted { (score(.geometry, words: words[$0]), -$0) > (score(.geometry, words: words[$1]), -$1) } + (wkt.isEmpty ? [] : named)
             if let i = ordered.first {
                 result.columns[.geometry] = i
                 result.geometryColumns = ordered
@@ -186,7 +193,7 @@ public struct CSVColumns: Sendable, Equatable {
         }
         // Then names, the surest role first (an id before a title, both before a road's name).
         let order: [Role] = [.id, .latitude, .longitude, .starts, .expires, .updated, .weblink, .icon, .category, .road, .title, .summary]
-        for role in order where result.columns[role] == nil {
+        for role in order where result.columns[role] == nil && !unrecognised.contains(role) {
             let candidates = header.indices.filter { !taken.contains($0) }.map { ($0, score(role, words: words[$0])) }.filter { $0.1 > 0 }
             guard var best = candidates.max(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 > $1.0) }) else { continue }
             // A coordinate column must hold coordinates.

@@ -152,7 +152,7 @@ public struct FeedError: Error, Sendable, Equatable, CustomStringConvertible {
         case .unknownFormat:
             let seen = reason.isEmpty ? "" : ": it is \(reason)"
             return "\(location): cannot tell the feed format from its content\(seen). trafficgeo reads Atom, RSS, the Autobahn API's JSON, "
-                + "GeoJSON, CSV, DATEX II, WZDx, Open511 and Waze CIFS; if it is one of them, name the format ("
+                + "GeoJSON, CSV, DATEX II, WZDx, Open511, Waze CIFS and, through GDAL, GIS files (KML, GML, Shapefile, GeoPackage, …); if it is one of them, name the format ("
                 + FeedFormat.allCases.map(\.rawValue).joined(separator: "|") + ")"
         case .empty:
             return "\(location): the feed is empty (no bytes, or only white space); nothing to read"

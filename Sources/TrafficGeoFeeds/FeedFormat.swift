@@ -13,6 +13,10 @@ public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible 
     /// Waze's Closure and Incident Feed Specification (CIFS: JSON or XML), what cities publish
     /// for Waze for Cities.
     case waze
+    /// A GIS file read through GDAL/OGR (KML, GML, Shapefile, GeoPackage, FlatGeobuf, GPX, a
+    /// zipped shapefile, …): by the `trafficgeo` tool and the TrafficGeo library, whose
+    /// TrafficGeoOGR module opens the library GDAL installs; the feed readers alone do not read it.
+    case gis
 
     public var description: String { rawValue }
 
@@ -23,6 +27,7 @@ public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible 
         case .autobahn, .geojson, .wzdx: "JSON"
         case .csv: "delimited text"
         case .datex2, .open511, .waze: "XML or JSON"
+        case .gis: "XML, JSON, delimited text or binary"
         }
     }
 
@@ -48,7 +53,7 @@ public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible 
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         let text = String(decoding: bytes.prefix(8192), as: UTF8.self)
         let trimmed = text.drop(while: { $0.isWhitespace })
-        let convert = "a GIS format trafficgeo does not read yet: convert it with `ogr2ogr -f GeoJSON out.geojson FILE` (Debian's gdal-bin) and read that"
+        let convert = "which GDAL may read: try --format gis (or convert it with `ogr2ogr -f GeoJSON out.geojson FILE`, Debian's gdal-bin, and read that)"
         switch trimmed.first {
         case "<":
             // The root: the first element that is no declaration, comment or doctype.
@@ -104,6 +109,18 @@ public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible 
         }
     }
 
+    /// An XML document (lowercased) of a GIS format: KML, or GML.
+    static func isGISDocument(_ lower: String) -> Bool {
+        lower.contains("<kml") || lower.contains("opengis.net/kml") || lower.contains("opengis.net/gml") && !lower.contains("<feed")
+    }
+
+    /// A binary file of a GIS format, by its magic bytes: a ZIP (a zipped shapefile, KMZ), an
+    /// SQLite file (GeoPackage), a shapefile's .shp, FlatGeobuf.
+    static func isGISFile(_ bytes: Data.SubSequence) -> Bool {
+        bytes.starts(with: [0x50, 0x4B, 0x03, 0x04]) || bytes.starts(with: Array("SQLite format 3".utf8))
+            || bytes.starts(with: [0x00, 0x00, 0x27, 0x0A]) || bytes.starts(with: [0x66, 0x67, 0x62, 0x03])
+    }
+
     /// Guesses the format from the first bytes of a feed (after a BOM and whitespace).
     ///
     ///     FeedFormat.detect(Data("<feed xmlns=...".utf8)) // .atom
@@ -126,6 +143,8 @@ public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible 
             if lower.contains("<incidents"), lower.contains("<incident") { return .waze }
             if lower.contains("<feed") { return .atom }
             if lower.contains("<rss") || lower.contains("<rdf:rdf") || lower.contains("<channel") { return .rss }
+            // GIS documents GDAL reads: KML, GML (a WFS answer, an INSPIRE download).
+            if Self.isGISDocument(lower) { return .gis }
             return nil
         case "{", "[":
             if lower.contains("\"feed_info\"") || lower.contains("\"road_event_feed_info\"") || lower.contains("\"core_details\"")
@@ -151,6 +170,7 @@ public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible 
             }
             return nil
         default:
+            if Self.isGISFile(bytes) { return .gis }
             // A header line with a separator and a title-ish or coordinate column.
             // By scalars: "\r\n" is one Character, which neither "\r" nor "\n" equals.
             let header = String(String.UnicodeScalarView(lower.unicodeScalars.prefix(while: { $0 != "\n" && $0 != "\r" })))

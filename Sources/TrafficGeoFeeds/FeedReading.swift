@@ -19,6 +19,17 @@ public enum FeedReading {
         case .autobahn: return AutobahnJSONReader()
         case .geojson: return GeoJSONReader(crs: crs)
         case .csv: return CSVFeedReader(crs: crs, fields: fields, note: note)
+        case .gis: return GISNeedsOGR()
+        }
+    }
+
+    /// What the feed readers alone answer for a GIS file: GDAL is opened by TrafficGeoOGR, which
+    /// the pipeline (FeedIngestor) and the tool use, so that this product needs no GDAL.
+    struct GISNeedsOGR: FeedReader {
+        func read(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
+            throw FeedError.malformed(input.location, format: .gis,
+                                      reason: "a GIS file is read through GDAL/OGR: by the trafficgeo tool, or with TrafficGeoOGR's OGRFeedReader in a program (the TrafficGeo library product)",
+                                      entriesRead: 0)
         }
     }
 

@@ -15,8 +15,8 @@ struct IngestCommand: AsyncParsableCommand {
         abstract: "Read incident feeds into the database.",
         discussion: """
             SOURCE is a file (or a file:// URL), - for stdin, or an http(s) URL. The format (atom, rss, autobahn, geojson, \
-            csv, the road authorities' standards datex2, wzdx, open511, and Waze's CIFS as waze) is detected from the \
-            content; a gzip-compressed feed (.gz) is inflated first. DATEX II records located only \
+            csv, the road authorities' standards datex2, wzdx, open511, Waze's CIFS as waze, and GIS files through GDAL as gis: \
+            KML, GML, Shapefile, GeoPackage, FlatGeobuf, …) is detected from the content; a gzip-compressed feed (.gz) is inflated first. DATEX II records located only \
             by ALERT-C codes need --tmc-table (else their words are geocoded). Each feed is stored in one transaction: an interrupted \
             ingest leaves the database as it was. Re-reading a feed updates its incidents in place.
 
@@ -75,10 +75,10 @@ struct IngestCommand: AsyncParsableCommand {
     @Flag(help: "Store incidents without a position as they are; geocode them later with `trafficgeo geocode pending`.")
     var noGeocode = false
 
-    @Option(help: ArgumentHelp("The CRS of positions in CSV (x/y or easting/northing columns) and GeoJSON (any PROJ definition: EPSG:25832, EPSG:31467, a PROJ string, WKT). A GeoJSON file's own legacy crs member is read without it. A position outside where the CRS is used is reported and not stored.", valueName: "crs"))
+    @Option(help: ArgumentHelp("The CRS of positions in CSV (x/y or easting/northing columns) and GeoJSON (any PROJ definition: EPSG:25832, EPSG:31467, a PROJ string, WKT), and of a GIS layer that names none. A GeoJSON file's own legacy crs member, and a GIS file's own CRS, are read without it. A position outside where the CRS is used is reported and not stored.", valueName: "crs"))
     var crs: String?
 
-    @Option(name: .customLong("field"), help: ArgumentHelp("For a CSV feed: which column is which field, ROLE=COLUMN (title=advisorymessage, road=carretera, starts=fecha, latitude=head_latitude, geometry=wkt); repeat it for several. Roles: \(CSVColumns.Role.allCases.map(\.rawValue).joined(separator: ", ")). Columns not named are recognised by their names and contents, and the ingest says which it took.", valueName: "role=column"))
+    @Option(name: .customLong("field"), help: ArgumentHelp("For a CSV feed or a GIS file's attributes: which column is which field, ROLE=COLUMN (title=advisorymessage, road=carretera, starts=fecha, latitude=head_latitude, geometry=wkt); repeat it for several. Roles: \(CSVColumns.Role.allCases.map(\.rawValue).joined(separator: ", ")). Columns not named are recognised by their names and contents, and the ingest says which it took.", valueName: "role=column"))
     var fields: [String] = []
 
     @OptionGroup var geocoding: GeocoderOptions

@@ -81,7 +81,7 @@ enum TrafficGeoExit {
             case .unknownFormat:
                 let seen = feed.reason.map { ": it is \($0)" } ?? ""
                 return "\(feed.location): cannot tell the feed format from its content\(seen). trafficgeo reads Atom, RSS, the Autobahn API's JSON, "
-                    + "GeoJSON, CSV, DATEX II, WZDx, Open511 and Waze CIFS; if it is one of them, name it with --format "
+                    + "GeoJSON, CSV, DATEX II, WZDx, Open511, Waze CIFS and, through GDAL, GIS files (KML, GML, Shapefile, GeoPackage, …); if it is one of them, name it with --format "
                     + FeedFormat.allCases.map(\.rawValue).joined(separator: "|")
             case .formatMismatch:
                 return "\(feed.location): --format \(feed.format?.rawValue ?? "") was given, but the content is \(feed.detectedContent); leave out --format to read it as that"

@@ -95,6 +95,16 @@ struct CSVColumnsTests {
         #expect(incidents[0].title == "Closure on LP-375", "\(incidents[0].title)")
     }
 
+    /// A geometry column empty in every row read ahead is still tried, once another column holds WKT.
+    @Test func aGeometryColumnFilledOnlyFurtherDown() throws {
+        var csv = "id,road_name,geometry_linestring,geometry_multipoint\n"
+        for k in 0..<(TabularIncidents.sampleRows + 10) { csv += "p\(k),I-10,,\"MULTIPOINT ((-106.3 31.7))\"\n" }
+        csv += "last,I-10,\"LINESTRING (-106.4 31.8, -106.5 31.9)\",\n"
+        let incidents = try TestSupport.read(csv, name: "late.csv").incidents
+        #expect(incidents.last?.id == "last")
+        #expect(incidents.last?.position == Coordinate(latitude: 31.8, longitude: -106.4))
+    }
+
     @Test(arguments: [
         "POINT (1 2)", "POINT Z (1 2 3)", "LINESTRING(1 2,3 4)", "MULTIPOINT ((1 2), (3 4))", "MULTIPOINT (1 2, 3 4)",
         "POLYGON ((0 0, 1 0, 1 1, 0 0))", "MULTILINESTRING ((1 2, 3 4), (5 6, 7 8))", "srid=31467;POINT (1 2)",

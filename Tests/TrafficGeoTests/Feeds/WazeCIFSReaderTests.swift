@@ -65,13 +65,17 @@ struct WazeCIFSReaderTests {
         #expect(FeedFormat.detect(Data("<incidents><incident id=\"1\"/></incidents>".utf8)) == .waze)
     }
 
-    /// A document trafficgeo cannot read is refused with what it is, and what it reads.
+    /// A document trafficgeo cannot read is refused with what it is, and what it reads; a
+    /// GIS document (KML) is one GDAL reads.
     @Test func anUnknownDocumentIsNamedInTheRefusal() {
         let kml = "<?xml version=\"1.0\"?><kml xmlns=\"http://www.opengis.net/kml/2.2\"><Document/></kml>"
-        #expect(FeedFormat.describeContent(Data(kml.utf8)).hasPrefix("a KML document"))
+        #expect(FeedFormat.detect(Data(kml.utf8)) == .gis)
+        let other = "<?xml version=\"1.0\"?><evts><evt id=\"1\"/></evts>"
+        #expect(FeedFormat.detect(Data(other.utf8)) == nil)
+        #expect(FeedFormat.describeContent(Data(other.utf8)) == "an XML document whose root is <evts>")
         #expect(FeedFormat.describeContent(Data(#"{"response": {"events": 3}, "status": "ok"}"#.utf8)) == "JSON whose top-level members are `response`, `status`")
-        let error = FeedError.unknownFormat("f.kml", seen: FeedFormat.describeContent(Data(kml.utf8)))
-        #expect(error.description.contains("KML") && error.description.contains("ogr2ogr") && error.description.contains("Waze CIFS"))
+        let error = FeedError.unknownFormat("f.xml", seen: FeedFormat.describeContent(Data(other.utf8)))
+        #expect(error.description.contains("<evts>") && error.description.contains("Waze CIFS") && error.description.contains("gis"), "\(error)")
     }
 }
 

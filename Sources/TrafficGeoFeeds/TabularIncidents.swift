@@ -1,0 +1,151 @@
+import Foundation
+import TrafficGeoModel
+import TrafficGeoRoadTitles
+import TrafficGeoSupport
+
+/// A table's rows made into incidents, whatever holds the table: a CSV file (CSVFeedReader), a
+/// GIS layer read through GDAL/OGR (TrafficGeoOGR's OGRFeedReader). The columns are chosen once
+/// (`CSVColumns`: named by the user, else recognised by their names and contents); each row is
+/// then one incident by the same rules, so that a KML placemark and a CSV row with the same
+/// fields are the same incident.
+package struct TabularIncidents {
+    package let header: [String]
+
+    /// Cells that mean "no value".
+    package static let missingWords: Set<String> = ["NA", "N/A", "NULL", "null", "NaN"]
+
+    /// A cell's text without markup, when it holds a tag.
+    package static func plainText(_ text: String) -> String {
+        guard text.contains("<"), text.contains(">") else { return text }
+        return HTMLText.plain(text).normalizedWhitespace
+    }
+
+    /// Rows read ahead to recognise columns by what they hold.
+    package static let sampleRows = 50
+
+    /// The names trafficgeo's CSV has always read, each one field whatever the rules say.
+    package static let exactNames: [CSVColumns.Role: [String]] = [
+        .id: ["id", "identifier", "guid"],
+        .title: ["title", "name"],
+        .summary: ["summary", "description", "subtitle", "text"],
+        .latitude: ["lat", "latitude", "y"],
+        .longitude: ["lon", "lng", "long", "longitude", "x"],
+        .updated: ["updated", "starttimestamp", "published", "date", "time"],
+        .expires: ["expires", "endtimestamp"],
+        .road: ["road"],
+        .category: ["category", "type"],
+        .weblink: ["weblink", "url", "link"],
+        .icon: ["icon", "iconurl"],
+    ]
+
+    let chosen: CSVColumns
+    /// x/y in another CRS (`--crs`); nil: latitude/longitude.
+    let coordinates: FeedCoordinates?
+    /// The columns some field was taken from; the rest are kept as properties.
+    let known: Set<Int>
+    /// Each date column's day-or-month order, from its sample (CSVDates).
+    let dateOrders: [CSVColumns.Role: CSVDates]
+
+    /// Rows whose positions are latitude and longitude (a GIS layer's geometry is brought to
+    /// WGS84 before it reaches here).
+    package init(header: [String], chosen: CSVColumns, sample: [[String]]) {
+        self.init(header: header, chosen: chosen, coordinates: nil, sample: sample)
+    }
+
+    init(header: [String], chosen: CSVColumns, coordinates: FeedCoordinates?, sample: [[String]]) {
+        self.header = header
+        self.chosen = chosen
+        self.coordinates = coordinates
+        known = Set(chosen.columns.values).union(chosen.clockColumns.values).union(chosen.geometryColumns)
+        dateOrders = Dictionary(uniqueKeysWithValues: [CSVColumns.Role.updated, .starts, .expires].compactMap { role in
+            chosen[role].map { i in (role, CSVDates(sample: sample.compactMap { i < $0.count ? $0[i] : nil })) }
+        })
+    }
+
+    /// A row as an incident, or as an entry skipped with its reason. `geometry`: the row's
+    /// geometry as GeoJSON in longitude/latitude, when it has one outside its cells (a GIS
+    /// layer's); a row with none is placed from its latitude/longitude or WKT columns.
+    package func event(row: [String], index: Int, line: Int?, source: String, geometry: String? = nil) -> FeedEvent {
+        func value(_ i: Int?) -> String? { i.map { row[$0] }?.nilIfBlank }
+        var fields = EntryFields()
+        fields.id = value(chosen[.id])
+        // Exports often carry the web page's markup in their texts ("<b>OBRA</b> en …").
+        fields.title = value(chosen[.title]).map(Self.plainText)
+        fields.summary = value(chosen[.summary]).map(Self.plainText)
+        fields.latitude = value(chosen[.latitude])
+        fields.longitude = value(chosen[.longitude])
+        if let coordinates, let xText = fields.longitude, let yText = fields.latitude {
+            if let x = DecimalText.double(xText), let y = DecimalText.double(yText) {
+                fields.setPosition(x: x, y: y, convertedBy: coordinates)
+            } else {
+                fields.positionProblem = "x '\(xText.prefix(20))', y '\(yText.prefix(20))' are not numbers"
+            }
+        }
+        // A geometry where the row gives no latitude and longitude: placed by the same rule as GeoJSON's.
+        if fields.latitude == nil || fields.longitude == nil {
+            let placement: Result<GeoJSONGeometry.Placement, PlacementProblem>?
+            if let geometry {
+                placement = Self.parsedGeoJSON(geometry).flatMap { GeoJSONGeometry.placement($0) }
+            } else if let wkt = chosen.geometryColumns.lazy.compactMap({ value($0) }).first ?? value(chosen[.geometry]) {
+                let convert: GeoJSONGeometry.Conversion = coordinates.map { c in { x, y in try c.position(x: x, y: y) } } ?? GeoJSONGeometry.lonLat
+                placement = WKTGeometry.geoJSON(wkt).flatMap { GeoJSONGeometry.placement($0, convert: convert) }
+            } else {
+                placement = nil
+            }
+            switch placement {
+            case let .success(placed):
+                (fields.latitude, fields.longitude) = (String(placed.position.latitude), String(placed.position.longitude))
+                fields.segment = placed.segment
+            case let .failure(problem):
+                fields.positionProblem = problem.reason
+            case nil:
+                break
+            }
+        }
+        // A date as the row writes it (CSVDates: 23/10/2023, 04/02/2024 08:43:42 PM), with its
+        // time of day if that has a column of its own; a placeholder ("?", "N/A") is none. One
+        // that is no date stays as written, and the entry is skipped with the reason, as in
+        // every format.
+        func date(_ role: CSVColumns.Role) -> String? {
+            guard let i = chosen[role], let raw = value(i).flatMap(PlaceholderText.meaningful) else { return nil }
+            let text = chosen.clockColumns[role].flatMap { value($0).flatMap(PlaceholderText.meaningful) }.map { raw + " " + $0 } ?? raw
+            return dateOrders[role]?.normalized(text) ?? dateOrders[role]?.normalized(raw) ?? raw
+        }
+        fields.updated = date(.updated)
+        fields.expires = date(.expires)
+        fields.road = value(chosen[.road])
+        fields.category = value(chosen[.category])
+        fields.weblink = value(chosen[.weblink])
+        fields.iconURL = value(chosen[.icon])
+        for (i, name) in header.enumerated() where !known.contains(i) && !row[i].isEmpty {
+            fields.properties[name] = String(row[i].prefix(4096))
+        }
+        if let start = date(.starts) {
+            fields.properties["valid_from"] = TimestampParser.parse(start).map(TimestampParser.format) ?? start
+            // A report whose only time is its start was last told of then.
+            if fields.updated == nil { fields.updated = start }
+        }
+        // No title column: the kind (its column's, else what the text says) and the road say
+        // what it is ("Roadworks on I-35", "Closure on LP-375").
+        if fields.title == nil, let road = fields.road ?? fields.category {
+            let named = fields.category.flatMap { IncidentCategory(loose: $0) ?? CategoryClassifier.classify($0) }
+            let category = named ?? CategoryClassifier.classify(fields.summary)
+            let kind = category.map { $0.rawValue.prefix(1).uppercased() + $0.rawValue.dropFirst() } ?? fields.category ?? "Incident"
+            fields.title = fields.road == nil ? kind : "\(kind) on \(road)"
+        }
+        if fields.id == nil { fields.id = "row\(index)" }   // unique within the source, which is part of the identity
+        do {
+            return .incident(try fields.makeIncident(source: source, index: index))
+        } catch {
+            return .skipped(SkippedEntry(index: index, entryID: fields.id, line: line, reason: error.reason))
+        }
+    }
+
+    /// A GeoJSON geometry's text as the dictionary GeoJSONGeometry places.
+    private static func parsedGeoJSON(_ text: String) -> Result<[String: Any], PlacementProblem> {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(text.utf8)), let geometry = object as? [String: Any] else {
+            return .failure(PlacementProblem("the geometry is not GeoJSON"))
+        }
+        return .success(geometry)
+    }
+}
