@@ -66,7 +66,7 @@ public struct CSVColumns: Sendable, Equatable {
     static let summaryWords: Set<String> = ["summary", "description", "desc", "subtitle", "text", "message", "comment", "comments", "details",
                                             "remarks", "notes", "advisory", "beschreibung", "meldung", "descripcion", "descripción",
                                             "description", "descrizione", "omschrijving", "texto", "mensaje", "observaciones"]
-    static let roadWords: Set<String> = ["road", "roads", "roadway", "roadname", "route", "highway", "hwy", "street", "strasse", "straße",
+    static let roadWords: Set<String> = ["road", "roads", "roadway", "roadname", "route", "highway", "hwy", "motorway", "freeway", "street", "strasse", "straße",
                                          "carretera", "via", "voie", "autoroute", "autopista", "autovia", "autovía", "strada", "weg", "snelweg"]
     static let roadQualifiers: Set<String> = ["name", "names", "number", "nr", "no", "num", "nombre", "numero", "nummer", "ref", "code"]
     static let categoryWords: Set<String> = ["category", "type", "kind", "class", "cause", "tipo", "typ", "art", "kategorie", "categoria",
@@ -87,7 +87,8 @@ public struct CSVColumns: Sendable, Equatable {
 
     /// A name's score for a role: higher is more surely it, 0 is not it.
     static func score(_ role: Role, words w: [String]) -> Int {
-        let set = Set(w)
+        // A plural is its word too ("Begins", "comments", "roadNames").
+        let set = Set(w).union(w.lazy.filter { $0.count > 3 && $0.hasSuffix("s") && !$0.hasSuffix("ss") }.map { String($0.dropLast()) })
         func any(_ words: Set<String>) -> Bool { !set.isDisjoint(with: words) }
         let headBonus = any(headWords) ? 2 : any(tailWords) ? -1 : 0
         switch role {
@@ -149,10 +150,12 @@ public struct CSVColumns: Sendable, Equatable {
     /// of the first rows. Throws when a named column is not in the header.
     /// `exact`: names that are a role whatever the rules say (the names trafficgeo's own CSV and
     /// the Autobahn export have always used: `startTimestamp` is when the report was updated).
+    /// `inDegrees`: coordinates are latitudes and longitudes (not x/y in a CRS given), so a
+    /// coordinate column must hold values in their ranges.
     /// `unrecognised`: roles no column is recognised for (a GIS layer's geometry is the
     /// position: no attribute is taken for a coordinate), unless the user names one.
     public static func choose(header: [String], sample: [[String]], named: [Role: String] = [:],
-                              exact: [Role: [String]] = [:], unrecognised: Set<Role> = []) throws(Problem) -> CSVColumns {
+                              exact: [Role: [String]] = [:], unrecognised: Set<Role> = [], inDegrees: Bool = true) throws(Problem) -> CSVColumns {
         var result = CSVColumns()
         var taken: Set<Int> = []
         let folded = header.map { TextFolding.fold($0) }
@@ -164,8 +167,16 @@ public struct CSVColumns: Sendable, Equatable {
             taken.insert(i)
         }
         let lowered = header.map { $0.lowercased() }
+        // A coordinate column holds coordinates, whatever it is called: x and y in metres are no
+        // degrees (a row's bad latitude is that row's problem, not the column's).
+        func plausible(_ i: Int, _ role: Role) -> Bool {
+            guard inDegrees, role == .latitude || role == .longitude else { return true }
+            let limit = role == .latitude ? 90.0 : 180.0
+            let values = sample.compactMap { i < $0.count ? DecimalText.double($0[i]) : nil }
+            return values.filter { abs($0) <= limit }.count * 2 >= values.count
+        }
         for role in Role.allCases where result.columns[role] == nil {
-            guard let names = exact[role], let i = names.lazy.compactMap({ name in lowered.indices.first { lowered[$0] == name && !taken.contains($0) } }).first else { continue }
+            guard let names = exact[role], let i = names.lazy.compactMap({ name in lowered.indices.first { lowered[$0] == name && !taken.contains($0) && plausible($0, role) } }).first else { continue }
             result.columns[role] = i
             taken.insert(i)
         }
@@ -229,6 +240,20 @@ public struct CSVColumns: Sendable, Equatable {
             result.columns[role] = best.0
             result.guessed.insert(role)
             taken.insert(best.0)
+        }
+        // No column named as a title or a text: the one whose values are the longest texts
+        // (words, mostly letters) is the text, in whatever language its name is.
+        if result.columns[.title] == nil, result.columns[.summary] == nil, !unrecognised.contains(.summary) {
+            func words(_ i: Int) -> Double {
+                let values = sample.compactMap { i < $0.count ? $0[i] : nil }.filter { !$0.isEmpty }
+                guard !values.isEmpty, values.allSatisfy({ v in v.unicodeScalars.filter(CharacterSet.letters.contains).count * 2 >= v.unicodeScalars.count }) else { return 0 }
+                return Double(values.map { $0.split(whereSeparator: \.isWhitespace).count }.reduce(0, +)) / Double(values.count)
+            }
+            if let text = header.indices.filter({ !taken.contains($0) }).map({ ($0, words($0)) }).filter({ $0.1 >= 4 }).max(by: { $0.1 < $1.1 }) {
+                result.columns[.summary] = text.0
+                result.guessed.insert(.summary)
+                taken.insert(text.0)
+            }
         }
         return result
     }

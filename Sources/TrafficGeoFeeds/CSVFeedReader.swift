@@ -20,11 +20,6 @@ struct CSVFeedReader: FeedReader {
     /// Told which columns were recognised, once per file ("title ← name, lat ← head_latitude").
     var note: ((String) -> Void)?
 
-    static let projectedAliases: [String: [String]] = [
-        "x": ["easting", "east", "rechtswert", "x", "e", "lon", "lng", "long", "longitude"],
-        "y": ["northing", "north", "hochwert", "y", "n", "lat", "latitude"],
-    ]
-
     func read(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
         let head = String(decoding: try input.head(4096), as: UTF8.self)
         let headerLine = head.prefix(while: { $0 != "\n" && $0 != "\r" })
@@ -47,10 +42,6 @@ struct CSVFeedReader: FeedReader {
         } catch {
             throw FeedError.malformed(input.location, format: .csv, reason: "\(error)", entriesRead: 0)
         }
-        var exact = TabularIncidents.exactNames
-        if coordinates != nil {
-            (exact[.longitude], exact[.latitude]) = (Self.projectedAliases["x"], Self.projectedAliases["y"])
-        }
         // The first rows, read ahead: columns are recognised by what they hold too.
         var sample: [CSVRecordReader.Record] = []
         var readError: CSVRecordReader.ReadError?
@@ -59,26 +50,10 @@ struct CSVFeedReader: FeedReader {
         } catch let error as CSVRecordReader.ReadError {
             readError = error
         }
-        let chosen: CSVColumns
-        do {
-            chosen = try CSVColumns.choose(header: header, sample: sample.map { $0.fields.map(\.trimmed) }, named: fields, exact: exact)
-        } catch {
-            throw FeedError.malformed(input.location, format: .csv, reason: error.description, entriesRead: 0)
-        }
+        let chosen = try TabularIncidents.chooseColumns(header: header, sample: sample.map { $0.fields.map(\.trimmed) }, fields: fields,
+                                                         coordinates: coordinates, hasGeometry: false, location: input.location, format: .csv)
         let said = chosen.describe(header: header)
         if !said.isEmpty { note?("columns recognised: \(said)") }
-        if let coordinates, chosen[.longitude] == nil || chosen[.latitude] == nil, chosen[.geometry] == nil {
-            throw FeedError.malformed(input.location, format: .csv,
-                                      reason: "positions in \(coordinates.crs), the CRS given for this feed, need x and y columns (or easting and northing); the header has \(header.joined(separator: ", ").prefix(200))",
-                                      entriesRead: 0)
-        }
-        // A header that names nothing an incident is made of is not a feed's (random bytes with
-        // a comma in the first line were read as 1.8 M rows of "Unknown Incident").
-        guard chosen[.title] != nil || chosen[.summary] != nil || (chosen[.latitude] != nil && chosen[.longitude] != nil) || chosen[.geometry] != nil else {
-            throw FeedError.malformed(input.location, format: .csv,
-                                      reason: "the header names no column trafficgeo reads (title or name, description, lat and lon, x and y, WKT geometry); it has \(String(header.joined(separator: ", ").unicodeScalars.filter { $0.value >= 0x20 }.prefix(120))); name them with a field mapping (ROLE=COLUMN)",
-                                      entriesRead: 0)
-        }
         let table = TabularIncidents(header: header, chosen: chosen, coordinates: coordinates,
                                      sample: sample.map { $0.fields.map(\.trimmed) })
         var index = 0

@@ -17,6 +17,9 @@ public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible 
     /// zipped shapefile, …): by the `trafficgeo` tool and the TrafficGeo library, whose
     /// TrafficGeoOGR module opens the library GDAL installs; the feed readers alone do not read it.
     case gis
+    /// An XML or JSON document of repeated records in a publisher's own schema, read as a table
+    /// (RecordsReader): what no standard's reader claims.
+    case records
 
     public var description: String { rawValue }
 
@@ -28,6 +31,7 @@ public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible 
         case .csv: "delimited text"
         case .datex2, .open511, .waze: "XML or JSON"
         case .gis: "XML, JSON, delimited text or binary"
+        case .records: "XML or JSON"
         }
     }
 
@@ -53,7 +57,7 @@ public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible 
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
         let text = String(decoding: bytes.prefix(8192), as: UTF8.self)
         let trimmed = text.drop(while: { $0.isWhitespace })
-        let convert = "which GDAL may read: try --format gis (or convert it with `ogr2ogr -f GeoJSON out.geojson FILE`, Debian's gdal-bin, and read that)"
+        let convert = "which GDAL may read: name the format gis (or convert it with `ogr2ogr -f GeoJSON out.geojson FILE`, Debian's gdal-bin, and read that)"
         switch trimmed.first {
         case "<":
             // The root: the first element that is no declaration, comment or doctype.
@@ -145,7 +149,8 @@ public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible 
             if lower.contains("<rss") || lower.contains("<rdf:rdf") || lower.contains("<channel") { return .rss }
             // GIS documents GDAL reads: KML, GML (a WFS answer, an INSPIRE download).
             if Self.isGISDocument(lower) { return .gis }
-            return nil
+            // Any other XML: a publisher's own records (RecordsReader finds them, or says there are none).
+            return .records
         case "{", "[":
             if lower.contains("\"feed_info\"") || lower.contains("\"road_event_feed_info\"") || lower.contains("\"core_details\"")
                 || lower.contains("\"road_event_id\"") {
@@ -168,7 +173,8 @@ public enum FeedFormat: String, Sendable, CaseIterable, CustomStringConvertible 
             if AutobahnJSONReader.services.contains(where: { lower.contains("\"\($0)\"") }) || lower.contains("\"identifier\"") {
                 return .autobahn
             }
-            return nil
+            // Any other JSON: a publisher's own records.
+            return .records
         default:
             if Self.isGISFile(bytes) { return .gis }
             // A header line with a separator and a title-ish or coordinate column.

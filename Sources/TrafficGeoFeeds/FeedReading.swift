@@ -17,9 +17,10 @@ public enum FeedReading {
         case .waze: return WazeCIFSReader()
         case .atom, .rss: return XMLFeedReader(format: format)
         case .autobahn: return AutobahnJSONReader()
-        case .geojson: return GeoJSONReader(crs: crs)
+        case .geojson: return GeoJSONReader(crs: crs, fields: fields, note: note)
         case .csv: return CSVFeedReader(crs: crs, fields: fields, note: note)
         case .gis: return GISNeedsOGR()
+        case .records: return RecordsReader(crs: crs, fields: fields, note: note)
         }
     }
 

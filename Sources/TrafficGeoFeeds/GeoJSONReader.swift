@@ -8,6 +8,10 @@ struct GeoJSONReader: FeedReader {
     /// The CRS of positions when the document names none (`--crs`); a legacy `crs` member
     /// (GeoJSON 2008, still written by older tools) is read when there is no `--crs`.
     var crs: String?
+    /// Properties the user named as fields (a field mapping: `title=locationArea`).
+    var fields: [CSVColumns.Role: String] = [:]
+    /// Told which properties were recognised as which field.
+    var note: ((String) -> Void)?
 
     func read(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
         let streamer = JSONArrayStreamer(keys: ["features", ""])
@@ -19,11 +23,29 @@ struct GeoJSONReader: FeedReader {
         } catch {
             throw FeedError.malformed(input.location, format: .geojson, reason: "\(error)", entriesRead: 0)
         }
+        // The first features, read ahead: properties of other names (eventType, locationArea)
+        // are recognised as a CSV file's columns are, from their names and contents.
+        var pending: [Data] = []
+        var recognised: RecognisedProperties?
+        func flush() throws {
+            let chosen = try recognised ?? RecognisedProperties(pending, fields: fields, location: input.location)
+            if recognised == nil {
+                recognised = chosen
+                let said = chosen.columns.describe(header: chosen.header)
+                if !said.isEmpty { note?("properties recognised: \(said)") }
+            }
+            for data in pending {
+                index += 1
+                try handle(Self.decode(data, source: source, index: index, coordinates: coordinates, recognised: chosen))
+            }
+            pending.removeAll()
+        }
         do {
             topLevel = try streamer.scan(try input.makeStream()) { _, data in
-                index += 1
-                try handle(Self.decode(data, source: source, index: index, coordinates: coordinates))
+                pending.append(data)
+                if recognised != nil || pending.count >= TabularIncidents.sampleRows { try flush() }
             }
+            try flush()
         } catch let error as JSONArrayStreamer.ScanError {
             throw FeedError.malformed(input.location, format: .geojson, reason: error.description, entriesRead: index)
         }
@@ -40,7 +62,60 @@ struct GeoJSONReader: FeedReader {
         }
     }
 
-    static func decode(_ data: Data, source: String, index: Int, coordinates conversion: FeedCoordinates? = nil) -> FeedEvent {
+    /// Which properties of a document's features are which field, beyond the names GeoJSON's
+    /// reader has always read: chosen once, from the first features.
+    struct RecognisedProperties {
+        let header: [String]
+        let columns: CSVColumns
+
+        init(_ sample: [Data], fields: [CSVColumns.Role: String], location: String) throws {
+            let properties = sample.compactMap { ((try? JSONSerialization.jsonObject(with: $0)) as? [String: Any])?["properties"] as? [String: Any] }
+                .map(Self.flattened)
+            var header: [String] = []
+            var seen: Set<String> = []
+            for p in properties { for key in p.keys.sorted() where seen.insert(key).inserted { header.append(key) } }
+            self.header = header
+            do {
+                // The keys GeoJSON has always read are the fields they name, not candidates for others.
+                columns = try CSVColumns.choose(header: header, sample: properties.map { p in header.map { p[$0] ?? "" } },
+                                                named: fields, exact: TabularIncidents.exactNames, unrecognised: [.latitude, .longitude, .geometry])
+            } catch {
+                throw FeedError.malformed(location, format: .geojson, reason: error.description, entriesRead: 0)
+            }
+        }
+
+        /// Whether any property was recognised as a field (else nothing is looked up per feature).
+        var isEmpty: Bool { columns.columns.isEmpty }
+
+        /// The property that is `role`'s, in a feature's flattened properties.
+        func value(_ role: CSVColumns.Role, in properties: [String: String]) -> String? {
+            guard let i = columns[role] else { return nil }
+            return properties[header[i]].flatMap { TabularIncidents.missingWords.contains($0) ? nil : $0.nilIfBlank }
+        }
+
+        /// Properties with nested objects flattened to dotted names (`announcements.title`), the
+        /// values of a list's items joined.
+        static func flattened(_ properties: [String: Any]) -> [String: String] {
+            var out: [String: String] = [:]
+            func visit(_ value: Any, _ name: String, depth: Int) {
+                guard depth < 8 else { return }
+                switch value {
+                case let object as [String: Any]:
+                    for (key, member) in object { visit(member, name.isEmpty ? key : name + "." + key, depth: depth + 1) }
+                case let list as [Any]:
+                    for item in list { visit(item, name, depth: depth + 1) }
+                default:
+                    guard let text = LooseJSON.string(value), !text.isEmpty else { return }
+                    out[name] = out[name].map { $0 + "; " + text } ?? String(text.prefix(4096))
+                }
+            }
+            visit(properties, "", depth: 0)
+            return out
+        }
+    }
+
+    static func decode(_ data: Data, source: String, index: Int, coordinates conversion: FeedCoordinates? = nil,
+                       recognised: RecognisedProperties? = nil) -> FeedEvent {
         guard let feature = (try? JSONSerialization.jsonObject(with: data)) as? [String: Any] else {
             return .skipped(SkippedEntry(index: index, reason: "not a JSON object"))
         }
@@ -60,6 +135,23 @@ struct GeoJSONReader: FeedReader {
         fields.expires = text("expires", "endTimestamp")
         fields.road = text("road")
         fields.category = text("category")
+        // Fields the document names otherwise (recognised, or named by the user): where the
+        // names above gave none.
+        if let recognised, !recognised.isEmpty {
+            let flat = RecognisedProperties.flattened(properties)
+            func fill(_ field: inout String?, _ role: CSVColumns.Role) { if field == nil { field = recognised.value(role, in: flat) } }
+            fill(&fields.title, .title)
+            fill(&fields.summary, .summary)
+            fill(&fields.road, .road)
+            fill(&fields.category, .category)
+            fill(&fields.updated, .updated)
+            fill(&fields.expires, .expires)
+            fill(&fields.weblink, .weblink)
+            fill(&fields.iconURL, .icon)
+            if fields.id == nil { fields.id = recognised.value(.id, in: flat) }
+            if fields.updated == nil { fields.updated = recognised.value(.starts, in: flat) }
+            if fields.title == nil { fields.title = TabularIncidents.title(category: fields.category, road: fields.road, summary: fields.summary) }
+        }
 
         guard let geometry = feature["geometry"] as? [String: Any] else {
             if feature["geometry"] is NSNull || feature["geometry"] == nil {

@@ -220,6 +220,16 @@ struct SAXAttributes {
     /// How many attributes the element has.
     let count: Int
 
+    /// Every attribute, local name and value, in document order (a publisher's own schema puts
+    /// its fields in attributes: truckinfo's `<evt r='A1' x='539007' …>`).
+    var all: [(name: String, value: String)] {
+        guard let pointers, count > 0 else { return [] }
+        return (0..<count).compactMap { i in
+            guard let local = pointers[i * 5], let start = pointers[i * 5 + 3], let end = pointers[i * 5 + 4] else { return nil }
+            return (String(cString: local), String(decoding: UnsafeBufferPointer(start: start, count: max(0, end - start)), as: UTF8.self))
+        }
+    }
+
     /// The value of the attribute with this local name (the last, as a dictionary would keep).
     subscript(name: String) -> String? {
         guard let pointers, count > 0, !name.isEmpty else { return nil }

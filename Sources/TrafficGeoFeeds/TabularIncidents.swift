@@ -66,6 +66,11 @@ package struct TabularIncidents {
     /// geometry as GeoJSON in longitude/latitude, when it has one outside its cells (a GIS
     /// layer's); a row with none is placed from its latitude/longitude or WKT columns.
     package func event(row: [String], index: Int, line: Int?, source: String, geometry: String? = nil) -> FeedEvent {
+        event(row: row, index: index, line: line, source: source, placement: geometry.map { Self.parsedGeoJSON($0).flatMap { GeoJSONGeometry.placement($0) } })
+    }
+
+    /// The same, the row's geometry already placed (a record's GML).
+    func event(row: [String], index: Int, line: Int?, source: String, placement given: Result<GeoJSONGeometry.Placement, PlacementProblem>?) -> FeedEvent {
         func value(_ i: Int?) -> String? { i.map { row[$0] }?.nilIfBlank }
         var fields = EntryFields()
         fields.id = value(chosen[.id])
@@ -84,8 +89,8 @@ package struct TabularIncidents {
         // A geometry where the row gives no latitude and longitude: placed by the same rule as GeoJSON's.
         if fields.latitude == nil || fields.longitude == nil {
             let placement: Result<GeoJSONGeometry.Placement, PlacementProblem>?
-            if let geometry {
-                placement = Self.parsedGeoJSON(geometry).flatMap { GeoJSONGeometry.placement($0) }
+            if let given {
+                placement = given
             } else if let wkt = chosen.geometryColumns.lazy.compactMap({ value($0) }).first ?? value(chosen[.geometry]) {
                 let convert: GeoJSONGeometry.Conversion = coordinates.map { c in { x, y in try c.position(x: x, y: y) } } ?? GeoJSONGeometry.lonLat
                 placement = WKTGeometry.geoJSON(wkt).flatMap { GeoJSONGeometry.placement($0, convert: convert) }
@@ -127,12 +132,7 @@ package struct TabularIncidents {
         }
         // No title column: the kind (its column's, else what the text says) and the road say
         // what it is ("Roadworks on I-35", "Closure on LP-375").
-        if fields.title == nil, let road = fields.road ?? fields.category {
-            let named = fields.category.flatMap { IncidentCategory(loose: $0) ?? CategoryClassifier.classify($0) }
-            let category = named ?? CategoryClassifier.classify(fields.summary)
-            let kind = category.map { $0.rawValue.prefix(1).uppercased() + $0.rawValue.dropFirst() } ?? fields.category ?? "Incident"
-            fields.title = fields.road == nil ? kind : "\(kind) on \(road)"
-        }
+        if fields.title == nil { fields.title = Self.title(category: fields.category, road: fields.road, summary: fields.summary) }
         if fields.id == nil { fields.id = "row\(index)" }   // unique within the source, which is part of the identity
         do {
             return .incident(try fields.makeIncident(source: source, index: index))
@@ -140,6 +140,51 @@ package struct TabularIncidents {
             return .skipped(SkippedEntry(index: index, entryID: fields.id, line: line, reason: error.reason))
         }
     }
+
+    /// A title for an entry that has none, from its kind (its category's, else what its text
+    /// says) and its road: "Roadworks on I-35", "Closure on LP-375"; nil without either.
+    static func title(category: String?, road: String?, summary: String?) -> String? {
+        guard let named = road ?? category else { return nil }
+        let known = category.flatMap { IncidentCategory(loose: $0) ?? CategoryClassifier.classify($0) } ?? CategoryClassifier.classify(summary)
+        let kind = known.map { $0.rawValue.prefix(1).uppercased() + $0.rawValue.dropFirst() } ?? category ?? "Incident"
+        return road == nil ? kind : "\(kind) on \(named)"
+    }
+
+    /// The columns of a table, named by the user (`fields`) or recognised, with the refusals a
+    /// table that cannot be read gets: positions in another CRS need x and y; a header naming
+    /// nothing an incident is made of is no feed's.
+    static func chooseColumns(header: [String], sample: [[String]], fields: [CSVColumns.Role: String], coordinates: FeedCoordinates?,
+                              hasGeometry: Bool, location: String, format: FeedFormat) throws -> CSVColumns {
+        var exact = exactNames
+        if coordinates != nil {
+            (exact[.longitude], exact[.latitude]) = (projectedAliases["x"], projectedAliases["y"])
+        }
+        let chosen: CSVColumns
+        do {
+            chosen = try CSVColumns.choose(header: header, sample: sample, named: fields, exact: exact, inDegrees: coordinates == nil)
+        } catch {
+            throw FeedError.malformed(location, format: format, reason: error.description, entriesRead: 0)
+        }
+        let positioned = hasGeometry || chosen[.geometry] != nil
+        if let coordinates, chosen[.longitude] == nil || chosen[.latitude] == nil, !positioned {
+            throw FeedError.malformed(location, format: format,
+                                      reason: "positions in \(coordinates.crs), the CRS given for this feed, need x and y columns (or easting and northing); the header has \(header.joined(separator: ", ").prefix(200))",
+                                      entriesRead: 0)
+        }
+        // A header that names nothing an incident is made of is not a feed's (random bytes with
+        // a comma in the first line were read as 1.8 M rows of "Unknown Incident").
+        guard chosen[.title] != nil || chosen[.summary] != nil || (chosen[.latitude] != nil && chosen[.longitude] != nil) || positioned else {
+            throw FeedError.malformed(location, format: format,
+                                      reason: "the header names no column trafficgeo reads (title or name, description, lat and lon, x and y, WKT geometry); it has \(String(header.joined(separator: ", ").unicodeScalars.filter { $0.value >= 0x20 }.prefix(120))); name them with a field mapping (ROLE=COLUMN)",
+                                      entriesRead: 0)
+        }
+        return chosen
+    }
+
+    static let projectedAliases: [String: [String]] = [
+        "x": ["easting", "east", "rechtswert", "x", "e", "lon", "lng", "long", "longitude"],
+        "y": ["northing", "north", "hochwert", "y", "n", "lat", "latitude"],
+    ]
 
     /// A GeoJSON geometry's text as the dictionary GeoJSONGeometry places.
     private static func parsedGeoJSON(_ text: String) -> Result<[String: Any], PlacementProblem> {

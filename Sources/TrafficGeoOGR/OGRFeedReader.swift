@@ -41,7 +41,7 @@ public struct OGRFeedReader: FeedReader {
         guard let dataset = gdal.openEx(path, OGRLibrary.vectorOnly, nil, nil, nil) else {
             let why = gdal.lastError().map { ": \($0)" } ?? ""
             throw FeedError.malformed(input.location, format: .gis,
-                                      reason: "GDAL opens no vector data in it\(why) (KML, GML, Shapefile, GeoPackage, FlatGeobuf, GPX and the other formats `ogrinfo --formats` lists are read)",
+                                      reason: "GDAL opens no vector data in it\(why) (KML, GML, Shapefile, GeoPackage, FlatGeobuf, GPX and the other vector formats of GDAL's `ogrinfo` are read)",
                                       entriesRead: 0)
         }
         defer { gdal.close(dataset) }

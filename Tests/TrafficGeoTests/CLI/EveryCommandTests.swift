@@ -230,6 +230,10 @@ struct EveryCommandTests {
                                   name: "closures.json", in: folder)
         _ = try TestSupport.write(#"{"type":"FeatureCollection","features":[{"type":"Feature","id":"w1","geometry":{"type":"Polygon","coordinates":[[[8.53,47.37],[8.54,47.37],[8.54,47.38],[8.53,47.37]]]},"properties":{"title":"Baustelle Bahnhofstrasse"}}]}"#,
                                   name: "works.geojson", in: folder)
+        _ = try TestSupport.write(#"<?xml version="1.0"?><kml xmlns="http://www.opengis.net/kml/2.2"><Document><Placemark><name>Baustelle Hardturmstrasse</name><LineString><coordinates>8.51,47.39 8.52,47.392</coordinates></LineString></Placemark></Document></kml>"#,
+                                  name: "works.kml", in: folder)
+        _ = try TestSupport.write(#"<?xml version="1.0"?><ogr:FeatureCollection xmlns:ogr="http://ogr.maptools.org/" xmlns:gml="http://www.opengis.net/gml"><gml:featureMember><ogr:baustellen fid="b1"><ogr:geometryProperty><gml:Polygon srsName="EPSG:21781"><gml:outerBoundaryIs><gml:LinearRing><gml:coordinates>683000,248000 683200,248000 683200,248100 683000,248000</gml:coordinates></gml:LinearRing></gml:outerBoundaryIs></gml:Polygon></ogr:geometryProperty><ogr:bezeichnung>Zürcherstrasse: Belagsarbeiten</ogr:bezeichnung></ogr:baustellen></gml:featureMember></ogr:FeatureCollection>"#,
+                                  name: "baustellen.gml", in: folder)
         let hour = 3600.0, now = Date()
         func at(_ offset: Double) -> String { ISO8601DateFormatter().string(from: now.addingTimeInterval(offset)) }
         func datex(_ country: String, _ supplier: String, lang: String, _ situations: [(id: String, type: String, severity: String, comment: String, extra: String, lat: Double, lon: Double)]) -> String {

@@ -71,7 +71,8 @@ struct WazeCIFSReaderTests {
         let kml = "<?xml version=\"1.0\"?><kml xmlns=\"http://www.opengis.net/kml/2.2\"><Document/></kml>"
         #expect(FeedFormat.detect(Data(kml.utf8)) == .gis)
         let other = "<?xml version=\"1.0\"?><evts><evt id=\"1\"/></evts>"
-        #expect(FeedFormat.detect(Data(other.utf8)) == nil)
+        #expect(FeedFormat.detect(Data(other.utf8)) == .records, "any other XML is tried for records")
+        #expect { try TestSupport.read(other) } throws: { ($0 as? FeedError)?.code == .unknownFormat && "\($0)".contains("no repeated records") }
         #expect(FeedFormat.describeContent(Data(other.utf8)) == "an XML document whose root is <evts>")
         #expect(FeedFormat.describeContent(Data(#"{"response": {"events": 3}, "status": "ok"}"#.utf8)) == "JSON whose top-level members are `response`, `status`")
         let error = FeedError.unknownFormat("f.xml", seen: FeedFormat.describeContent(Data(other.utf8)))
