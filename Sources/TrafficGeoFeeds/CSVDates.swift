@@ -55,13 +55,13 @@ struct CSVDates: Sendable, Equatable {
 
     /// Whether a value is a time of day alone ("18:49", "08:43:42 PM"): a column of its own.
     static func isClockTime(_ text: String) -> Bool {
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = text.trimmed
         return t.range(of: #"^\d{1,2}:\d{2}(:\d{2})?( ?[AaPp][Mm])?$"#, options: .regularExpression) != nil
     }
 
     /// Whether a value is a date without a time ("23/10/2023", "2023-10-23").
     static func isDateOnly(_ text: String) -> Bool {
-        let t = text.trimmingCharacters(in: .whitespaces)
+        let t = text.trimmed
         if let parts = numericDate(t) { return !parts.hasTime }
         return t.range(of: #"^\d{4}-\d{2}-\d{2}$"#, options: .regularExpression) != nil
     }

@@ -52,7 +52,10 @@ struct GeoJSONReader: FeedReader {
         // A single Feature document: small by nature, decoded whole.
         if index == 0, topLevel["type"] == "\"Feature\"" {
             let data = try Data(contentsOf: input.fileURL)
-            try handle(Self.decode(data, source: source, index: 1, coordinates: coordinates))
+            let chosen = try RecognisedProperties([data], fields: fields, location: input.location)
+            let said = chosen.columns.describe(header: chosen.header)
+            if !said.isEmpty { note?("properties recognised: \(said)") }
+            try handle(Self.decode(data, source: source, index: 1, coordinates: coordinates, recognised: chosen))
         } else if index == 0, !topLevel.isEmpty, topLevel["features"] == nil {
             // Another JSON document (Open511, the Autobahn API) read nothing: refused, so that a
             // snapshot of it ends nothing. (An empty FeatureCollection has nothing on.)
@@ -144,12 +147,17 @@ struct GeoJSONReader: FeedReader {
             fill(&fields.summary, .summary)
             fill(&fields.road, .road)
             fill(&fields.category, .category)
-            fill(&fields.updated, .updated)
-            fill(&fields.expires, .expires)
+            // A recognised date is taken when it reads as one (a list's first that does): a
+            // property guessed to be a date does not cost its feature.
+            func date(_ role: CSVColumns.Role) -> String? {
+                recognised.value(role, in: flat)?.components(separatedBy: "; ").first { TimestampParser.parse($0) != nil }
+            }
+            if fields.updated == nil { fields.updated = date(.updated) }
+            if fields.expires == nil { fields.expires = date(.expires) }
             fill(&fields.weblink, .weblink)
             fill(&fields.iconURL, .icon)
             if fields.id == nil { fields.id = recognised.value(.id, in: flat) }
-            if fields.updated == nil { fields.updated = recognised.value(.starts, in: flat) }
+            if fields.updated == nil { fields.updated = date(.starts) }
             if fields.title == nil { fields.title = TabularIncidents.title(category: fields.category, road: fields.road, summary: fields.summary) }
         }
 

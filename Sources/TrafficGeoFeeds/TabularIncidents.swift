@@ -16,7 +16,8 @@ package struct TabularIncidents {
 
     /// A cell's text without markup, when it holds a tag.
     package static func plainText(_ text: String) -> String {
-        guard text.contains("<"), text.contains(">") else { return text }
+        // By bytes: Foundation's contains(String) was 4 % of reading a CSV file.
+        guard text.utf8.contains(UInt8(ascii: "<")), text.utf8.contains(UInt8(ascii: ">")) else { return text }
         return HTMLText.plain(text).normalizedWhitespace
     }
 

@@ -76,6 +76,8 @@ enum WorldRoads {
         "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE", "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA", "ME", "MD", "MA",
         "MI", "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK", "OR", "PA", "RI", "SC", "SD", "TN",
         "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY", "DC",
+        // Canada's provinces (BC-14, ON-401); not its territories, whose codes are other schemes' words.
+        "BC", "AB", "SK", "MB", "ON", "QC", "NB", "NS", "PE", "NL",
     ]
 
     private static func regex(_ pattern: String) -> NSRegularExpression { try! NSRegularExpression(pattern: "^" + pattern + "$") }
@@ -91,6 +93,9 @@ enum WorldRoads {
             guard let state = g(1) else { return nil }
             return number(g(2), g(3)).map { state + "-" + $0 }
         }),
+        // A highway named without its state or province ("Highway 14", "Hwy 1", "Highway No. 5"):
+        // a road filter takes it for any state's or province's road of the number (equivalents).
+        (regex("(?:HIGHWAY|HWY)(?: NO)?" + separator + tail), .national, { g in number(g(1), g(2)).map { "HWY-" + $0 } }),
         // Europe: a class of one or two letters, the number, a suffix letter, UK's "(M)" (a
         // motorway stretch of an A road: A1(M) is not the A1).
         (regex("(BAB|RN|RD|SS|ST|[ABDEKLMNRS])" + separator + #"(\d{1,4})([A-Z])?( ?\(M\))?"#), .european, { g in
@@ -113,6 +118,21 @@ enum WorldRoads {
             return letters + "-" + n
         }),
     ]
+
+    /// The references a road filter also takes for `road` (a normal form): a state's or
+    /// province's road of a number is the unqualified State Route or Highway of that number
+    /// ("CA-1" is "SR-1" and "Highway 1" in a Californian feed; "BC-14" is "Highway 14"), and
+    /// those are any state's or province's (a feed rarely says which state it is in); a highway
+    /// named so may be a US route too ("Highway 101"). Every other road is only itself.
+    static func equivalents(_ road: String) -> [String] {
+        guard let dash = road.firstIndex(of: "-") else { return [road] }
+        let prefix = String(road[..<dash]), number = String(road[road.index(after: dash)...])
+        guard number.first?.isNumber == true else { return [road] }
+        if stateCodes.contains(prefix) { return [road, "SR-" + number, "HWY-" + number] }
+        guard prefix == "SR" || prefix == "HWY" else { return [road] }
+        let unqualified = ["HWY-" + number, "SR-" + number] + (prefix == "HWY" ? ["US-" + number] : [])
+        return [road] + unqualified.filter { $0 != road } + stateCodes.sorted().map { $0 + "-" + number }
+    }
 
     // MARK: - Free text
 
@@ -169,7 +189,9 @@ enum WorldRoads {
                 // "A1(M)," stays "A1(M)"; its opening punctuation goes.
                 while let f = word.unicodeScalars.first, trimmable.contains(f), word.count > 3 { word = word.dropFirst() }
             } else {
-                word = Substring(word.trimmingCharacters(in: trimmable))
+                // By its ends' scalars: Foundation's trimming is a UTF-16 round trip per word.
+                while let f = word.unicodeScalars.first, trimmable.contains(f) { word = word.dropFirst() }
+                while let l = word.unicodeScalars.last, trimmable.contains(l) { word = word.dropLast() }
                 // A sentence's full stop, not a dot in "U.S.".
                 while word.hasSuffix("."), word.filter({ $0 == "." }).count == 1 { word = word.dropLast() }
             }

@@ -28,6 +28,11 @@ public enum RoadReference {
         return WorldRoads.normalize(trimmed)
     }
 
+    /// The roads a road filter takes for a normal form, itself first: a state's or province's
+    /// road of a number is also the unqualified State Route and Highway of that number, and
+    /// those are any state's or province's ("SR-1" finds "CA-1"; "Highway 14" finds "BC-14").
+    public static func equivalents(_ road: String) -> [String] { WorldRoads.equivalents(road) }
+
     /// A feed's road field ("I-70", "I 70", "A1(M)", "A 4", "I-87 Northway"): its normal form,
     /// else the first reference in it (`roads(inField:)`), else the first German reference of
     /// a sentence, else nil.

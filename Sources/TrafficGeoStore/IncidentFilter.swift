@@ -126,8 +126,13 @@ public struct RoadCondition: Sendable, Equatable {
     }
 
     /// The conditions of a filter's `roads` (a text that is no reference is a road named so).
+    /// A reference brings its equivalents (`RoadReference.equivalents`: "SR-1" is any state's
+    /// route 1, "Highway 14" BC-14 too), each a condition of its own.
     public static func of(_ roads: [String]) -> [RoadCondition] {
-        roads.map { RoadCondition($0) ?? RoadCondition(name: $0) ?? RoadCondition(road: $0) }
+        roads.flatMap { text -> [RoadCondition] in
+            guard let reference = RoadCondition(text) else { return [RoadCondition(name: text) ?? RoadCondition(road: text)] }
+            return RoadReference.equivalents(reference.road).map { RoadCondition(road: $0, country: reference.country) }
+        }
     }
 
     /// A name as both stores compare it: ASCII letters in lower case, nothing else changed

@@ -14,16 +14,25 @@ public enum PlaceholderText {
         // No placeholder is long: a title or a text is answered without any work (every feed
         // entry's title passes here).
         guard text.utf8.count <= 24 else { return false }
-        let core = text.lowercased().trimmingCharacters(in: trimmed)
-        return core.isEmpty || words.contains(core)
+        // Over its scalars, not Foundation's trimming (which was 16 % of reading a CSV file).
+        let scalars = text.unicodeScalars
+        var start = scalars.startIndex, end = scalars.endIndex
+        while start < end, isTrimmed(scalars[start]) { start = scalars.index(after: start) }
+        while end > start, isTrimmed(scalars[scalars.index(before: end)]) { end = scalars.index(before: end) }
+        guard start < end else { return true }
+        return words.contains(String(scalars[start..<end]).lowercased())
     }
 
-    private static let trimmed = CharacterSet(charactersIn: " \t\r\n.-_?()[]<>\"'")
+    private static let trimmedMarks = Set(" .-_?()[]<>\"'".unicodeScalars)
+
+    private static func isTrimmed(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.properties.isWhitespace || trimmedMarks.contains(scalar)
+    }
 
     /// The text trimmed, or nil when it is empty or a placeholder.
     public static func meaningful(_ text: String?) -> String? {
         guard let text else { return nil }
-        let trimmed = text.trimmingCharacters(in: .whitespacesAndNewlines)
+        let trimmed = text.trimmed
         return isPlaceholder(trimmed) ? nil : trimmed
     }
 

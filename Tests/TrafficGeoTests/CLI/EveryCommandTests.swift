@@ -234,6 +234,9 @@ struct EveryCommandTests {
                                   name: "works.kml", in: folder)
         _ = try TestSupport.write(#"<?xml version="1.0"?><ogr:FeatureCollection xmlns:ogr="http://ogr.maptools.org/" xmlns:gml="http://www.opengis.net/gml"><gml:featureMember><ogr:baustellen fid="b1"><ogr:geometryProperty><gml:Polygon srsName="EPSG:21781"><gml:outerBoundaryIs><gml:LinearRing><gml:coordinates>683000,248000 683200,248000 683200,248100 683000,248000</gml:coordinates></gml:LinearRing></gml:outerBoundaryIs></gml:Polygon></ogr:geometryProperty><ogr:bezeichnung>Zürcherstrasse: Belagsarbeiten</ogr:bezeichnung></ogr:baustellen></gml:featureMember></ogr:FeatureCollection>"#,
                                   name: "baustellen.gml", in: folder)
+        _ = try TestSupport.write("<ERS_Events><Events><Event><EventId>1</EventId><RoadwayName>I-93</RoadwayName><LocationDescription>I-93 Southbound at Exit 33</LocationDescription><PrimaryLatitude>42.50</PrimaryLatitude><PrimaryLongitude>-71.12</PrimaryLongitude></Event>"
+                                  + "<Event><EventId>2</EventId><RoadwayName>I-95</RoadwayName><LocationDescription>I-95 Northbound at Main St</LocationDescription><PrimaryLatitude>42.87</PrimaryLatitude><PrimaryLongitude>-70.89</PrimaryLongitude></Event></Events></ERS_Events>",
+                                  name: "ers-events.xml", in: folder)
         let hour = 3600.0, now = Date()
         func at(_ offset: Double) -> String { ISO8601DateFormatter().string(from: now.addingTimeInterval(offset)) }
         func datex(_ country: String, _ supplier: String, lang: String, _ situations: [(id: String, type: String, severity: String, comment: String, extra: String, lat: Double, lon: Double)]) -> String {

@@ -318,7 +318,7 @@ extension StandardsFeedTests {
         let stored = try await Self.exported(db: db, folder: folder)
         Self.compare(stored, with: try Self.oracle(file), file: "events.xml")
         #expect(stored["drivebc.ca/DBC-1"]?["severity"] as? String == "major")
-        #expect(stored["drivebc.ca/DBC-1"]?["road"] as? String == "Highway 1")
+        #expect(stored["drivebc.ca/DBC-1"]?["road"] as? String == "HWY-1", "DriveBC's \"Highway 1\" is the highway 1 (BC-1 finds it)")
 
         // An API answering in pages: followed to the end and read as one snapshot.
         @Sendable func event(_ n: Int) -> String {

@@ -50,7 +50,7 @@ struct RoadGrammarTests {
         ("I-87 Northway", ["I-87"]), ("I-87 Major Deegan Expressway", ["I-87"]), ("Merritt Parkway/CT 15", ["CT-15", "Merritt Parkway"]),
         ("Sprain Brook State Pkwy", ["Sprain Brook State Pkwy"]), ("NY 3", ["NY-3"]), ("I-80; I-35", ["I-80", "I-35"]),
         ("US 6 & SH 9", ["US-6", "SH-9"]), ("A1(M)", ["A1(M)"]), ("A 4", ["A4"]), ("AP-7", ["AP-7"]), ("GIV-5232", ["GIV-5232"]),
-        ("CV-500", ["CV-500"]), ("N-340", ["N340"]), ("SH 16", ["SH-16"]), ("valtatie 4", ["FI-4"]), ("Highway 401", ["Highway 401"]),
+        ("CV-500", ["CV-500"]), ("N-340", ["N340"]), ("SH 16", ["SH-16"]), ("valtatie 4", ["FI-4"]), ("Highway 401", ["HWY-401"]), ("Sprain Brook State Pkwy", ["Sprain Brook State Pkwy"]),
         ("  Main   Street ", ["Main Street"]), ("unknown", []), ("N/A", []), ("", []),
     ])
     func roadFields(field: String, roads: [String]) {
@@ -63,9 +63,31 @@ struct RoadGrammarTests {
     }
 
     /// Typed by a person (the road filter): the same normal forms, any case.
-    @Test(arguments: [("m25", "M25"), ("a1(m)", "A1(M)"), ("i 87", "I-87"), ("ap-7", "AP-7"), ("sh 16", "SH-16"), ("ny-9a", "NY-9a"), ("FI-11698", "FI-11698")])
+    @Test(arguments: [("m25", "M25"), ("a1(m)", "A1(M)"), ("i 87", "I-87"), ("ap-7", "AP-7"), ("sh 16", "SH-16"), ("ny-9a", "NY-9a"), ("FI-11698", "FI-11698"),
+                      ("Highway 14", "HWY-14"), ("hwy 1", "HWY-1"), ("Hwy. 97", "HWY-97"), ("Highway No. 5", "HWY-5"), ("bc-14", "BC-14"), ("ON 401", "ON-401")])
     func typedRoads(text: String, road: String) {
         #expect(RoadReference.normalize(text) == road, "\(text)")
+    }
+
+    /// A state's or province's road is its unqualified State Route or Highway of the number, and
+    /// those are any state's or province's: `--road "Highway 14"` finds a BC feed's BC-14,
+    /// `--road CA-1` an SR-1, `--road SR-1` a CA-1; a road of another number or scheme is not.
+    @Test func unqualifiedStateRoadsAreAnyStatesRoad() throws {
+        func found(_ typed: String, on road: String) throws -> Bool {
+            let stored = StoredIncident(storeID: 1, incident: Incident(source: "s", id: "1", title: "Closure", road: road), firstSeen: Date(), lastChanged: Date())
+            var text = QueryText()
+            text.add(.road, typed)
+            return try text.filter().matches(stored)
+        }
+        for (typed, road) in [("Highway 14", "BC-14"), ("Hwy 14", "HWY-14"), ("BC-14", "HWY-14"), ("SR-1", "CA-1"), ("CA-1", "SR-1"),
+                              ("ca 1", "HWY-1"), ("Highway 101", "US-101"), ("NY-9A", "SR-9a")] {
+            #expect(try found(typed, on: road), "\(typed) finds \(road)")
+        }
+        for (typed, road) in [("Highway 14", "BC-15"), ("SR-1", "US-1"), ("CA-1", "I-1"), ("Highway 1", "A1"), ("M1", "HWY-1"), ("I-5", "SR-5")] {
+            #expect(try !found(typed, on: road), "\(typed) does not find \(road)")
+        }
+        #expect(RoadReference.first(in: "Highway 14 closed at Sooke") == "HWY-14")
+        #expect(RoadReference.first(in: "BC-14 closed at Sooke") == "BC-14")
     }
 
     /// Names as road filters: any case, spaces collapsed; what no name holds is refused.

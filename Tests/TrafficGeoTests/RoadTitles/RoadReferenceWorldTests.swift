@@ -58,15 +58,19 @@ struct RoadReferenceWorldTests {
         #expect(IncidentFilter.searchWords(search) == words)
     }
 
-    /// A road the grammar does not know is found by its name, as the feed writes it (Ontario's
-    /// "Highway 401" in an Open511 feed, a street); what no name holds is refused.
+    /// Ontario's "Highway 401" (an Open511 feed's road field) is the highway 401, whatever its
+    /// spelling; a road the grammar does not know is found by its name, as the feed writes it
+    /// (a street); what no name holds is refused.
     @Test func aRoadsNameWithItsNumberIsARoadFilter() throws {
         var text = QueryText()
         text.add(.road, "Highway  401")
         let filter = try text.filter()
-        #expect(filter.roads == ["Highway 401"])
-        let incident = Incident(source: "on", id: "1", title: "Works", road: "Highway 401")
+        #expect(filter.roads == ["HWY-401"])
+        let incident = Incident(source: "on", id: "1", title: "Works", road: RoadReference.field("Highway 401"))
         #expect(filter.matches(StoredIncident(storeID: 1, incident: incident, firstSeen: Date(), lastChanged: Date())))
+        var province = QueryText()
+        province.add(.road, "ON-401")
+        #expect(try province.filter().matches(StoredIncident(storeID: 1, incident: incident, firstSeen: Date(), lastChanged: Date())))
         var street = QueryText()
         street.add(.road, "Hauptstraße")
         #expect(try street.filter().roads == ["Hauptstraße"])
