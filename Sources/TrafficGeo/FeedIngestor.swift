@@ -110,7 +110,9 @@ public struct FeedIngestor: Sendable {
         let format = try FeedReading.format(of: input, forced: self.format)
         let note: (String) -> Void = { [logger] in logger.info("\(input.location): \($0)", metadata: [Setting.logKey: "\(Setting.fieldMapping.rawValue)"]) }
         // A GIS file through GDAL (TrafficGeoOGR); every other format has its native reader.
-        let reader: FeedReader = format == .gis ? OGRFeedReader(crs: crs, fields: fields, note: note)
+        let reader: FeedReader = format == .gis
+            ? GISOrRecordsReader(gis: OGRFeedReader(crs: crs, fields: fields, note: note),
+                                 records: FeedReading.reader(for: .records, crs: crs, fields: fields, note: note))
             : FeedReading.reader(for: format, crs: crs, locationTable: locationTable, fields: fields, note: note)
         let source = sourceName ?? FeedIdentity.sourceName(of: input, format: format)
         // A DATEX II supplier publishes several feeds (situations, roadworks) under its one name:
@@ -237,4 +239,28 @@ final class FiledSources: Sendable {
 
     func remember(_ source: String, for location: String) { names.withLockedValue { $0[location] = source } }
     func source(for location: String) -> String? { names.withLockedValue { $0[location] } }
+}
+
+/// A GIS file through GDAL; an XML or JSON document in which GDAL finds no features (a WFS
+/// answer of records with GML geometries GDAL's GML reader cannot lay out) read for its records
+/// instead, before anything of it was stored.
+struct GISOrRecordsReader: FeedReader {
+    let gis: FeedReader
+    let records: FeedReader
+
+    func read(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
+        var emitted = 0
+        do {
+            try gis.read(input, source: source) { event in
+                emitted += 1
+                try handle(event)
+            }
+        } catch let gisError as FeedError where emitted == 0 && ["XML", "JSON"].contains(FeedFormat.contentFamily((try? input.head()) ?? Data())) {
+            do {
+                try records.read(input, source: source, handle: handle)
+            } catch {
+                throw gisError   // GDAL's reason, which names the format the document claims
+            }
+        }
+    }
 }

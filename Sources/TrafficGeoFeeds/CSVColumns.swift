@@ -205,7 +205,11 @@ public struct CSVColumns: Sendable, Equatable {
         // Then names, the surest role first (an id before a title, both before a road's name).
         let order: [Role] = [.id, .latitude, .longitude, .starts, .expires, .updated, .weblink, .icon, .category, .road, .title, .summary]
         for role in order where result.columns[role] == nil && !unrecognised.contains(role) {
-            let candidates = header.indices.filter { !taken.contains($0) }.map { ($0, score(role, words: words[$0])) }.filter { $0.1 > 0 }
+            var candidates = header.indices.filter { !taken.contains($0) }.map { ($0, score(role, words: words[$0])) }.filter { $0.1 > 0 }
+            // A column the sample leaves empty loses to one it fills (LIBKML's empty `begin`
+            // and `end` beside a layer's own start_time and end_time).
+            let filled = candidates.filter { c in sample.contains { c.0 < $0.count && !$0[c.0].isEmpty } }
+            if !filled.isEmpty { candidates = filled }
             guard var best = candidates.max(by: { $0.1 < $1.1 || ($0.1 == $1.1 && $0.0 > $1.0) }) else { continue }
             // A coordinate column must hold coordinates.
             if role == .latitude || role == .longitude {

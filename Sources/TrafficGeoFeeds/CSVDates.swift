@@ -34,6 +34,7 @@ struct CSVDates: Sendable, Equatable {
         let head = Array(text.utf8.prefix(5))
         if head.count == 5, head[0...3].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), head[4] == UInt8(ascii: "-") { return text }
         if let date = TimestampParser.parse(text) { return TimestampParser.format(date) }
+        if let iso = Self.yearFirstWithSlashes(text), let date = TimestampParser.parse(iso) { return TimestampParser.format(date) }
         guard let parts = Self.numericDate(text) else { return nil }
         let (day, month) = dayFirst ? (parts.a, parts.b) : (parts.b, parts.a)
         var year = parts.year
@@ -70,6 +71,25 @@ struct CSVDates: Sendable, Equatable {
         pattern: #"^\s*(\d{1,2})([/.\-])(\d{1,2})[/.\-](\d{4}|\d{2})(?:[ T,]+(\d{1,2}):(\d{2})(?::(\d{2}))?(?:\.\d+)?\s*([AaPp][Mm])?)?\s*$"#)
 
     /// "dd/mm/yyyy[ hh:mm[:ss][ AM]]" in its numbers: a and b the first two (day or month).
+    /// "2025/06/02 18:00:00+00" (GDAL's text for a date-time, and many exports') as RFC 3339.
+    static func yearFirstWithSlashes(_ text: String) -> String? {
+        let t = text.trimmed
+        guard t.utf8.count >= 10, let m = yearFirstPattern.firstMatch(in: t, range: NSRange(t.startIndex..., in: t)) else { return nil }
+        func group(_ k: Int) -> String? { Range(m.range(at: k), in: t).map { String(t[$0]) } }
+        guard let y = group(1), let mo = group(2), let d = group(3) else { return nil }
+        var iso = "\(y)-\(mo)-\(d)T\(group(4) ?? "00"):\(group(5) ?? "00"):\(group(6) ?? "00")"
+        switch group(7) {
+        case nil, "Z"?: iso += "Z"
+        case let zone?:
+            let digits = zone.dropFirst().filter(\.isNumber)
+            iso += String(zone.prefix(1)) + String(digits.prefix(2)) + ":" + (digits.count >= 4 ? String(digits.suffix(2)) : "00")
+        }
+        return iso
+    }
+
+    private static let yearFirstPattern = try! NSRegularExpression(
+        pattern: #"^(\d{4})/(\d{2})/(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2})(?:\.\d+)?)?)? ?(Z|[+-]\d{2}(?::?\d{2})?)?$"#)
+
     static func numericDate(_ text: String) -> (a: Int, b: Int, year: Int, hour: Int, minute: Int, second: Int, twelveHour: Bool, pm: Bool, hasTime: Bool, separator: Character)? {
         guard text.utf8.first.map({ $0 >= 0x30 && $0 <= 0x39 || $0 == 0x20 }) == true,
               let m = numericPattern.firstMatch(in: text, range: NSRange(text.startIndex..., in: text)) else { return nil }

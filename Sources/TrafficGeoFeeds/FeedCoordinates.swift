@@ -44,8 +44,9 @@ final class FeedCoordinates {
         return c
     }
 
-    struct Failure: Error {
+    struct Failure: Error, CustomStringConvertible {
         var reason: String
+        var description: String { reason }
     }
 
     /// The CRS a legacy GeoJSON `crs` member names (GeoJSON 2008: `{"type": "name",

@@ -143,12 +143,13 @@ package struct TabularIncidents {
     }
 
     /// A title for an entry that has none, from its kind (its category's, else what its text
-    /// says) and its road: "Roadworks on I-35", "Closure on LP-375"; nil without either.
+    /// says) and its road: "Roadworks on I-35", "Closure on LP-375", "Queue"; nil without either.
     static func title(category: String?, road: String?, summary: String?) -> String? {
-        guard let named = road ?? category else { return nil }
         let known = category.flatMap { IncidentCategory(loose: $0) ?? CategoryClassifier.classify($0) } ?? CategoryClassifier.classify(summary)
+        // Neither a road nor a kind column: the kind the text names, if it names one ("Queue").
+        guard road != nil || category != nil || known != nil else { return nil }
         let kind = known.map { $0.rawValue.prefix(1).uppercased() + $0.rawValue.dropFirst() } ?? category ?? "Incident"
-        return road == nil ? kind : "\(kind) on \(named)"
+        return road.map { "\(kind) on \($0)" } ?? kind
     }
 
     /// The columns of a table, named by the user (`fields`) or recognised, with the refusals a

@@ -112,15 +112,29 @@ public struct OGRFeedReader: FeedReader {
                 }
             }
             guard let geometry = gdal.featureGeometry(feature) else { return (cells, nil, nil) }
+            // A feature's own failure is its problem (reported with it), not the layer's.
             if let transformation, gdal.transform(geometry, transformation) != OGRLibrary.noError {
+                defer { gdal.errorReset() }
                 return (cells, nil, "its geometry in \(crsName) cannot be brought to WGS 84\(gdal.lastError().map { ": \($0)" } ?? "")")
             }
-            guard let json = gdal.exportToJSON(geometry) else { return (cells, nil, "GDAL cannot write its geometry as GeoJSON") }
+            guard let json = gdal.exportToJSON(geometry) else {
+                gdal.errorReset()
+                return (cells, nil, "GDAL cannot write its geometry as GeoJSON")
+            }
             defer { gdal.free(json) }
             return (cells, String(cString: json), nil)
         }
 
         gdal.resetReading(layer)
+        gdal.errorReset()
+        // A file that breaks off (a truncated GML, FlatGeobuf, shapefile) ends the features
+        // with a failure GDAL notes, not with an error of its own: the features before are
+        // kept, and the read fails with GDAL's reason, as a native reader's does.
+        func checkFailure() throws {
+            if let failure = gdal.lastFailure() {
+                throw FeedError.malformed(input.location, format: .gis, reason: "layer \(name): \(failure)", entriesRead: index)
+            }
+        }
         // The first features, read ahead: columns are recognised by what they hold too.
         var sample: [(cells: [String], geometry: String?, problem: String?)] = []
         var exhausted = false
@@ -159,12 +173,13 @@ public struct OGRFeedReader: FeedReader {
             try handle(event)
         }
         for read in sample { try emit(read) }
-        guard !exhausted else { return }
+        if exhausted { return try checkFailure() }
         while let feature = gdal.nextFeature(layer) {
             let read = row(feature)
             gdal.destroyFeature(feature)
             try emit(read)
         }
+        try checkFailure()
     }
 
     /// A date or date-time field as ISO 8601 ("2024-03-01T07:30:00Z", "2024-03-01"), with its

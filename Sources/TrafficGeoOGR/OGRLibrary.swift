@@ -54,6 +54,7 @@ struct OGRLibrary: @unchecked Sendable {
     let newTransformation: @convention(c) (Handle?, Handle?) -> Handle?
     let destroyTransformation: @convention(c) (Handle?) -> Void
     let lastErrorMessage: @convention(c) () -> Text?
+    let lastErrorType: @convention(c) () -> Int32
     let errorReset: @convention(c) () -> Void
 
     // The C API's constants.
@@ -62,6 +63,7 @@ struct OGRLibrary: @unchecked Sendable {
     static let fieldDateTime: Int32 = 11          // OFTDateTime
     static let traditionalGISOrder: Int32 = 0     // OAMS_TRADITIONAL_GIS_ORDER: longitude, latitude
     static let noError: Int32 = 0                 // OGRERR_NONE
+    static let failure: Int32 = 3                 // CE_Failure (CE_Fatal is 4)
 
     /// The library, opened once; an error saying what to install when it is not there.
     static func shared() throws(OGRError) -> OGRLibrary {
@@ -147,7 +149,14 @@ struct OGRLibrary: @unchecked Sendable {
         newTransformation = try symbol("OCTNewCoordinateTransformation")
         destroyTransformation = try symbol("OCTDestroyCoordinateTransformation")
         lastErrorMessage = try symbol("CPLGetLastErrorMsg")
+        lastErrorType = try symbol("CPLGetLastErrorType")
         errorReset = try symbol("CPLErrorReset")
+    }
+
+    /// GDAL's message for this thread's last failure (not a warning) since `errorReset`, if any.
+    func lastFailure() -> String? {
+        guard lastErrorType() >= Self.failure else { return nil }
+        return lastError() ?? "GDAL failed without a message"
     }
 
     /// GDAL's message for this thread's last error, if it has one.

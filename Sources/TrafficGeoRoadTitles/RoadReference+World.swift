@@ -129,6 +129,8 @@ enum WorldRoads {
         let prefix = String(road[..<dash]), number = String(road[road.index(after: dash)...])
         guard number.first?.isNumber == true else { return [road] }
         if stateCodes.contains(prefix) { return [road, "SR-" + number, "HWY-" + number] }
+        // "Highway 101" may be the US-101: each finds the other.
+        if prefix == "US" { return [road, "HWY-" + number] }
         guard prefix == "SR" || prefix == "HWY" else { return [road] }
         let unqualified = ["HWY-" + number, "SR-" + number] + (prefix == "HWY" ? ["US-" + number] : [])
         return [road] + unqualified.filter { $0 != road } + stateCodes.sorted().map { $0 + "-" + number }

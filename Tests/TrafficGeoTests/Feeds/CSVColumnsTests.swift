@@ -95,6 +95,18 @@ struct CSVColumnsTests {
         #expect(incidents[0].title == "Closure on LP-375", "\(incidents[0].title)")
     }
 
+    /// A column the first rows leave empty loses to one they fill; GDAL's date text reads; a row
+    /// without title, road or kind column is named by the kind its text says.
+    @Test func filledColumnsAndGDALDatesAndTheKindOfTheText() throws {
+        let csv = "begin,end,start_time,end_time,lat,lon,notes\n,,2025/06/02 18:00:00+00,2025/06/03 06:00:00+02,50.9,6.9,Stau zwischen Köln-Ost und Kreuz Köln\n"
+        let incident = try #require(try TestSupport.read(csv, name: "kml-like.csv").incidents.first)
+        #expect(incident.properties["valid_from"] == "2025-06-02T18:00:00Z", "\(incident.properties)")
+        #expect(incident.expires == ISO8601DateFormatter().date(from: "2025-06-03T04:00:00Z"))
+        #expect(incident.title == "Queue", "\(incident.title)")
+        #expect(CSVDates.yearFirstWithSlashes("2025/06/02") == "2025-06-02T00:00:00Z")
+        #expect(CSVDates.yearFirstWithSlashes("02/06/2025") == nil)
+    }
+
     /// A geometry column empty in every row read ahead is still tried, once another column holds WKT.
     @Test func aGeometryColumnFilledOnlyFurtherDown() throws {
         var csv = "id,road_name,geometry_linestring,geometry_multipoint\n"

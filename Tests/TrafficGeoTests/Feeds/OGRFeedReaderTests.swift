@@ -151,5 +151,9 @@ struct OGRFeedReaderTests {
         #expect { try read(junk) } throws: { "\($0)".contains("GDAL opens no vector data") }
         let kml = try TestSupport.write(Self.kml, name: "works.kml", in: folder)
         #expect { try FeedReading.readAll(FeedInput(localFile: kml.path)) } throws: { "\($0)".contains("GDAL") }
+        // A file that breaks off: the read fails with GDAL's reason, not an empty success.
+        let cut = String(Self.kml.prefix(Self.kml.count * 2 / 3))
+        let truncated = try TestSupport.write(cut, name: "cut.kml", in: folder)
+        #expect { try read(truncated) } throws: { ($0 as? FeedError)?.code == .malformed }
     }
 }
