@@ -33,7 +33,11 @@ let package = Package(
         // from; the tests run real HTTP servers on loopback with it.
         .package(url: "https://github.com/apple/swift-nio", from: "2.60.0"),
         // `trafficgeo serve`: the HTTP server (on the same SwiftNIO).
-        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0"),
+        // Its traits: FullFoundation only. With two traits on (its default adds ConfigurationSupport,
+        // swift-configuration, which trafficgeo does not use) SwiftPM writes their -D flags in a
+        // different order from one invocation to the next, so every build recompiled Hummingbird's
+        // modules (1–1.5 min each time, several times a CI run).
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.0.0", traits: ["FullFoundation"]),
         // Named for their types, which Hummingbird's API uses (HTTP fields, graceful shutdown).
         .package(url: "https://github.com/apple/swift-http-types", from: "1.0.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.0.0"),
