@@ -48,6 +48,10 @@ public struct FeedIngestor: Sendable {
     /// Which column of a CSV feed is which field (`title=advisorymessage`); the rest are
     /// recognised by their names and contents, and what was recognised is logged.
     public var fields: [CSVColumns.Role: String] = [:]
+    /// With neither `fields` nor `crs` given, a source is read with the ones an earlier ingest of
+    /// it gave (`SourceReading`, kept in the store); given, they replace what was kept. When this
+    /// is set, what was kept is dropped and not used (`--forget-reading`).
+    public var forgetsKeptReading = false
     /// A download (an http(s) source) that has not finished after this long fails.
     public var fetchTimeout: Duration = .seconds(60)
     /// Where each location's reads were filed, shared by the copies of this ingestor (a loop
@@ -109,12 +113,13 @@ public struct FeedIngestor: Sendable {
     public func ingest(_ input: FeedInput, continuedBy pages: [FeedInput] = []) throws -> IngestSummary {
         let format = try FeedReading.format(of: input, forced: self.format)
         let note: (String) -> Void = { [logger] in logger.info("\(input.location): \($0)", metadata: [Setting.logKey: "\(Setting.fieldMapping.rawValue)"]) }
+        let source = sourceName ?? FeedIdentity.sourceName(of: input, format: format)
+        let (fields, crs, keep) = try reading(for: source, note: note)
         // A GIS file through GDAL (TrafficGeoOGR); every other format has its native reader.
         let reader: FeedReader = format == .gis
             ? GISOrRecordsReader(gis: OGRFeedReader(crs: crs, fields: fields, note: note),
                                  records: FeedReading.reader(for: .records, crs: crs, fields: fields, note: note))
             : FeedReading.reader(for: format, crs: crs, locationTable: locationTable, fields: fields, note: note)
-        let source = sourceName ?? FeedIdentity.sourceName(of: input, format: format)
         // A DATEX II supplier publishes several feeds (situations, roadworks) under its one name:
         // each URL is a part of the source, so that a snapshot of one ends nothing of another's.
         // (Files saved one per fetch are the same publication: whole snapshots.)
@@ -175,7 +180,28 @@ public struct FeedIngestor: Sendable {
             throw error
         }
         record(FetchReport(source: source, entries: summary.read, errors: summary.feedError.map { [$0] } ?? []))
+        // Kept once the feed was read with it: a mapping that named no column of it is not.
+        if let keep, summary.read > 0 { try store.setSourceReading(keep, for: source) }
         return summary
+    }
+
+    /// The field mapping and CRS to read `source` with: the ones given to this ingestor, else
+    /// those kept for the source (said in a note); and what to keep for it once read (nil: no
+    /// change to what is kept).
+    @available(*, noasync, message: "reads the store")
+    private func reading(for source: String, note: (String) -> Void) throws
+        -> (fields: [CSVColumns.Role: String], crs: String?, keep: SourceReading?) {
+        let given = SourceReading(fields: fields, crs: crs)
+        if forgetsKeptReading {
+            try store.setSourceReading(nil, for: source)
+            return (fields, crs, given.isEmpty ? nil : given)
+        }
+        guard given.isEmpty else {
+            return (fields, crs, try store.sourceReading(for: source) == given ? nil : given)
+        }
+        guard let kept = try store.sourceReading(for: source), !kept.isEmpty else { return ([:], nil, nil) }
+        note("read as an earlier ingest of source '\(source)' was told: \(kept.asOptions) (give --field or --crs to change it, --forget-reading to drop it)")
+        return (kept.roles, kept.crs, nil)
     }
 
     /// Reads the Autobahn API (all roads when `roads` is nil) as one snapshot of the `autobahn`

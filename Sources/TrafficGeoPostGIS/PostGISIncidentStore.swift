@@ -307,6 +307,26 @@ public final class PostGISIncidentStore: IncidentStore {
         try write { try PostGISEventRows.setSettings(settings, $0, logger: logger) }
     }
 
+    public func sourceReading(for source: String) throws -> SourceReading? {
+        try readOne { connection in
+            let rows = try connection.rows("SELECT value FROM store_info WHERE key = \(SourceReading.storeKey(for: source))", logger: logger)
+            return SourceReading(storedText: try rows.first?.decode(String.self))
+        }
+    }
+
+    public func setSourceReading(_ reading: SourceReading?, for source: String) throws {
+        try write { connection in
+            let key = SourceReading.storeKey(for: source)
+            if let reading, !reading.isEmpty {
+                try connection.run("""
+                    INSERT INTO store_info (key, value) VALUES (\(key), \(reading.storedText)) ON CONFLICT (key) DO UPDATE SET value = excluded.value
+                    """, logger: logger)
+            } else {
+                try connection.run("DELETE FROM store_info WHERE key = \(key)", logger: logger)
+            }
+        }
+    }
+
     public func rebuildEvents() throws -> EventChanges {
         try write { connection in
             let now = Date()

@@ -311,6 +311,24 @@ public final class SQLiteIncidentStore: IncidentStore {
         try write { db in try SQLiteEventRows.setSettings(settings, db) }
     }
 
+    public func sourceReading(for source: String) throws -> SourceReading? {
+        try read { db in
+            SourceReading(storedText: try String.fetchOne(db, sql: "SELECT value FROM store_info WHERE key = ?",
+                                                          arguments: [SourceReading.storeKey(for: source)]))
+        }
+    }
+
+    public func setSourceReading(_ reading: SourceReading?, for source: String) throws {
+        try write { db in
+            if let reading, !reading.isEmpty {
+                try db.execute(sql: "INSERT OR REPLACE INTO store_info (key, value) VALUES (?, ?)",
+                               arguments: [SourceReading.storeKey(for: source), reading.storedText])
+            } else {
+                try db.execute(sql: "DELETE FROM store_info WHERE key = ?", arguments: [SourceReading.storeKey(for: source)])
+            }
+        }
+    }
+
     public func rebuildEvents() throws -> EventChanges {
         try write { db in
             let now = Date()

@@ -30,6 +30,7 @@ extension StoreReader {
     }
 
     public func conflationSettings() async throws -> ConflationSettings { try await perform { try $0.conflationSettings() } }
+    public func sourceReading(for source: String) async throws -> SourceReading? { try await perform { try $0.sourceReading(for: source) } }
 
     public func incident(id: Int64) async throws -> StoredIncident? { try await perform { try $0.incident(id: id) } }
 
@@ -107,6 +108,7 @@ extension StoreWriter {
     }
 
     public func setConflationSettings(_ settings: ConflationSettings) async throws { try await perform { try $0.setConflationSettings(settings) } }
+    public func setSourceReading(_ reading: SourceReading?, for source: String) async throws { try await perform { try $0.setSourceReading(reading, for: source) } }
 
     public func rebuildEvents() async throws -> EventChanges { try await perform { try $0.rebuildEvents() } }
 

@@ -41,6 +41,10 @@ public protocol StoreReader: StoreHandle {
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func conflationSettings() throws -> ConflationSettings
 
+    /// The `--field` mapping and `--crs` kept for a source (`SourceReading`), nil when none is.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func sourceReading(for source: String) throws -> SourceReading?
+
     /// The incident with this store id.
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func incident(id: Int64) throws -> StoredIncident?
@@ -164,6 +168,10 @@ public protocol StoreWriter: StoreHandle, GeocodeCaching {
     /// (`rebuildEvents` applies them to the reports stored).
     @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
     func setConflationSettings(_ settings: ConflationSettings) throws
+
+    /// Keeps how a source is read for its later ingests; nil (or an empty reading) forgets it.
+    @available(*, noasync, message: "blocks its thread: use the async overload (await) in async code")
+    func setSourceReading(_ reading: SourceReading?, for source: String) throws
 
     /// Merges every stored report into events anew, source by source in the order they were
     /// first read: the events of several reports are made again (with new ids), which the

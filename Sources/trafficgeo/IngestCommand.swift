@@ -81,6 +81,9 @@ struct IngestCommand: AsyncParsableCommand {
     @Option(name: .customLong("field"), help: ArgumentHelp("For a CSV feed or a GIS file's attributes: which column is which field, ROLE=COLUMN (title=advisorymessage, road=carretera, starts=fecha, latitude=head_latitude, geometry=wkt); repeat it for several. Roles: \(CSVColumns.Role.allCases.map(\.rawValue).joined(separator: ", ")). Columns not named are recognised by their names and contents, and the ingest says which it took.", valueName: "role=column"))
     var fields: [String] = []
 
+    @Flag(name: .customLong("forget-reading"), help: "Drop the --field and --crs an earlier ingest of the source was given (each source is read with them until --field or --crs replaces them).")
+    var forgetReading = false
+
     @OptionGroup var geocoding: GeocoderOptions
 
     @Option(parsing: .unconditional, help: ArgumentHelp("Keep reading the sources, each this long after its last read began (2m, 30s); stop with SIGTERM or Ctrl-C.", valueName: "duration"))
@@ -124,6 +127,7 @@ struct IngestCommand: AsyncParsableCommand {
             ingestor.maxEntries = maxEntries
             ingestor.crs = crs
             ingestor.fields = try CSVColumns.mapping(fields)
+            ingestor.forgetsKeptReading = forgetReading
             ingestor.fetchTimeout = DurationArgument.duration(fetchTimeout, or: 60)
             if every != nil { return try await runLoop(ingestor, store: store) }
             ingestor.progress = Self.progressReporter(verbose: global.verbose, quiet: global.quiet)

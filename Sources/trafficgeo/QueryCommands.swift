@@ -66,7 +66,7 @@ struct NearCommand: AsyncParsableCommand {
                 }
                 return
             }
-            let center = try await place.resolve(quiet: global.quiet) ?? location.coordinate()
+            let center = try await place.resolve(quiet: global.quiet, store: engine.store) ?? location.coordinate()
             try await StoreThreads.run {
                 var results = try engine.nearest(to: center, limit: limit, maxDistance: max, filter: filter)
                 if let sort = try query.sortOrder() { results = QueryEngine.sort(results, by: sort) }
@@ -113,7 +113,7 @@ struct WithinCommand: AsyncParsableCommand {
                 }
                 return
             }
-            let center = try await place.resolve(quiet: global.quiet) ?? location.coordinate()
+            let center = try await place.resolve(quiet: global.quiet, store: engine.store) ?? location.coordinate()
             try await StoreThreads.run {
                 let results = try engine.within(radius: metres, of: center, filter: filter)
                 let sorted = try query.sortOrder().map { QueryEngine.sort(results, by: $0) } ?? results

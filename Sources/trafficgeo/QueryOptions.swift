@@ -98,21 +98,47 @@ struct PlaceOptions: ParsableArguments {
 
     @OptionGroup(title: "Geocoder (for a place name)") var geocoding: GeocoderOptions
 
-    /// The place's coordinate, saying on stderr which place was taken; exit 2 when none is found.
-    func resolve(quiet: Bool) async throws -> Coordinate? {
+    /// The place's coordinate, saying on stderr which place was taken (and the others of its
+    /// name far from it); exit 2 when none is found. A country after a comma is where it is
+    /// looked for; without one, a place near the store's incidents comes first (`TypedPlace`).
+    func resolve(quiet: Bool, store: (any StoreReader)? = nil) async throws -> Coordinate? {
         guard let place else { return nil }
         let service = try geocoding.makeService(cache: nil)
-        let answer = try await service.search(GeocodeQuery(place, purpose: .any, limit: 1))
-        guard let best = answer.candidates.first else {
-            Terminal.printError("trafficgeo: not found: \(answer.provider) knows no place '\(place)'; give --lat and --lon, or another --geocoder")
+        let typed = TypedPlace(place, countries: CountryNames.shared())
+        var nearness: (@Sendable (Coordinate) async throws -> Double?)?
+        if let store {
+            nearness = { point in
+                let nearest: [QueryResult] = try await store.nearest(to: point, limit: 1, maxDistance: TypedPlace.nearIncidents, filter: IncidentFilter())
+                return nearest.first?.distance
+            }
+        }
+        guard let choice = try await typed.find(with: service, distanceToIncidents: nearness) else {
+            let provider = service.providers.map(\.name).joined(separator: ", ")
+            Terminal.printError("trafficgeo: not found: \(provider) knows no place '\(place)'; give --lat and --lon, or another --geocoder")
             throw TrafficGeoExit.notFound
         }
         if !quiet {
-            Terminal.printError(String(format: "trafficgeo: %@ is at %.5f, %.5f (%@, from %@)", best.displayName ?? best.name,
-                                       best.coordinate.latitude, best.coordinate.longitude, best.kind.rawValue, best.provider ?? answer.provider))
+            let best = choice.taken
+            if choice.countryIgnored {
+                Terminal.printError("trafficgeo: warning: no '\(typed.name)' in \(typed.countryText ?? "that country"); looked for it anywhere")
+            }
+            var line = String(format: "trafficgeo: %@ is at %.5f, %.5f (%@, from %@)", Self.label(best),
+                              best.coordinate.latitude, best.coordinate.longitude, best.kind.rawValue, best.provider ?? "the geocoder")
+            if let reason = choice.reason { line += ", \(reason)" }
+            Terminal.printError(line)
+            if !choice.others.isEmpty {
+                let others = choice.others.map { "\(Self.label($0.place)) (\(Int(($0.distance / 1000).rounded())) km away)" }
+                // A country tells one apart only from the places of another country.
+                let ask = choice.others.lazy.compactMap(\.place.countryCode).first { $0 != best.countryCode }
+                    .map { "\"\(typed.name), \($0.uppercased())\"" }
+                Terminal.printError("trafficgeo: note: also named '\(typed.name)': \(others.joined(separator: "; "))"
+                    + (ask.map { "; ask for \($0) to take another" } ?? "; give --lat and --lon for another"))
+            }
         }
-        return best.coordinate
+        return choice.taken.coordinate
     }
+
+    private static func label(_ c: GeocodeCandidate) -> String { c.displayName ?? c.name }
 }
 
 /// Many query points from a file, answered in one process (`--queries`) on one read snapshot, with optional timing.

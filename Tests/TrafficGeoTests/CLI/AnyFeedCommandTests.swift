@@ -74,6 +74,40 @@ struct AnyFeedCommandTests {
         #expect(bad.status == 64 && bad.stderr.contains("'colour' is no field"), Comment(rawValue: bad.stderr))
     }
 
+    /// The --field an ingest of a source was given is kept with the source: the next file filed
+    /// under it is read the same way, and says so; --forget-reading drops it.
+    @Test func aSourceKeepsTheFieldsItWasGiven() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let header = "incidencia_id;carretera;descripcion;latitud;longitud;aviso\n"
+        let monday = try TestSupport.write(header + "E1;A-7;Retenciones;36.72;-4.42;Obras en la A-7 km 240\n", name: "lunes.csv", in: folder)
+        let tuesday = try TestSupport.write(header + "E2;A-4;Accidente;37.1;-3.6;Accidente en la A-4 km 12\n", name: "martes.csv", in: folder)
+        #expect(try cli(["ingest", monday.path, "--source-name", "dgt", "--field", "title=aviso"]).status == 0)
+        let later = try cli(["ingest", tuesday.path, "--source-name", "dgt"])
+        #expect(later.status == 0 && later.stderr.contains("read as an earlier ingest of source 'dgt' was told: --field title=aviso"),
+                Comment(rawValue: later.stderr))
+        let out = try cli(["near", "--lat", "37.1", "--lon", "-3.6", "--limit", "1", "--format", "json"])
+        #expect(out.stdout.contains("\"title\":\"Accidente en la A-4 km 12\""), Comment(rawValue: out.stdout))
+        let forgot = try cli(["ingest", tuesday.path, "--source-name", "dgt", "--forget-reading"])
+        #expect(forgot.status == 0 && !forgot.stderr.contains("earlier ingest"), Comment(rawValue: forgot.stderr))
+        let again = try cli(["ingest", tuesday.path, "--source-name", "dgt"])
+        #expect(again.status == 0 && !again.stderr.contains("earlier ingest"), Comment(rawValue: again.stderr))
+    }
+
+    /// A place typed with its country is looked for there; without one, near the store's
+    /// incidents first; the others of the name are named (the shipped gazetteer and countries).
+    @Test func aTypedPlaceIsTheOneMeant() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let csv = try TestSupport.write("id,title,lat,lon\nb1,Highway 1 closed at Malahat,48.55,-123.55\n", name: "drivebc.csv", in: folder)
+        #expect(try cli(["ingest", csv.path]).status == 0)
+        let spain = try cli(["near", "Valencia, Spain", "--format", "json"])
+        #expect(spain.status == 0 && spain.stderr.contains("Valencia, ES is at 39.") && spain.stderr.contains("in Spain"), Comment(rawValue: spain.stderr))
+        let victoria = try cli(["near", "Victoria", "--format", "json"])
+        #expect(victoria.status == 0 && victoria.stderr.contains("Victoria, CA is at 48.") && victoria.stderr.contains("near the store's incidents")
+                && victoria.stderr.contains("also named 'Victoria'"), Comment(rawValue: victoria.stderr))
+        let london = try cli(["near", "London, UK", "--format", "json"])
+        #expect(london.status == 0 && london.stderr.contains("London, GB is at 51."), Comment(rawValue: london.stderr))
+    }
+
     /// A KML file is read through GDAL (its placemarks on their roads); a document of a format
     /// trafficgeo does not read is named in the refusal.
     @Test func aKMLFileIsReadAndAnUnknownDocumentNamed() throws {

@@ -45,6 +45,26 @@ extension StoreContract {
         #expect(try store.roadPositions(road: "A4").count == 3)
     }
 
+    // MARK: - Source readings
+
+    /// A source's `--field`/`--crs` are kept by name, replaced, and forgotten; another source's
+    /// are its own.
+    static func aSourceReadingIsKept(_ backend: StoreBackend) throws {
+        let (store, _, cleanup) = try backend.makeStore()
+        defer { cleanup() }
+        #expect(try store.sourceReading(for: "dgt") == nil)
+        let reading = SourceReading(fields: [.title: "aviso", .road: "carretera"], crs: "EPSG:25830")
+        try store.setSourceReading(reading, for: "dgt")
+        #expect(try store.sourceReading(for: "dgt") == reading)
+        #expect(try store.sourceReading(for: "dgt")?.roles == [.title: "aviso", .road: "carretera"])
+        #expect(try store.sourceReading(for: "other") == nil)
+        let replaced = SourceReading(fields: [.starts: "fecha"])
+        try store.setSourceReading(replaced, for: "dgt")
+        #expect(try store.sourceReading(for: "dgt") == replaced)
+        try store.setSourceReading(nil, for: "dgt")
+        #expect(try store.sourceReading(for: "dgt") == nil)
+    }
+
     // MARK: - Errors
 
     /// A failure says what kind it is on both stores, with the database's own error under it:

@@ -413,6 +413,7 @@ struct SQLiteStoreContractTests {
     @Test func junctionKnowledgeIsLearnedAndReplaced() throws { try StoreContract.junctionKnowledgeIsLearnedAndReplaced(.sqlite) }
     @Test func adoptingAFormerSourceCountsItsJunctionKnowledgeOnce() throws { try StoreContract.adoptingAFormerSourceCountsItsJunctionKnowledgeOnce(.sqlite) }
     @Test func failuresSayTheirKind() throws { try StoreContract.failuresSayTheirKind(.sqlite) }
+    @Test func aSourceReadingIsKept() throws { try StoreContract.aSourceReadingIsKept(.sqlite) }
 }
 
 @Suite("Store contract: PostGIS", .enabled(if: PostgresTestServer.url != nil, PostgresTestServer.skipReason))
@@ -431,4 +432,5 @@ struct PostGISStoreContractTests {
     @Test func junctionKnowledgeIsLearnedAndReplaced() throws { try StoreContract.junctionKnowledgeIsLearnedAndReplaced(.postgis) }
     @Test func adoptingAFormerSourceCountsItsJunctionKnowledgeOnce() throws { try StoreContract.adoptingAFormerSourceCountsItsJunctionKnowledgeOnce(.postgis) }
     @Test func failuresSayTheirKind() throws { try StoreContract.failuresSayTheirKind(.postgis) }
+    @Test func aSourceReadingIsKept() throws { try StoreContract.aSourceReadingIsKept(.postgis) }
 }

@@ -1,0 +1,141 @@
+import Foundation
+import NIOConcurrencyHelpers
+import TrafficGeoModel
+import TrafficGeoProjection
+import TrafficGeoSupport
+
+/// The names of the world's countries (`countries.tsv` beside the gazetteer, made by
+/// `scripts/build-countries.py` from Debian's iso-codes): their ISO codes and their names in
+/// English and the languages iso-codes translates them into, folded as the gazetteer folds.
+public struct CountryNames: Sendable {
+    /// Folded name → the lower-case alpha-2 codes it names (a name may be several countries').
+    private let codesByName: [String: [String]]
+
+    public init(path: String) throws {
+        let text = try String(contentsOfFile: path, encoding: .utf8)
+        var codes: [String: [String]] = [:]
+        for line in text.split(separator: "\n").dropFirst() {
+            let f = line.split(separator: "\t", omittingEmptySubsequences: false)
+            guard f.count >= 2 else { continue }
+            let code = String(f[0]).lowercased()
+            for name in f[1].split(separator: "|") {
+                let key = TextFolding.fold(String(name))
+                if !(codes[key]?.contains(code) ?? false) { codes[key, default: []].append(code) }
+            }
+        }
+        codesByName = codes
+    }
+
+    /// The countries a name (Spain, España, ESP, ES, UK, England) stands for; empty if none.
+    public func codes(of name: String) -> [String] {
+        codesByName[TextFolding.fold(name)] ?? []
+    }
+
+    /// `countries.tsv` beside the default gazetteer (`Gazetteer.defaultPath`), nil when absent.
+    public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        guard let home = Gazetteer.defaultPath(environment: environment) else { return nil }
+        let path = URL(fileURLWithPath: home).deletingLastPathComponent().appendingPathComponent("countries.tsv").path
+        return FileManager.default.fileExists(atPath: path) ? path : nil
+    }
+
+    private static let loaded = NIOLockedValueBox<CountryNames??>(nil)
+
+    /// The default list, loaded once per process; nil when it is not installed.
+    public static func shared() -> CountryNames? {
+        loaded.withLockedValue { loaded in
+            if let loaded { return loaded }
+            let names = defaultPath().flatMap { try? CountryNames(path: $0) }
+            loaded = .some(names)
+            return names
+        }
+    }
+}
+
+/// A place a person types (`near "Valencia, Spain"`), found as they mean it:
+/// - a last part after a comma that names a country ("Spain", "España", "ES", "UK", "USA") is
+///   looked up in that country only: "Valencia, Spain" is not Valencia, Venezuela;
+/// - without one, of the places of that name, one near the incidents the store holds comes
+///   first (a desk asks about its own region: `near Victoria` on British Columbia's incidents
+///   is Victoria, BC), then the larger;
+/// - the answer says which it took, and names the others of that name when they are far from
+///   it, with the words that ask for them.
+public struct TypedPlace: Sendable {
+    /// The name without its country part, and the countries it was given in (none: anywhere).
+    public var name: String
+    public var countryCodes: [String]
+    /// The country as typed ("Spain"), for messages.
+    public var countryText: String?
+
+    /// Reads "name, country" when the last part names a country; else the whole text.
+    public init(_ text: String, countries: CountryNames?) {
+        let trimmed = text.trimmed
+        if let countries, let comma = trimmed.lastIndex(of: ",") {
+            let head = String(trimmed[..<comma]).trimmed, tail = String(trimmed[trimmed.index(after: comma)...]).trimmed
+            let codes = countries.codes(of: tail)
+            if !head.isEmpty, !codes.isEmpty {
+                name = head
+                countryCodes = codes
+                countryText = tail
+                return
+            }
+        }
+        name = trimmed
+        countryCodes = []
+        countryText = nil
+    }
+
+    /// Within this of an incident of the store, a place counts as near them (metres): a desk's
+    /// feeds cover a region, and the town it asks about is in it, or close to its edge.
+    public static let nearIncidents = 50_000.0
+    /// Another place of the name this far from the one taken is named beside it (metres).
+    public static let farApart = 50_000.0
+
+    /// What was taken, and the others of the name worth naming.
+    public struct Choice: Sendable {
+        public var taken: GeocodeCandidate
+        /// Other places of the name, far from the one taken (at most three), nearest to the
+        /// store's incidents first.
+        public var others: [(place: GeocodeCandidate, distance: Double)]
+        /// Why this one: "near the store's incidents", "in Spain", or nil (the geocoder's first).
+        public var reason: String?
+        /// The country part named no place of that name there, so the name was looked up anywhere.
+        public var countryIgnored: Bool
+    }
+
+    /// Looks the place up. `distanceToIncidents` gives how far a point is from the nearest
+    /// incident with a position (nil: the store holds none, or there is no store); a candidate
+    /// within `nearIncidents` of one comes before those that are not.
+    public func find(with service: GeocodingService,
+                     distanceToIncidents: (@Sendable (Coordinate) async throws -> Double?)? = nil) async throws -> Choice? {
+        var countryIgnored = false
+        var answer = try await service.search(GeocodeQuery(name, purpose: .any, countryCodes: countryCodes, limit: 10))
+        if answer.candidates.isEmpty, !countryCodes.isEmpty {
+            // "Denver, CO": CO is Colombia's code, and Colorado's; no Denver in Colombia.
+            answer = try await service.search(GeocodeQuery(name, purpose: .any, limit: 10))
+            countryIgnored = true
+        }
+        var candidates = answer.candidates
+        guard !candidates.isEmpty else { return nil }
+        var reason: String? = countryCodes.isEmpty || countryIgnored ? nil : "in \(countryText ?? countryCodes.joined(separator: "/"))"
+        if candidates.count > 1, let distanceToIncidents {
+            var distances: [Double?] = []
+            for candidate in candidates { distances.append(try await distanceToIncidents(candidate.coordinate)) }
+            let near = candidates.indices.filter { (distances[$0] ?? .infinity) <= Self.nearIncidents }
+            // Stable: among the near ones, and among the others, the geocoder's order (the larger first).
+            if !near.isEmpty, near.first != 0 {
+                let rest = candidates.indices.filter { !near.contains($0) }
+                candidates = (near + rest).map { candidates[$0] }
+                reason = "the one near the store's incidents"
+            }
+        }
+        let taken = candidates[0]
+        var others: [(place: GeocodeCandidate, distance: Double)] = []
+        for candidate in candidates.dropFirst() where others.count < 3 {
+            let distance = Geodesic.distance(from: taken.coordinate, to: candidate.coordinate)
+            guard distance > Self.farApart,
+                  others.allSatisfy({ Geodesic.distance(from: $0.place.coordinate, to: candidate.coordinate) > Self.farApart }) else { continue }
+            others.append((candidate, distance))
+        }
+        return Choice(taken: taken, others: others, reason: reason, countryIgnored: countryIgnored)
+    }
+}
