@@ -112,7 +112,7 @@ public struct FeedIngestor: Sendable {
     @available(*, noasync, message: "blocks its thread: use ingest(_ location:) or StoreThreads.run in async code")
     public func ingest(_ input: FeedInput, continuedBy pages: [FeedInput] = []) throws -> IngestSummary {
         let format = try FeedReading.format(of: input, forced: self.format)
-        let note: (String) -> Void = { [logger] in logger.info("\(input.location): \($0)", metadata: [Setting.logKey: "\(Setting.fieldMapping.rawValue)"]) }
+        let note: (FeedNote) -> Void = { [logger] in logger.info("\(input.location): \($0.text)", metadata: [Setting.logKey: "\($0.setting.rawValue)"]) }
         let source = sourceName ?? FeedIdentity.sourceName(of: input, format: format)
         let (fields, crs, keep) = try reading(for: source, note: note)
         // A GIS file through GDAL (TrafficGeoOGR); every other format has its native reader.
@@ -130,6 +130,8 @@ public struct FeedIngestor: Sendable {
         let formerNames = FeedIdentity.formerNames(forLocation: input.location)
         logger.debug("reading \(input.location) as \(format) into source '\(source)'")
         var count = 0, readable = 0, warned = 0
+        // Records a TMC location table would place: said once the feed is read.
+        var alertCOnly = 0, alertCTables: Set<String> = []
         func warn(_ message: @autoclosure () -> String) {
             warned += 1
             if warned <= maxEntryWarnings { logger.warning("\(message())") }
@@ -152,6 +154,12 @@ public struct FeedIngestor: Sendable {
                     warn("\(input.location): skipped \(entry)")
                 case let .incident(incident):
                     readable += 1
+                    if locationTable == nil, incident.position == nil, let reference = incident.properties["alert_c"] {
+                        alertCOnly += 1
+                        // "table 6.13 primary 12345 …" (AlertCReference): the table is what a user looks for.
+                        let words = reference.split(separator: " ")
+                        if alertCTables.count < 3, words.count > 1, words[0] == "table" { alertCTables.insert(String(words[1])) }
+                    }
                     if let problem = incident.properties[Incident.positionProblemProperty] {
                         warn("\(input.location): \(SkippedEntry(index: count + 1, entryID: incident.id, reason: "position ignored: \(problem)")); it is kept, to be placed from its words")
                     }
@@ -180,6 +188,10 @@ public struct FeedIngestor: Sendable {
             throw error
         }
         record(FetchReport(source: source, entries: summary.read, errors: summary.feedError.map { [$0] } ?? []))
+        if alertCOnly > 0 {
+            note(FeedNote("\(alertCOnly) of its records are located only by ALERT-C codes (location table \(alertCTables.sorted().joined(separator: ", "))): "
+                + "the country's TMC location table places them; without it their words are geocoded", setting: .locationTable))
+        }
         // Kept once the feed was read with it: a mapping that named no column of it is not.
         if let keep, summary.read > 0 { try store.setSourceReading(keep, for: source) }
         return summary
@@ -189,7 +201,7 @@ public struct FeedIngestor: Sendable {
     /// those kept for the source (said in a note); and what to keep for it once read (nil: no
     /// change to what is kept).
     @available(*, noasync, message: "reads the store")
-    private func reading(for source: String, note: (String) -> Void) throws
+    private func reading(for source: String, note: (FeedNote) -> Void) throws
         -> (fields: [CSVColumns.Role: String], crs: String?, keep: SourceReading?) {
         let given = SourceReading(fields: fields, crs: crs)
         if forgetsKeptReading {
@@ -200,7 +212,7 @@ public struct FeedIngestor: Sendable {
             return (fields, crs, try store.sourceReading(for: source) == given ? nil : given)
         }
         guard let kept = try store.sourceReading(for: source), !kept.isEmpty else { return ([:], nil, nil) }
-        note("read as an earlier ingest of source '\(source)' was told: \(kept.asOptions) (give --field or --crs to change it, --forget-reading to drop it)")
+        note(FeedNote("read as an earlier ingest of source '\(source)' was told: \(kept.described)", setting: .keptReading))
         return (kept.roles, kept.crs, nil)
     }
 

@@ -23,6 +23,9 @@ public struct CSVColumns: Sendable, Equatable {
     public private(set) var geometryColumns: [Int] = []
     /// A time of day in a column of its own, beside a date column of the same role ("hora" beside "fecha").
     public private(set) var clockColumns: [Role: Int] = [:]
+    /// What the user can do about a position the columns did not give (x/y in metres with no
+    /// CRS given), for the note that says what was recognised.
+    public var hint: String?
     /// The roles that were recognised rather than named (said aloud by the ingest).
     public private(set) var guessed: Set<Role> = []
 

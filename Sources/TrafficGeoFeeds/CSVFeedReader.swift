@@ -18,7 +18,7 @@ struct CSVFeedReader: FeedReader {
     /// Columns the user named (a field mapping).
     var fields: [CSVColumns.Role: String] = [:]
     /// Told which columns were recognised, once per file ("title ← name, lat ← head_latitude").
-    var note: ((String) -> Void)?
+    var note: ((FeedNote) -> Void)?
 
     func read(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
         let head = String(decoding: try input.head(4096), as: UTF8.self)
@@ -53,7 +53,8 @@ struct CSVFeedReader: FeedReader {
         let chosen = try TabularIncidents.chooseColumns(header: header, sample: sample.map { $0.fields.map(\.trimmed) }, fields: fields,
                                                          coordinates: coordinates, hasGeometry: false, location: input.location, format: .csv)
         let said = chosen.describe(header: header)
-        if !said.isEmpty { note?("columns recognised: \(said)") }
+        if !said.isEmpty { note?(FeedNote("columns recognised: \(said)")) }
+        if let hint = chosen.hint { note?(FeedNote(hint, setting: .coordinateSystem)) }
         let table = TabularIncidents(header: header, chosen: chosen, coordinates: coordinates,
                                      sample: sample.map { $0.fields.map(\.trimmed) })
         var index = 0

@@ -9,7 +9,7 @@ public enum FeedReading {
     /// `fields`: which CSV column is which field (`title=advisorymessage`); `note` is
     /// told what a reader recognised on its own (a CSV feed's columns), to be said to the user.
     public static func reader(for format: FeedFormat, crs: String? = nil, locationTable: AlertCLocationTable? = nil,
-                              fields: [CSVColumns.Role: String] = [:], note: ((String) -> Void)? = nil) -> FeedReader {
+                              fields: [CSVColumns.Role: String] = [:], note: ((FeedNote) -> Void)? = nil) -> FeedReader {
         switch format {
         case .datex2: return DatexReader(locationTable: locationTable)
         case .wzdx: return WZDxReader()

@@ -11,7 +11,7 @@ struct GeoJSONReader: FeedReader {
     /// Properties the user named as fields (a field mapping: `title=locationArea`).
     var fields: [CSVColumns.Role: String] = [:]
     /// Told which properties were recognised as which field.
-    var note: ((String) -> Void)?
+    var note: ((FeedNote) -> Void)?
 
     func read(_ input: FeedInput, source: String, handle: (FeedEvent) throws -> Void) throws {
         let streamer = JSONArrayStreamer(keys: ["features", ""])
@@ -32,7 +32,7 @@ struct GeoJSONReader: FeedReader {
             if recognised == nil {
                 recognised = chosen
                 let said = chosen.columns.describe(header: chosen.header)
-                if !said.isEmpty { note?("properties recognised: \(said)") }
+                if !said.isEmpty { note?(FeedNote("properties recognised: \(said)")) }
             }
             for data in pending {
                 index += 1
@@ -54,7 +54,7 @@ struct GeoJSONReader: FeedReader {
             let data = try Data(contentsOf: input.fileURL)
             let chosen = try RecognisedProperties([data], fields: fields, location: input.location)
             let said = chosen.columns.describe(header: chosen.header)
-            if !said.isEmpty { note?("properties recognised: \(said)") }
+            if !said.isEmpty { note?(FeedNote("properties recognised: \(said)")) }
             try handle(Self.decode(data, source: source, index: 1, coordinates: coordinates, recognised: chosen))
         } else if index == 0, !topLevel.isEmpty, topLevel["features"] == nil {
             // Another JSON document (Open511, the Autobahn API) read nothing: refused, so that a

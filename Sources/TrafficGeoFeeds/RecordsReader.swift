@@ -24,7 +24,7 @@ struct RecordsReader: FeedReader {
     /// Fields the user named (a field mapping: `title=Headline`).
     var fields: [CSVColumns.Role: String] = [:]
     /// Told which path the records were found at and what was recognised.
-    var note: ((String) -> Void)?
+    var note: ((FeedNote) -> Void)?
 
     /// A document of no standard is held whole to find its records: past this many elements it
     /// is refused rather than read into memory.
@@ -68,7 +68,8 @@ struct RecordsReader: FeedReader {
         let chosen = try TabularIncidents.chooseColumns(header: header, sample: sample, fields: fields, coordinates: coordinates,
                                                          hasGeometry: hasGeometry, location: input.location, format: .records)
         let said = chosen.describe(header: header)
-        note?("records: \(records.members.count) <\(records.path)>" + (said.isEmpty ? "" : "; columns recognised: \(said)"))
+        note?(FeedNote("records: \(records.members.count) <\(records.path)>" + (said.isEmpty ? "" : "; columns recognised: \(said)")))
+        if let hint = chosen.hint { note?(FeedNote(hint, setting: .coordinateSystem)) }
         let tabular = TabularIncidents(header: header, chosen: chosen, coordinates: coordinates, sample: sample)
         for (index, cells) in table.enumerated() {
             let placement = rows[index].geometry.map { $0.flatMap { GeoJSONGeometry.placement($0) } }

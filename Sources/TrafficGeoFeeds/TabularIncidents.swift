@@ -161,13 +161,16 @@ package struct TabularIncidents {
         if coordinates != nil {
             (exact[.longitude], exact[.latitude]) = (projectedAliases["x"], projectedAliases["y"])
         }
-        let chosen: CSVColumns
+        var chosen: CSVColumns
         do {
             chosen = try CSVColumns.choose(header: header, sample: sample, named: fields, exact: exact, inDegrees: coordinates == nil)
         } catch {
             throw FeedError.malformed(location, format: format, reason: error.description, entriesRead: 0)
         }
         let positioned = hasGeometry || chosen[.geometry] != nil
+        if coordinates == nil, !positioned, chosen[.latitude] == nil || chosen[.longitude] == nil {
+            chosen.hint = projectedHint(header: header, sample: sample)
+        }
         if let coordinates, chosen[.longitude] == nil || chosen[.latitude] == nil, !positioned {
             throw FeedError.malformed(location, format: format,
                                       reason: "positions in \(coordinates.crs), the CRS given for this feed, need x and y columns (or easting and northing); the header has \(header.joined(separator: ", ").prefix(200))",
@@ -181,6 +184,23 @@ package struct TabularIncidents {
                                       entriesRead: 0)
         }
         return chosen
+    }
+
+    /// Columns named as x and y (or easting and northing) whose numbers are not degrees: metres
+    /// of a projected CRS the feed does not name, which only the user can say. Nil when there
+    /// are none.
+    static func projectedHint(header: [String], sample: [[String]]) -> String? {
+        let lowered = header.map { $0.lowercased() }
+        func column(_ axis: String) -> Int? {
+            projectedAliases[axis]!.lazy.compactMap { name in lowered.firstIndex(of: name) }.first
+        }
+        guard let x = column("x"), let y = column("y"), x != y else { return nil }
+        func numbers(_ i: Int) -> [Double] { sample.compactMap { i < $0.count ? DecimalText.double($0[i]) : nil } }
+        let xs = numbers(x), ys = numbers(y)
+        guard !xs.isEmpty, !ys.isEmpty, (xs + ys).filter({ abs($0) > 180 }).count * 2 > xs.count + ys.count else { return nil }
+        func first(_ i: Int) -> String { sample.lazy.compactMap { i < $0.count && DecimalText.double($0[i]) != nil ? $0[i] : nil }.first ?? "" }
+        return "columns \(header[x]) and \(header[y]) hold numbers such as \(first(x)) and \(first(y)), not degrees: "
+            + "metres of a projected CRS the feed does not name; given the publisher's CRS (EPSG:25832 for UTM zone 32N, EPSG:2056 for Switzerland, EPSG:27700 for Great Britain, …), they are read as easting and northing"
     }
 
     static let projectedAliases: [String: [String]] = [

@@ -19,9 +19,9 @@ public struct OGRFeedReader: FeedReader {
     public var fields: [CSVColumns.Role: String]
     /// Told what was recognised, once per layer ("layer roadworks (ESRI Shapefile, ETRS89 /
     /// UTM zone 32N): title ← name, …").
-    public var note: ((String) -> Void)?
+    public var note: ((FeedNote) -> Void)?
 
-    public init(crs: String? = nil, fields: [CSVColumns.Role: String] = [:], note: ((String) -> Void)? = nil) {
+    public init(crs: String? = nil, fields: [CSVColumns.Role: String] = [:], note: ((FeedNote) -> Void)? = nil) {
         self.crs = crs
         self.fields = fields
         self.note = note
@@ -156,7 +156,7 @@ public struct OGRFeedReader: FeedReader {
             throw FeedError.malformed(input.location, format: .gis, reason: "layer \(name): \(error.description)", entriesRead: index)
         }
         let said = chosen.describe(header: header)
-        note?("layer \(name) (\(driver), \(crsName))" + (said.isEmpty ? "" : ": columns recognised: \(said)"))
+        note?(FeedNote("layer \(name) (\(driver), \(crsName))" + (said.isEmpty ? "" : ": columns recognised: \(said)")))
         let table = TabularIncidents(header: header, chosen: chosen, sample: sample.map(\.cells))
         func emit(_ read: (cells: [String], geometry: String?, problem: String?)) throws {
             index += 1

@@ -49,12 +49,15 @@ public enum RoadReference {
     public static func roads(inField text: String) -> [String] {
         let whole = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
         guard !whole.isEmpty, !PlaceholderText.isPlaceholder(whole) else { return [] }
-        if let road = field(whole), WorldRoads.fieldParts(whole).count <= 1 { return [road] }
+        if let road = field(whole), WorldRoads.fieldParts(whole).count <= 1 {
+            return [road] + (nameAfterReference(in: whole).map { [$0] } ?? [])
+        }
         var references: [String] = [], names: [String] = []
         for part in WorldRoads.fieldParts(whole) {
             let found = WorldRoads.references(inField: part)
             if !found.isEmpty {
                 references += found
+                if let name = nameAfterReference(in: part) { names.append(name) }
             } else if let german = firstGerman(in: part) {
                 references.append(german.road)
             } else if isName(part) {
@@ -72,6 +75,21 @@ public enum RoadReference {
         var seen: Set<String> = []
         let ordered = found.filter { normalize($0) != nil } + found.filter { normalize($0) == nil }
         return ordered.filter { seen.insert($0).inserted }
+    }
+
+    /// The name a road field gives after its reference ("I-87 Northway": "Northway"; "I-87
+    /// Major Deegan Expressway"), so that the road is found by either: a few words with letters
+    /// and no digit that say no direction ("I-95 northbound") and begin no place on the road
+    /// ("I-70 at Exit 5", "US-6 near Golden": a word of four letters or fewer in lower case).
+    static func nameAfterReference(in part: String) -> String? {
+        let words = part.split(separator: " ").map(String.init)
+        guard let (_, count) = leadingReference(in: words[...]), count < words.count else { return nil }
+        let rest = words[count...]
+        let name = rest.joined(separator: " ")
+        guard rest.count <= 4, isName(name), !name.contains(where: \.isNumber),
+              let first = rest.first, !(first.count <= 4 && first == first.lowercased()),
+              TravelDirection.of(field: name).isUnknown, rest.allSatisfy({ TravelDirection.of(field: $0).isUnknown }) else { return nil }
+        return name
     }
 
     /// A part of a road field that can be a road's name: a letter in it, not a placeholder a

@@ -26,10 +26,10 @@ public struct SourceReading: Sendable, Equatable, Codable {
         Dictionary(uniqueKeysWithValues: fields.compactMap { key, column in CSVColumns.Role(rawValue: key).map { ($0, column) } })
     }
 
-    /// The words a user would type for it (`--field title=advisorymessage --crs EPSG:32632`).
-    public var asOptions: String {
-        (fields.sorted { $0.key < $1.key }.map { "--field \($0.key)=\($0.value)" } + (crs.map { ["--crs \($0)"] } ?? []))
-            .joined(separator: " ")
+    /// In words: `title=advisorymessage, CRS EPSG:32632`.
+    public var described: String {
+        (fields.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" } + (crs.map { ["CRS \($0)"] } ?? []))
+            .joined(separator: ", ")
     }
 
     /// The `store_info` key a source's reading is kept under.

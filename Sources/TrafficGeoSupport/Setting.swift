@@ -19,6 +19,12 @@ public enum Setting: String, Sendable, CaseIterable {
     case feedFormat
     /// Which column of a CSV feed is which field.
     case fieldMapping
+    /// The CRS of a feed's coordinates when it names none.
+    case coordinateSystem
+    /// The field mapping and CRS kept with a source from an earlier ingest.
+    case keptReading
+    /// The TMC location table that places ALERT-C locations.
+    case locationTable
 
     /// The metadata key a log line names its setting under.
     public static let logKey = "setting"

@@ -109,6 +109,9 @@ enum TrafficGeoExit {
         case .maxFeedBytes: return "--max-feed-bytes raises the limit"
         case .feedFormat: return "--format names it"
         case .fieldMapping: return "--field ROLE=COLUMN names a column"
+        case .coordinateSystem: return "--crs names it"
+        case .keptReading: return "--field or --crs replaces it, --forget-reading drops it"
+        case .locationTable: return "--tmc-table names the table"
         }
     }
 

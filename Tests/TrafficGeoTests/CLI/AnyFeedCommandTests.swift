@@ -70,6 +70,13 @@ struct AnyFeedCommandTests {
         #expect(out.stdout.contains("\"id\":\"E1\"") && out.stdout.contains("\"title\":\"Obras en la A-7 km 240\"") && out.stdout.contains("\"road\":\"A7\""),
                 Comment(rawValue: out.stdout))
         #expect(out.stdout.contains("\"category\":\"roadworks\""), Comment(rawValue: out.stdout))
+        // x and y in metres, with no CRS: not read as degrees, and the ingest says what to give.
+        let metres = try TestSupport.write("id;x;y;text\nT1;539007;5257837;Baustelle zwischen St. Gallen und Neudorf\n", name: "evts.csv", in: folder)
+        let projected = try cli(["ingest", metres.path, "--no-geocode"])
+        #expect(projected.stderr.contains("columns x and y hold numbers such as 539007 and 5257837, not degrees") && projected.stderr.contains("(--crs names it)"),
+                Comment(rawValue: projected.stderr))
+        let placed = try cli(["ingest", metres.path, "--no-geocode", "--crs", "EPSG:32632"])
+        #expect(placed.status == 0 && placed.stderr.contains("0 without position"), Comment(rawValue: placed.stderr))
         let bad = try cli(["ingest", file.path, "--field", "colour=aviso"])
         #expect(bad.status == 64 && bad.stderr.contains("'colour' is no field"), Comment(rawValue: bad.stderr))
     }
@@ -83,7 +90,7 @@ struct AnyFeedCommandTests {
         let tuesday = try TestSupport.write(header + "E2;A-4;Accidente;37.1;-3.6;Accidente en la A-4 km 12\n", name: "martes.csv", in: folder)
         #expect(try cli(["ingest", monday.path, "--source-name", "dgt", "--field", "title=aviso"]).status == 0)
         let later = try cli(["ingest", tuesday.path, "--source-name", "dgt"])
-        #expect(later.status == 0 && later.stderr.contains("read as an earlier ingest of source 'dgt' was told: --field title=aviso"),
+        #expect(later.status == 0 && later.stderr.contains("read as an earlier ingest of source 'dgt' was told: title=aviso (--field or --crs replaces it"),
                 Comment(rawValue: later.stderr))
         let out = try cli(["near", "--lat", "37.1", "--lon", "-3.6", "--limit", "1", "--format", "json"])
         #expect(out.stdout.contains("\"title\":\"Accidente en la A-4 km 12\""), Comment(rawValue: out.stdout))

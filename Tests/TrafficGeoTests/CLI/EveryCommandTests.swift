@@ -141,7 +141,7 @@ struct EveryCommandTests {
     /// with the bundled samples and the files the examples name), against one fresh database:
     /// what a new user typing the page in order meets. Commands that need a server or a host
     /// of their own (Nominatim, the Autobahn API, a remote PostgreSQL) are left out; those that
-    /// run until stopped (`serve`, `watch`) must still be running after 3 s (bad arguments end
+    /// run until stopped (`serve`, `watch`, `ingest --every`) must still be running after 3 s (bad arguments end
     /// them at once). The page must not leave the samples deleted for the sections after it.
     @Test func theReadmeWorksAsWrittenTopToBottom() throws {
         try readmeExamples(database: db)
@@ -186,7 +186,8 @@ struct EveryCommandTests {
         let elsewhere = ["127.0.0.1", "autobahn:", "https://", "postgresql://"]
         var ran = 0
         for command in commands where !elsewhere.contains(where: command.contains) {
-            let runsUntilStopped = command.hasPrefix("trafficgeo serve") || command.hasPrefix("trafficgeo watch")
+            // (`ingest --every` too: the README may show a feed followed.)
+            let runsUntilStopped = command.hasPrefix("trafficgeo serve") || command.hasPrefix("trafficgeo watch") || command.contains(" --every ")
             // The command runs in a shell, as typed, from the example folder.
             let program = "'\(TestSupport.cliExecutable!.path)'" + command.dropFirst("trafficgeo".count)
             // `serve` on a free port rather than 8080, which another test or program may hold.

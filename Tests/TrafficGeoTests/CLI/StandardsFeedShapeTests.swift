@@ -251,6 +251,9 @@ extension StandardsFeedTests {
         // Without the table the same feed is kept whole, unplaced where only ALERT-C says where.
         let without = try await Self.cli(["ingest", "--db", folder.appendingPathComponent("n.sqlite").path, "--no-geocode", file.path], folder: folder)
         #expect(without.stderr.contains("3 read, 3 new, 0 updated, 0 unchanged, 0 skipped, 3 without position"), Comment(rawValue: without.stderr))
+        // … and says what would place them.
+        #expect(without.stderr.contains("3 of its records are located only by ALERT-C codes (location table 12.1)") && without.stderr.contains("(--tmc-table names the table)"),
+                Comment(rawValue: without.stderr))
         let bad = try await Self.cli(["ingest", "--db", db, "--tmc-table", folder.path, file.path], folder: folder)
         #expect(bad.status == 64 && bad.stderr.contains("has no POINTS.DAT"), Comment(rawValue: bad.stderr))
     }

@@ -14,7 +14,7 @@ struct OGRFeedReaderTests {
 
     func read(_ url: URL, crs: String? = nil, fields: [CSVColumns.Role: String] = [:]) throws -> (incidents: [Incident], skipped: [SkippedEntry], notes: [String]) {
         var incidents: [Incident] = [], skipped: [SkippedEntry] = [], notes: [String] = []
-        let reader = OGRFeedReader(crs: crs, fields: fields, note: { notes.append($0) })
+        let reader = OGRFeedReader(crs: crs, fields: fields, note: { notes.append($0.text) })
         try reader.read(FeedInput(localFile: url.path), source: "test") { event in
             switch event {
             case let .incident(i): incidents.append(i)

@@ -47,7 +47,9 @@ struct RoadGrammarTests {
     /// A feed's road field: every road it names, references first; a part without one is the
     /// road's name.
     @Test(arguments: [
-        ("I-87 Northway", ["I-87"]), ("I-87 Major Deegan Expressway", ["I-87"]), ("Merritt Parkway/CT 15", ["CT-15", "Merritt Parkway"]),
+        ("I-87 Northway", ["I-87", "Northway"]), ("I-87 Major Deegan Expressway", ["I-87", "Major Deegan Expressway"]),
+        ("Merritt Parkway/CT 15", ["CT-15", "Merritt Parkway"]), ("I-95 northbound", ["I-95"]), ("I-70 at Exit 5", ["I-70"]),
+        ("US 6 near Golden", ["US-6"]), ("I-87 Northway/I-90", ["I-87", "I-90", "Northway"]), ("Highway 1 N", ["HWY-1"]),
         ("Sprain Brook State Pkwy", ["Sprain Brook State Pkwy"]), ("NY 3", ["NY-3"]), ("I-80; I-35", ["I-80", "I-35"]),
         ("US 6 & SH 9", ["US-6", "SH-9"]), ("A1(M)", ["A1(M)"]), ("A 4", ["A4"]), ("AP-7", ["AP-7"]), ("GIV-5232", ["GIV-5232"]),
         ("CV-500", ["CV-500"]), ("N-340", ["N340"]), ("SH 16", ["SH-16"]), ("valtatie 4", ["FI-4"]), ("Highway 401", ["HWY-401"]), ("Sprain Brook State Pkwy", ["Sprain Brook State Pkwy"]),
