@@ -11,7 +11,7 @@ person types").
 
 Columns: the alpha-2 code (lower case) and the names a person may write for the country, |-separated:
 its alpha-2 and alpha-3 codes, its name, common name and official name in English and in every
-language iso-codes translates them into, the part of a name before a comma ("Korea" of "Korea,
+language iso-codes translates them into (in Latin script, as the gazetteer's names are), the part of a name before a comma ("Korea" of "Korea,
 Republic of": such a name may be several countries'), ISO 3166-1's exceptionally reserved codes
 that stand for a country (UK for GB, EL for GR), and the subdivisions ISO 3166-2 types as a
 "Country" of their own (England, Scotland, Wales: GB). Deterministic: sorted.
@@ -43,7 +43,10 @@ def main():
 
     def add(code, name):
         name = re.sub(r"\s*\[.*?\]", "", name).strip()
-        if not name or "|" in name or "\t" in name:
+        # Latin script only, as the gazetteer's own names (build-gazetteer.py): the places are
+        # looked up by Latin names, and folding the other scripts' names cost half a second a
+        # lookup (ICU transliteration).
+        if not name or "|" in name or "\t" in name or not all(ord(c) < 0x250 or c in "’" for c in name):
             return
         names.setdefault(code.lower(), set()).add(name)
         if "," in name:

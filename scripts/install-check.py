@@ -96,7 +96,11 @@ def main():
     check(titles.returncode == 0 and re.search(r"geocoded 6: [1-6] found", titles.stderr) is not None,
           f"titles without positions placed by the gazetteer: {titles.stderr.strip()}")
 
-    # serve: /health, /ready, /metrics
+    # serve: /health, /ready, /metrics. Both sources read again just before, so that /ready is
+    # asked within --ready-max-age of their last read however long the steps above took.
+    for feed in ("lmst.de_DE.xml", "titles.xml"):
+        again = run(binary, "ingest", "--db", db, "--no-geocode", os.path.join(sample, feed), cwd=work)
+        check(again.returncode == 0, f"{feed} read again: {again.stderr.strip()}")
     log = open(os.path.join(work, "serve.log"), "w+")
     serve = subprocess.Popen([binary, "serve", "--db", db, "--port", "0", "--ready-max-age", "6s"], cwd=work,
                              stdout=subprocess.DEVNULL, stderr=log)

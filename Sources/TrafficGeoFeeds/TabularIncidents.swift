@@ -127,7 +127,12 @@ package struct TabularIncidents {
             fields.properties[name] = String(row[i].prefix(4096))
         }
         if let start = date(.starts) {
-            fields.properties["valid_from"] = TimestampParser.parse(start).map(TimestampParser.format) ?? start
+            // A start that is no date is the entry's problem under its own name (filling the
+            // update with it made it read "updated: unreadable date").
+            guard let began = TimestampParser.parse(start) else {
+                return .skipped(SkippedEntry(index: index, entryID: fields.id, line: line, reason: "starts: unreadable date '\(start.prefix(40))'"))
+            }
+            fields.properties["valid_from"] = TimestampParser.format(began)
             // A report whose only time is its start was last told of then.
             if fields.updated == nil { fields.updated = start }
         }

@@ -12,15 +12,20 @@ public struct CountryNames: Sendable {
     private let codesByName: [String: [String]]
 
     public init(path: String) throws {
-        let text = try String(contentsOfFile: path, encoding: .utf8)
+        let data = try Data(contentsOf: URL(fileURLWithPath: path))
         var codes: [String: [String]] = [:]
-        for line in text.split(separator: "\n").dropFirst() {
-            let f = line.split(separator: "\t", omittingEmptySubsequences: false)
-            guard f.count >= 2 else { continue }
-            let code = String(f[0]).lowercased()
-            for name in f[1].split(separator: "|") {
-                let key = TextFolding.fold(String(name))
-                if !(codes[key]?.contains(code) ?? false) { codes[key, default: []].append(code) }
+        codes.reserveCapacity(40_000)
+        // Split by bytes: the file is 0.8 MB, and splitting it as Characters took half a second.
+        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            for line in bytes.split(separator: UInt8(ascii: "\n")).dropFirst() {
+                let f = line.split(separator: UInt8(ascii: "\t"), maxSplits: 1, omittingEmptySubsequences: false)
+                guard f.count == 2 else { continue }
+                let code = String(decoding: f[0], as: UTF8.self).lowercased()
+                for name in f[1].split(separator: UInt8(ascii: "|")) {
+                    let key = TextFolding.fold(String(decoding: name, as: UTF8.self))
+                    if !(codes[key]?.contains(code) ?? false) { codes[key, default: []].append(code) }
+                }
             }
         }
         codesByName = codes
@@ -66,10 +71,11 @@ public struct TypedPlace: Sendable {
     /// The country as typed ("Spain"), for messages.
     public var countryText: String?
 
-    /// Reads "name, country" when the last part names a country; else the whole text.
-    public init(_ text: String, countries: CountryNames?) {
+    /// Reads "name, country" when the last part names a country; else the whole text. The
+    /// list of countries is asked for only when the text has a comma.
+    public init(_ text: String, countries: @autoclosure () -> CountryNames?) {
         let trimmed = text.trimmed
-        if let countries, let comma = trimmed.lastIndex(of: ",") {
+        if let comma = trimmed.lastIndex(of: ","), let countries = countries() {
             let head = String(trimmed[..<comma]).trimmed, tail = String(trimmed[trimmed.index(after: comma)...]).trimmed
             let codes = countries.codes(of: tail)
             if !head.isEmpty, !codes.isEmpty {

@@ -107,6 +107,14 @@ struct CSVColumnsTests {
         #expect(CSVDates.yearFirstWithSlashes("02/06/2025") == nil)
     }
 
+    /// A start that is no date skips its row under its own name, not as an unreadable update.
+    @Test func anUnreadableStartIsSaidAsTheStart() throws {
+        let csv = "id,title,lat,lon,start_date\na,Obras,40.4,-3.7,2024-02-11T18:00:00Z\nb,Obras,40.4,-3.7,pronto\nc,Obras,40.4,-3.7,2024-02-12T08:00:00Z\n"
+        let read = try TestSupport.read(csv, name: "dgt.csv")
+        #expect(read.incidents.map(\.id) == ["a", "c"])
+        #expect(read.skipped.first?.reason == "starts: unreadable date 'pronto'", "\(read.skipped)")
+    }
+
     /// A geometry column empty in every row read ahead is still tried, once another column holds WKT.
     @Test func aGeometryColumnFilledOnlyFurtherDown() throws {
         var csv = "id,road_name,geometry_linestring,geometry_multipoint\n"
