@@ -189,11 +189,12 @@ public struct FeedIngestor: Sendable {
         }
         record(FetchReport(source: source, entries: summary.read, errors: summary.feedError.map { [$0] } ?? []))
         if alertCOnly > 0 {
-            note(FeedNote("\(alertCOnly) of its records are located only by ALERT-C codes (location table \(alertCTables.sorted().joined(separator: ", "))): "
+            note(FeedNote("\(alertCOnly) of its records \(alertCOnly == 1 ? "is" : "are") located only by ALERT-C codes (location table \(alertCTables.sorted().joined(separator: ", "))): "
                 + "the country's TMC location table places them; without it their words are geocoded", setting: .locationTable))
         }
-        // Kept once the feed was read with it: a mapping that named no column of it is not.
-        if let keep, summary.read > 0 { try store.setSourceReading(keep, for: source) }
+        // Kept once the feed was read with it and something stored: a mapping that named no
+        // column of it, or with which every entry was skipped, is not.
+        if let keep, summary.new + summary.updated + summary.unchanged > 0 { try store.setSourceReading(keep, for: source) }
         return summary
     }
 

@@ -59,13 +59,13 @@ public struct CSVColumns: Sendable, Equatable {
     static let latitudeWords: Set<String> = ["lat", "latitude", "breite", "breitengrad", "latitud", "latitudine", "breedtegraad", "y"]
     static let longitudeWords: Set<String> = ["lon", "lng", "long", "longitude", "laenge", "länge", "laengengrad", "längengrad", "longitud", "longitudine", "lengtegraad", "x"]
     static let geometryWords: Set<String> = ["wkt", "geometry", "geom", "geometrie", "geometria", "shape", "the_geom"]
-    static let idWords: Set<String> = ["id", "identifier", "guid", "uuid", "objectid", "fid", "identificador", "kennung"]
+    static let idWords: Set<String> = ["id", "identifier", "guid", "uuid", "objectid", "fid", "identificador", "identifiant", "identificativo", "codigo", "código", "kennung"]
     /// An id of the record, not of something it refers to: the word before "id".
     static let recordWords: Set<String> = ["event", "incident", "record", "situation", "feature", "object", "item", "message", "report",
                                            "closure", "alert", "road", "work", "zone", "incidencia", "evento", "meldung", "ereignis"]
     static let foreignWords: Set<String> = ["source", "feed", "data", "provider", "publisher", "parent", "related", "organization",
                                             "org", "agency", "user", "device", "camera", "sensor", "segment", "lane"]
-    static let titleWords: Set<String> = ["title", "headline", "name", "subject", "titel", "titre", "titulo", "título", "nombre", "nom", "titolo", "naam"]
+    static let titleWords: Set<String> = ["title", "headline", "name", "subject", "titel", "titre", "titulo", "título", "nombre", "nom", "titolo", "naam", "libelle", "libellé", "intitule", "intitulé"]
     static let summaryWords: Set<String> = ["summary", "description", "desc", "subtitle", "text", "message", "comment", "comments", "details",
                                             "remarks", "notes", "advisory", "beschreibung", "meldung", "descripcion", "descripción",
                                             "description", "descrizione", "omschrijving", "texto", "mensaje", "observaciones"]

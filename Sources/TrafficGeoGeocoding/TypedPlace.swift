@@ -74,20 +74,33 @@ public struct TypedPlace: Sendable {
     /// Reads "name, country" when the last part names a country; else the whole text. The
     /// list of countries is asked for only when the text has a comma.
     public init(_ text: String, countries: @autoclosure () -> CountryNames?) {
-        let trimmed = text.trimmed
-        if let comma = trimmed.lastIndex(of: ","), let countries = countries() {
-            let head = String(trimmed[..<comma]).trimmed, tail = String(trimmed[trimmed.index(after: comma)...]).trimmed
-            let codes = countries.codes(of: tail)
-            if !head.isEmpty, !codes.isEmpty {
-                name = head
-                countryCodes = codes
-                countryText = tail
-                return
-            }
-        }
-        name = trimmed
+        let parts = text.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty }
+        name = parts.joined(separator: ", ")
         countryCodes = []
         countryText = nil
+        unreadParts = []
+        guard parts.count > 1, let countries = countries() else { return }
+        // The last part that names a country, after the place's own name ("Valencia, Spain,
+        // Europe"); what follows it, and what no country is ("Paris, Texas"), the geocoder may
+        // read or not (`unreadParts`: said if the answer shows none of it).
+        if let k = parts.indices.dropFirst().last(where: { !countries.codes(of: parts[$0]).isEmpty }) {
+            name = parts[..<k].joined(separator: ", ")
+            countryCodes = countries.codes(of: parts[k])
+            countryText = parts[k]
+            unreadParts = Array(parts[(k + 1)...])
+        } else {
+            unreadParts = Array(parts.dropFirst())
+        }
+    }
+
+    /// Parts after the name that name no country (a state, a region: "Texas", "Europe").
+    public var unreadParts: [String]
+
+    /// The parts of `unreadParts` that the place taken does not show in its name: the geocoder
+    /// may have looked for the name alone ("Paris, Texas" answered by Paris, France).
+    public func partsNotIn(_ candidate: GeocodeCandidate) -> [String] {
+        let shown = TextFolding.fold([candidate.name, candidate.displayName ?? ""].joined(separator: " "))
+        return unreadParts.filter { !shown.contains(TextFolding.fold($0)) }
     }
 
     /// Within this of an incident of the store, a place counts as near them (metres): a desk's

@@ -122,6 +122,12 @@ struct PlaceOptions: ParsableArguments {
             if choice.countryIgnored {
                 Terminal.printError("trafficgeo: warning: no '\(typed.name)' in \(typed.countryText ?? "that country"); looked for it anywhere")
             }
+            // "Paris, Texas" answered by Paris, France: said (with a country given, what follows it is not).
+            let unread = typed.countryCodes.isEmpty ? typed.partsNotIn(best) : []
+            if !unread.isEmpty, let first = typed.name.split(separator: ",").first {
+                Terminal.printError("trafficgeo: warning: '\(unread.joined(separator: ", "))' is no country trafficgeo knows, and \(Self.label(best)) does not show it: "
+                    + "if you meant another \(first), give its country (\"\(first), US\", \"\(first), Canada\") or --lat and --lon")
+            }
             var line = String(format: "trafficgeo: %@ is at %.5f, %.5f (%@, from %@)", Self.label(best),
                               best.coordinate.latitude, best.coordinate.longitude, best.kind.rawValue, best.provider ?? "the geocoder")
             if let reason = choice.reason { line += ", \(reason)" }

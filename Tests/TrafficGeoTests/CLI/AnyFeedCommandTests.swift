@@ -98,6 +98,11 @@ struct AnyFeedCommandTests {
         #expect(forgot.status == 0 && !forgot.stderr.contains("earlier ingest"), Comment(rawValue: forgot.stderr))
         let again = try cli(["ingest", tuesday.path, "--source-name", "dgt"])
         #expect(again.status == 0 && !again.stderr.contains("earlier ingest"), Comment(rawValue: again.stderr))
+        // A mapping with which every row was skipped is not kept.
+        let skipped = try cli(["ingest", tuesday.path, "--source-name", "other", "--field", "starts=aviso"])
+        #expect(skipped.status == 65, Comment(rawValue: skipped.stderr))
+        let after = try cli(["ingest", tuesday.path, "--source-name", "other"])
+        #expect(after.status == 0 && !after.stderr.contains("earlier ingest"), Comment(rawValue: after.stderr))
     }
 
     /// A place typed with its country is looked for there; without one, near the store's

@@ -51,8 +51,16 @@ import TrafficGeoTestSupport
         // No country part: the larger one, and the other named with its distance.
         let plain = try #require(try await TypedPlace("Valencia", countries: countries).find(with: service))
         #expect(plain.taken.countryCode == "ve" && plain.others.map(\.place.countryCode) == ["es"] && plain.others[0].distance > 7_000_000)
-        // A last part that is no country is part of the name; a country without the place: anywhere, said.
-        #expect(TypedPlace("Paris, Texas", countries: countries).countryCodes.isEmpty)
+        // A last part that is no country is left to the geocoder, and said when the answer does
+        // not show it; the last part that is a country counts; empty parts are none.
+        let texas = TypedPlace("Paris, Texas", countries: countries)
+        #expect(texas.countryCodes.isEmpty && texas.unreadParts == ["Texas"] && texas.name == "Paris, Texas")
+        let europe = TypedPlace("Valencia, Spain, Europe", countries: countries)
+        #expect(europe.name == "Valencia" && europe.countryCodes == ["es"] && europe.unreadParts == ["Europe"])
+        #expect(TypedPlace("Valencia,", countries: countries).name == "Valencia")
+        let london = GeocodeCandidate(coordinate: Coordinate(latitude: 42.98, longitude: -81.23), name: "London", displayName: "London, Ontario, Canada", kind: .town)
+        #expect(TypedPlace("London, Ontario", countries: countries).partsNotIn(london).isEmpty)
+        #expect(texas.partsNotIn(london) == ["Texas"])
         let colorado = try #require(try await TypedPlace("Denver, CO", countries: countries).find(with: service))
         #expect(colorado.countryIgnored && colorado.taken.countryCode == "us")
     }
