@@ -154,11 +154,10 @@ public struct FeedIngestor: Sendable {
                     warn("\(input.location): skipped \(entry)")
                 case let .incident(incident):
                     readable += 1
-                    if locationTable == nil, incident.position == nil, let reference = incident.properties["alert_c"] {
+                    if locationTable == nil, incident.position == nil, let reference = incident.properties[AlertCReference.property] {
                         alertCOnly += 1
-                        // "table 6.13 primary 12345 …" (AlertCReference): the table is what a user looks for.
-                        let words = reference.split(separator: " ")
-                        if alertCTables.count < 3, words.count > 1, words[0] == "table" { alertCTables.insert(String(words[1])) }
+                        // The table is what a user looks for.
+                        if alertCTables.count < 3, let table = AlertCReference.table(inDescription: reference) { alertCTables.insert(table) }
                     }
                     if let problem = incident.properties[Incident.positionProblemProperty] {
                         warn("\(input.location): \(SkippedEntry(index: count + 1, entryID: incident.id, reason: "position ignored: \(problem)")); it is kept, to be placed from its words")

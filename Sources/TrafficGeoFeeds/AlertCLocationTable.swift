@@ -18,6 +18,15 @@ public struct AlertCReference: Sendable, Equatable, CustomStringConvertible {
     /// The table number (the part before the version).
     public var tableNumber: Int? { Int(table.split(separator: ".").first.map(String.init)?.trimmed ?? "") }
 
+    /// The incident property a DATEX II record's reference is kept under, as `description`.
+    public static let property = "alert_c"
+
+    /// The table a kept reference (`description`) names: "6.13" of "table 6.13 primary 12345 …".
+    public static func table(inDescription text: String) -> String? {
+        let words = text.split(separator: " ")
+        return words.count > 1 && words[0] == "table" ? String(words[1]) : nil
+    }
+
     public var description: String {
         var s = "table \(table) primary \(primary)"
         if let o = primaryOffset { s += "+\(Int(o))m" }

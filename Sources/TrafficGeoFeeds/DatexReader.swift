@@ -241,7 +241,7 @@ struct DatexInterpreter {
                 if location != nil { break }
             }
         }
-        if let reference = records.compactMap(\.alertC).first { properties["alert_c"] = reference.description }
+        if let reference = records.compactMap(\.alertC).first { properties[AlertCReference.property] = reference.description }
 
         // What a user calls the incident: the cause among its records; when all are measures
         // (a closure, a speed limit, a diversion), the cause they name (`causeType`).
