@@ -1,5 +1,4 @@
 import Foundation
-import NIOConcurrencyHelpers
 import TrafficGeoModel
 import TrafficGeoProjection
 import TrafficGeoRoadTitles
@@ -12,6 +11,8 @@ public final class Gazetteer: Sendable {
         public var geonameID: Int
         public var name: String
         public var countryCode: String
+        /// GeoNames' first-level subdivision (a state, a province; "il", "08"), lower case; may be empty.
+        public var admin1: String
         public var coordinate: Coordinate
         public var population: Int
 
@@ -38,7 +39,7 @@ public final class Gazetteer: Sendable {
         for (n, line) in text.split(separator: "\n").enumerated() where n > 0 {
             let f = line.split(separator: "\t", omittingEmptySubsequences: false)
             guard f.count >= 7, let id = Int(f[0]), let lat = Double(f[4]), let lon = Double(f[5]) else { continue }
-            let place = Place(geonameID: id, name: String(f[1]), countryCode: String(f[2]).lowercased(),
+            let place = Place(geonameID: id, name: String(f[1]), countryCode: String(f[2]).lowercased(), admin1: String(f[3]).lowercased(),
                               coordinate: Coordinate(latitude: lat, longitude: lon), population: Int(f[6]) ?? 0)
             let index = places.count
             places.append(place)
@@ -51,10 +52,12 @@ public final class Gazetteer: Sendable {
         self.byName = byName
     }
 
-    /// Places of that name (any spelling GeoNames knows), most populous first.
-    public func lookup(_ name: String, countryCodes: [String] = []) -> [Place] {
+    /// Places of that name (any spelling GeoNames knows), most populous first; with countries
+    /// or subdivisions, those in one of them.
+    public func lookup(_ name: String, countryCodes: [String] = [], subdivisions: [PlaceArea] = []) -> [Place] {
+        let anywhere = countryCodes.isEmpty && subdivisions.isEmpty
         let hits = (byName[TextFolding.fold(name)] ?? []).map { places[$0] }
-            .filter { countryCodes.isEmpty || countryCodes.contains($0.countryCode) }
+            .filter { anywhere || countryCodes.contains($0.countryCode) || subdivisions.contains(PlaceArea(country: $0.countryCode, admin1: $0.admin1)) }
         return hits.sorted(by: Place.mostPopulousFirst)
     }
 
@@ -90,53 +93,33 @@ public final class Gazetteer: Sendable {
     /// The towns of the rest of the world (`world.tsv` beside the default gazetteer, built by
     /// the same script): for places a person types, never for placing a traffic message.
     public static func defaultWorldPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
+        defaultSiblingPath("world.tsv", environment: environment)
+    }
+
+    /// A file beside the default gazetteer (`world.tsv`, `countries.tsv`), nil when absent.
+    public static func defaultSiblingPath(_ file: String, environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
         guard let home = defaultPath(environment: environment) else { return nil }
-        let path = URL(fileURLWithPath: home).deletingLastPathComponent().appendingPathComponent("world.tsv").path
+        let path = URL(fileURLWithPath: home).deletingLastPathComponent().appendingPathComponent(file).path
         return FileManager.default.fileExists(atPath: path) ? path : nil
     }
 
-    private static let cache = GazetteerCache()
-    private static let worldCache = WorldGazetteerCache()
+    private static let home = LoadedOnce<Gazetteer> {
+        guard let path = Gazetteer.defaultPath() else {
+            throw GeocodingError.configuration("no gazetteer found: set TRAFFICGEO_GAZETTEER to data/gazetteer/places.tsv, or install it as share/trafficgeo/places.tsv")
+        }
+        return try Gazetteer(path: path)
+    }
+    // A world file that is absent or unreadable is none: typed places are then found at home only.
+    private static let world = LoadedOnce<Gazetteer?> { defaultWorldPath().flatMap { try? Gazetteer(path: $0) } }
 
     /// The default gazetteer, loaded once per process.
     public static func shared() throws -> Gazetteer {
-        try cache.get()
+        try home.get()
     }
 
     /// The world's towns, loaded once per process when first asked for; nil when not installed.
     public static func sharedWorld() -> Gazetteer? {
-        worldCache.get()
-    }
-}
-
-/// The gazetteer once loaded; loading holds the lock, so two callers never load it twice.
-private final class GazetteerCache: Sendable {
-    private let loaded = NIOLockedValueBox<Gazetteer?>(nil)
-
-    func get() throws -> Gazetteer {
-        try loaded.withLockedValue { loaded in
-            if let loaded { return loaded }
-            guard let path = Gazetteer.defaultPath() else {
-                throw GeocodingError.configuration("no gazetteer found: set TRAFFICGEO_GAZETTEER to data/gazetteer/places.tsv, or install it as share/trafficgeo/places.tsv")
-            }
-            let g = try Gazetteer(path: path)
-            loaded = g
-            return g
-        }
-    }
-}
-
-/// The world's towns once loaded (or found missing).
-private final class WorldGazetteerCache: Sendable {
-    private let loaded = NIOLockedValueBox<Gazetteer??>(nil)
-
-    func get() -> Gazetteer? {
-        loaded.withLockedValue { loaded in
-            if let loaded { return loaded }
-            let g = Gazetteer.defaultWorldPath().flatMap { try? Gazetteer(path: $0) }
-            loaded = .some(g)
-            return g
-        }
+        (try? world.get()) ?? nil
     }
 }
 
@@ -190,13 +173,15 @@ public struct GazetteerProvider: GeocodingProvider {
     private func lookup(_ text: String, _ query: GeocodeQuery, scale: Double, in gazetteers: [Gazetteer]? = nil) -> GeocodeAnswer? {
         for (variant, quality) in NameVariants.of(text) {
             var places: [Gazetteer.Place] = []
-            for g in gazetteers ?? [gazetteer] { places += g.lookup(variant, countryCodes: query.countryCodes) }
+            for g in gazetteers ?? [gazetteer] { places += g.lookup(variant, countryCodes: query.countryCodes, subdivisions: query.subdivisions) }
             guard !places.isEmpty else { continue }
             places.sort(by: Gazetteer.Place.mostPopulousFirst)
             let candidates = places.prefix(query.limit).map { p in
-                GeocodeCandidate(coordinate: p.coordinate, name: p.name, displayName: "\(p.name), \(p.countryCode.uppercased())",
-                                 kind: .town, score: scale * quality * min(1, log10(Double(max(p.population, 1))) / 7),
-                                 population: p.population, countryCode: p.countryCode, osmTag: "place/geonames")
+                var candidate = GeocodeCandidate(coordinate: p.coordinate, name: p.name, displayName: "\(p.name), \(p.countryCode.uppercased())",
+                                                 kind: .town, score: scale * quality * min(1, log10(Double(max(p.population, 1))) / 7),
+                                                 population: p.population, countryCode: p.countryCode, osmTag: "place/geonames")
+                candidate.admin1 = p.admin1.isEmpty ? nil : p.admin1
+                return candidate
             }
             return GeocodeAnswer(provider: name, candidates: Array(candidates), attribution: Gazetteer.attribution)
         }

@@ -28,15 +28,34 @@ public struct GeocodeQuery: Sendable, Hashable, CustomStringConvertible {
 
     public var text: String
     public var purpose: Purpose
-    /// ISO 3166-1 alpha-2 codes, lower case; empty = anywhere.
+    /// ISO 3166-1 alpha-2 codes, lower case; empty (and no `subdivisions`) = anywhere.
     public var countryCodes: [String]
+    /// States or provinces the place may be in besides `countryCodes` ("Springfield, IL": Israel,
+    /// or Illinois), as GeoNames' admin1 codes, which the gazetteer's places carry.
+    public var subdivisions: [PlaceArea]
+    /// The subdivision as the person wrote it ("IL", "Ontario"): HTTP geocoders know no admin1
+    /// codes, and are asked for `text, subdivisionText` in the subdivisions' countries instead.
+    public var subdivisionText: String?
     public var limit: Int
 
-    public init(_ text: String, purpose: Purpose = .any, countryCodes: [String] = [], limit: Int = 10) {
+    public init(_ text: String, purpose: Purpose = .any, countryCodes: [String] = [], subdivisions: [PlaceArea] = [],
+                subdivisionText: String? = nil, limit: Int = 10) {
         self.text = text.normalizedWhitespace
         self.purpose = purpose
         self.countryCodes = countryCodes.map { $0.lowercased() }.sorted()
+        self.subdivisions = subdivisions.sorted()
+        self.subdivisionText = subdivisions.isEmpty ? nil : subdivisionText?.normalizedWhitespace
         self.limit = limit
+    }
+
+    /// What an HTTP geocoder is asked for: the text, with the subdivision as written.
+    public var searchText: String {
+        subdivisionText.map { "\(text), \($0)" } ?? text
+    }
+
+    /// The countries an HTTP geocoder is to answer in: those given and those of the subdivisions.
+    public var searchCountryCodes: [String] {
+        Array(Set(countryCodes + subdivisions.map(\.country))).sorted()
     }
 
     /// The cache key part: folded text so that "Köln" and "KOELN" ask once, its comma-separated
@@ -45,10 +64,36 @@ public struct GeocodeQuery: Sendable, Hashable, CustomStringConvertible {
     /// be answered from the other's cache.
     public var normalizedKey: String {
         let folded = text.split(separator: ",", omittingEmptySubsequences: false).map { TextFolding.fold(String($0)) }.joined(separator: ",")
-        return "\(purpose.rawValue)|\(countryCodes.joined(separator: ","))|\(limit)|\(folded)"
+        let areas = countryCodes + subdivisions.map(\.code)
+        return "\(purpose.rawValue)|\(areas.joined(separator: ","))|\(limit)|\(folded)"
     }
 
     public var description: String { text }
+}
+
+/// A country, or one of its first-level subdivisions (a state, a province): where a typed
+/// place is looked for.
+public struct PlaceArea: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// ISO 3166-1 alpha-2, lower case.
+    public var country: String
+    /// GeoNames' admin1 code, lower case ("il", "08"); nil for the whole country.
+    public var admin1: String?
+
+    public init(country: String, admin1: String? = nil) {
+        self.country = country.lowercased()
+        self.admin1 = admin1.flatMap { $0.isEmpty ? nil : $0.lowercased() }
+    }
+
+    /// "us" or "us-il", as `countries.tsv` and `subdivisions.tsv` write them.
+    public init?(code: String) {
+        let parts = code.split(separator: "-", maxSplits: 1).map(String.init)
+        guard let country = parts.first, country.count == 2 else { return nil }
+        self.init(country: country, admin1: parts.count > 1 ? parts[1] : nil)
+    }
+
+    public var code: String { admin1.map { "\(country)-\($0)" } ?? country }
+    public var description: String { code }
+    public static func < (a: PlaceArea, b: PlaceArea) -> Bool { a.code < b.code }
 }
 
 /// A place a geocoder answered with.
@@ -62,6 +107,9 @@ public struct GeocodeCandidate: Sendable, Equatable, Codable {
     /// For settlements from the gazetteer.
     public var population: Int?
     public var countryCode: String?
+    /// GeoNames' first-level subdivision, for the gazetteer's places ("il", "08"): tells two
+    /// places of one name in one country apart.
+    public var admin1: String?
     /// The provider's classification, e.g. "highway/motorway_junction", "place/town".
     public var osmTag: String?
     /// Which provider of the chain answered with it (set by `GeocodingService`).

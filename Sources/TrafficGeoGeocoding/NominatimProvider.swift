@@ -20,8 +20,9 @@ public struct NominatimProvider: GeocodingProvider {
     }
 
     public func search(_ query: GeocodeQuery) async throws -> GeocodeAnswer {
-        var items: [(String, String)] = [("q", query.text), ("format", format.rawValue), ("limit", String(query.limit))]
-        if !query.countryCodes.isEmpty { items.append(("countrycodes", query.countryCodes.joined(separator: ","))) }
+        var items: [(String, String)] = [("q", query.searchText), ("format", format.rawValue), ("limit", String(query.limit))]
+        let countries = query.searchCountryCodes
+        if !countries.isEmpty { items.append(("countrycodes", countries.joined(separator: ","))) }
         switch query.purpose {
         case .junction: items.append(("layer", "poi"))
         case .place: items.append(("featureType", "settlement"))

@@ -16,8 +16,9 @@ public struct PeliasProvider: GeocodingProvider {
     }
 
     public func search(_ query: GeocodeQuery) async throws -> GeocodeAnswer {
-        var items: [(String, String)] = [("text", query.text), ("size", String(query.limit))]
-        if query.countryCodes.count == 1 { items.append(("boundary.country", query.countryCodes[0].uppercased())) }
+        var items: [(String, String)] = [("text", query.searchText), ("size", String(query.limit))]
+        let countries = query.searchCountryCodes
+        if countries.count == 1 { items.append(("boundary.country", countries[0].uppercased())) }
         if query.purpose == .place { items.append(("layers", "locality,localadmin,borough,neighbourhood")) }
         if let apiKey { items.append(("api_key", apiKey)) }
         return try decode(try await client.get("/v1/search", items))

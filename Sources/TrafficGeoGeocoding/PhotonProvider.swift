@@ -14,17 +14,18 @@ public struct PhotonProvider: GeocodingProvider {
     }
 
     public func search(_ query: GeocodeQuery) async throws -> GeocodeAnswer {
-        var items: [(String, String)] = [("q", query.text), ("limit", String(query.limit))]
+        var items: [(String, String)] = [("q", query.searchText), ("limit", String(query.limit))]
         switch query.purpose {
         case .junction: items.append(("osm_tag", "highway:motorway_junction"))
         case .place: items.append(("osm_tag", "place"))
         case .any: break
         }
         let answer = try decode(try await client.get("/api", items))
-        guard !query.countryCodes.isEmpty else { return answer }
+        let countries = query.searchCountryCodes
+        guard !countries.isEmpty else { return answer }
         // Photon has no country filter: drop what lies elsewhere.
         var filtered = answer
-        filtered.candidates = answer.candidates.filter { $0.countryCode.map { query.countryCodes.contains($0.lowercased()) } ?? true }
+        filtered.candidates = answer.candidates.filter { $0.countryCode.map { countries.contains($0.lowercased()) } ?? true }
         return filtered
     }
 

@@ -1,99 +1,151 @@
 import Foundation
-import NIOConcurrencyHelpers
 import TrafficGeoModel
 import TrafficGeoProjection
 import TrafficGeoSupport
 
-/// The names of the world's countries (`countries.tsv` beside the gazetteer, made by
-/// `scripts/build-countries.py` from Debian's iso-codes): their ISO codes and their names in
-/// English and the languages iso-codes translates them into, folded as the gazetteer folds.
+/// The names of the world's countries and of their first-level subdivisions: `countries.tsv`
+/// (made by `scripts/build-countries.py` from Debian's iso-codes: ISO codes, names in English and
+/// the languages iso-codes translates them into) and `subdivisions.tsv` (made by
+/// `scripts/build-subdivisions.py`: states and provinces by GeoNames' admin1 code, with ISO
+/// 3166-2's codes and names), folded as the gazetteer folds.
 public struct CountryNames: Sendable {
-    /// Folded name → the lower-case alpha-2 codes it names (a name may be several countries').
-    private let codesByName: [String: [String]]
+    /// Folded name → the areas it names (a name may be several: "IL" is Israel and Illinois).
+    private let areasByName: [String: [PlaceArea]]
+    /// A subdivision → how to write it shortly: its ISO code without the country ("IL", "ON"),
+    /// else GeoNames' name (the first of its row).
+    private let shortNames: [PlaceArea: String]
 
-    public init(path: String) throws {
-        let data = try Data(contentsOf: URL(fileURLWithPath: path))
-        var codes: [String: [String]] = [:]
-        codes.reserveCapacity(40_000)
-        // Split by bytes: the file is 0.8 MB, and splitting it as Characters took half a second.
-        data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
-            let bytes = raw.bindMemory(to: UInt8.self)
-            for line in bytes.split(separator: UInt8(ascii: "\n")).dropFirst() {
-                let f = line.split(separator: UInt8(ascii: "\t"), maxSplits: 1, omittingEmptySubsequences: false)
-                guard f.count == 2 else { continue }
-                let code = String(decoding: f[0], as: UTF8.self).lowercased()
-                for name in f[1].split(separator: UInt8(ascii: "|")) {
-                    let key = TextFolding.fold(String(decoding: name, as: UTF8.self))
-                    if !(codes[key]?.contains(code) ?? false) { codes[key, default: []].append(code) }
+    /// Reads the countries' names, and the subdivisions' when a path is given.
+    public init(path: String, subdivisionsPath: String? = nil) throws {
+        var areas: [String: [PlaceArea]] = [:]
+        var short: [PlaceArea: String] = [:]
+        areas.reserveCapacity(60_000)
+        for file in [path] + (subdivisionsPath.map { [$0] } ?? []) {
+            let data = try Data(contentsOf: URL(fileURLWithPath: file))
+            // Split by bytes: the files are 1 MB, and splitting them as Characters took half a second.
+            data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+                let bytes = raw.bindMemory(to: UInt8.self)
+                for line in bytes.split(separator: UInt8(ascii: "\n")).dropFirst() {
+                    let f = line.split(separator: UInt8(ascii: "\t"), maxSplits: 1, omittingEmptySubsequences: false)
+                    guard f.count == 2, let area = PlaceArea(code: String(decoding: f[0], as: UTF8.self)) else { continue }
+                    for name in f[1].split(separator: UInt8(ascii: "|")) {
+                        let text = String(decoding: name, as: UTF8.self)
+                        let key = TextFolding.fold(text)
+                        if !(areas[key]?.contains(area) ?? false) { areas[key, default: []].append(area) }
+                        // A subdivision's first name is its label (scripts/build-subdivisions.py).
+                        if area.admin1 != nil, short[area] == nil { short[area] = text }
+                    }
                 }
             }
         }
-        codesByName = codes
+        areasByName = areas
+        shortNames = short
     }
 
-    /// The countries a name (Spain, España, ESP, ES, UK, England) stands for; empty if none.
+    /// A subdivision written shortly ("IL", "ON", "North Rhine-Westphalia"), nil when unknown.
+    public func shortName(of area: PlaceArea) -> String? {
+        shortNames[area]
+    }
+
+    /// "Springfield, IL, US": a gazetteer's place with its state or province where it has one;
+    /// else the geocoder's own name for it.
+    public func label(_ candidate: GeocodeCandidate) -> String {
+        guard let admin1 = candidate.admin1, let country = candidate.countryCode,
+              let state = shortName(of: PlaceArea(country: country, admin1: admin1)) else { return candidate.displayName ?? candidate.name }
+        return "\(candidate.name), \(state), \(country.uppercased())"
+    }
+
+    /// The countries and subdivisions a name (Spain, España, ESP, UK, England; IL, Ontario,
+    /// CA-ON) stands for; empty if none.
+    public func areas(of name: String) -> [PlaceArea] {
+        areasByName[TextFolding.fold(name)] ?? []
+    }
+
+    /// The countries a name stands for (not its subdivisions).
     public func codes(of name: String) -> [String] {
-        codesByName[TextFolding.fold(name)] ?? []
+        areas(of: name).filter { $0.admin1 == nil }.map(\.country)
     }
 
     /// `countries.tsv` beside the default gazetteer (`Gazetteer.defaultPath`), nil when absent.
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String? {
-        guard let home = Gazetteer.defaultPath(environment: environment) else { return nil }
-        let path = URL(fileURLWithPath: home).deletingLastPathComponent().appendingPathComponent("countries.tsv").path
-        return FileManager.default.fileExists(atPath: path) ? path : nil
+        Gazetteer.defaultSiblingPath("countries.tsv", environment: environment)
     }
 
-    private static let loaded = NIOLockedValueBox<CountryNames??>(nil)
+    // Absent or unreadable: a typed place's country part is then read as part of its name.
+    private static let loaded = LoadedOnce<CountryNames?> {
+        defaultPath().flatMap { try? CountryNames(path: $0, subdivisionsPath: Gazetteer.defaultSiblingPath("subdivisions.tsv")) }
+    }
 
     /// The default list, loaded once per process; nil when it is not installed.
     public static func shared() -> CountryNames? {
-        loaded.withLockedValue { loaded in
-            if let loaded { return loaded }
-            let names = defaultPath().flatMap { try? CountryNames(path: $0) }
-            loaded = .some(names)
-            return names
-        }
+        (try? loaded.get()) ?? nil
     }
 }
 
 /// A place a person types (`near "Valencia, Spain"`), found as they mean it:
-/// - a last part after a comma that names a country ("Spain", "España", "ES", "UK", "USA") is
-///   looked up in that country only: "Valencia, Spain" is not Valencia, Venezuela;
+/// - a last part after a comma that names a country ("Spain", "España", "ES", "UK", "USA") or a
+///   state or province ("IL", "Oregon", "Ontario", "BC") is looked up there only: "Valencia,
+///   Spain" is not Valencia, Venezuela, "London, Ontario" not London, England; a code that is
+///   both ("IL": Israel, Illinois) is either; "Springfield, Illinois, USA" is Illinois;
 /// - without one, of the places of that name, one near the incidents the store holds comes
 ///   first (a desk asks about its own region: `near Victoria` on British Columbia's incidents
 ///   is Victoria, BC), then the larger;
 /// - the answer says which it took, and names the others of that name when they are far from
 ///   it, with the words that ask for them.
 public struct TypedPlace: Sendable {
-    /// The name without its country part, and the countries it was given in (none: anywhere).
+    /// The name without its country part, and the countries and subdivisions it was given in
+    /// (none of either: anywhere).
     public var name: String
     public var countryCodes: [String]
-    /// The country as typed ("Spain"), for messages.
-    public var countryText: String?
+    public var subdivisions: [PlaceArea]
+    /// The country or subdivision as typed ("Spain", "IL", "Illinois, USA"), for messages.
+    public var areaText: String?
 
-    /// Reads "name, country" when the last part names a country; else the whole text. The
-    /// list of countries is asked for only when the text has a comma.
+    /// The whole text as typed (its parts trimmed).
+    public var typedText: String
+
+    /// Anywhere: no part named a country or a subdivision.
+    public var isAnywhere: Bool { countryCodes.isEmpty && subdivisions.isEmpty }
+
+    /// Reads "name, area" when the last part names a country or a subdivision; else the whole
+    /// text. The list of names is asked for only when the text has a comma.
     public init(_ text: String, countries: @autoclosure () -> CountryNames?) {
         let parts = text.split(separator: ",").map { String($0).trimmed }.filter { !$0.isEmpty }
         name = parts.joined(separator: ", ")
+        typedText = name
         countryCodes = []
-        countryText = nil
+        subdivisions = []
+        areaText = nil
         unreadParts = []
         guard parts.count > 1, let countries = countries() else { return }
-        // The last part that names a country, after the place's own name ("Valencia, Spain,
-        // Europe"); what follows it, and what no country is ("Paris, Texas"), the geocoder may
+        // The last part that names an area, after the place's own name ("Valencia, Spain,
+        // Europe"); what follows it, and what names none ("Paris, Texarkana"), the geocoder may
         // read or not (`unreadParts`: said if the answer shows none of it).
-        if let k = parts.indices.dropFirst().last(where: { !countries.codes(of: parts[$0]).isEmpty }) {
-            name = parts[..<k].joined(separator: ", ")
-            countryCodes = countries.codes(of: parts[k])
-            countryText = parts[k]
-            unreadParts = Array(parts[(k + 1)...])
-        } else {
+        guard let k = parts.indices.dropFirst().last(where: { !countries.areas(of: parts[$0]).isEmpty }) else {
             unreadParts = Array(parts.dropFirst())
+            return
         }
+        var first = k
+        let areas = countries.areas(of: parts[k])
+        let wholeCountries = areas.filter { $0.admin1 == nil }.map(\.country)
+        // "Springfield, Illinois, USA": the subdivision before the country narrows it.
+        if !wholeCountries.isEmpty, k >= 2 {
+            let within = countries.areas(of: parts[k - 1]).filter { $0.admin1 != nil && wholeCountries.contains($0.country) }
+            if !within.isEmpty {
+                first = k - 1
+                subdivisions = within
+            }
+        }
+        if subdivisions.isEmpty {
+            countryCodes = wholeCountries
+            subdivisions = areas.filter { $0.admin1 != nil }
+        }
+        name = parts[..<first].joined(separator: ", ")
+        areaText = parts[first...k].joined(separator: ", ")
+        unreadParts = Array(parts[(k + 1)...])
     }
 
-    /// Parts after the name that name no country (a state, a region: "Texas", "Europe").
+    /// Parts after the name that name no country or subdivision (a county, a continent: "Europe").
     public var unreadParts: [String]
 
     /// The parts of `unreadParts` that the place taken does not show in its name: the geocoder
@@ -117,8 +169,22 @@ public struct TypedPlace: Sendable {
         public var others: [(place: GeocodeCandidate, distance: Double)]
         /// Why this one: "near the store's incidents", "in Spain", or nil (the geocoder's first).
         public var reason: String?
-        /// The country part named no place of that name there, so the name was looked up anywhere.
+        /// The country or subdivision part named no place of that name there, so the name was
+        /// looked up anywhere.
         public var countryIgnored: Bool
+    }
+
+    /// The geocoder's answer for the place: in the area given; when that has none (or the
+    /// subdivisions are not installed), anywhere (`areaIgnored`).
+    public func search(with service: GeocodingService, limit: Int = 10) async throws -> (answer: GeocodeAnswer, areaIgnored: Bool) {
+        let answer = try await service.search(GeocodeQuery(name, purpose: .any, countryCodes: countryCodes, subdivisions: subdivisions,
+                                                           subdivisionText: areaText, limit: limit))
+        guard answer.candidates.isEmpty, !isAnywhere else { return (answer, false) }
+        let anywhere = try await service.search(GeocodeQuery(name, purpose: .any, limit: limit))
+        // Then the text as typed: "Hauptstraße 5, Berlin" is an address in the town of Berlin,
+        // not a street in the state of Berlin.
+        guard anywhere.candidates.isEmpty else { return (anywhere, true) }
+        return (try await service.search(GeocodeQuery(typedText, purpose: .any, limit: limit)), true)
     }
 
     /// Looks the place up. `distanceToIncidents` gives how far a point is from the nearest
@@ -126,16 +192,10 @@ public struct TypedPlace: Sendable {
     /// within `nearIncidents` of one comes before those that are not.
     public func find(with service: GeocodingService,
                      distanceToIncidents: (@Sendable (Coordinate) async throws -> Double?)? = nil) async throws -> Choice? {
-        var countryIgnored = false
-        var answer = try await service.search(GeocodeQuery(name, purpose: .any, countryCodes: countryCodes, limit: 10))
-        if answer.candidates.isEmpty, !countryCodes.isEmpty {
-            // "Denver, CO": CO is Colombia's code, and Colorado's; no Denver in Colombia.
-            answer = try await service.search(GeocodeQuery(name, purpose: .any, limit: 10))
-            countryIgnored = true
-        }
+        let (answer, countryIgnored) = try await search(with: service)
         var candidates = answer.candidates
         guard !candidates.isEmpty else { return nil }
-        var reason: String? = countryCodes.isEmpty || countryIgnored ? nil : "in \(countryText ?? countryCodes.joined(separator: "/"))"
+        var reason: String? = isAnywhere || countryIgnored ? nil : "in \(areaText ?? countryCodes.joined(separator: "/"))"
         if candidates.count > 1, let distanceToIncidents {
             var distances: [Double?] = []
             for candidate in candidates { distances.append(try await distanceToIncidents(candidate.coordinate)) }

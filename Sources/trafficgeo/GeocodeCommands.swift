@@ -29,7 +29,7 @@ struct GeocodeQueryCommand: AsyncParsableCommand {
     @OptionGroup var global: GlobalOptions
     @OptionGroup var geocoding: GeocoderOptions
 
-    @Argument(help: "What to look up, e.g. \"A4 Wenden\" or \"Kreuz Heidelberg\".") var query: String?
+    @Argument(help: "What to look up, e.g. \"A4 Wenden\", \"Kreuz Heidelberg\" or \"Springfield, IL\" (a country or state after a comma is where it is looked for).") var query: String?
 
     @Option(help: "Locate a traffic message with this title instead (joint junction resolution).") var title: String?
     @Option(help: "The message text that goes with --title.") var text: String?
@@ -84,8 +84,20 @@ struct GeocodeQueryCommand: AsyncParsableCommand {
                 }
                 return
             }
-            let countries = country.map { $0.split(separator: ",").map { String($0) } } ?? []
-            let answer = try await service.search(GeocodeQuery(query ?? "", countryCodes: countries, limit: limit))
+            let answer: GeocodeAnswer
+            var names: CountryNames?
+            if let country {
+                answer = try await service.search(GeocodeQuery(query ?? "", countryCodes: country.split(separator: ",").map(String.init), limit: limit))
+            } else {
+                // As `near` reads a place: a country or state after a comma is where it is looked for.
+                let typed = TypedPlace(query ?? "", countries: CountryNames.shared())
+                let (found, areaIgnored) = try await typed.search(with: service, limit: limit)
+                answer = found
+                if areaIgnored, !found.candidates.isEmpty, !global.quiet {
+                    Terminal.printError("trafficgeo: warning: no '\(typed.name)' in \(typed.areaText ?? "that country"); looked for it anywhere")
+                }
+                if typed.areaText != nil || found.candidates.count > 1 { names = CountryNames.shared() }
+            }
             if json {
                 let data = try JSONEncoder().encode(answer)
                 print(String(decoding: data, as: UTF8.self))
@@ -95,7 +107,7 @@ struct GeocodeQueryCommand: AsyncParsableCommand {
                 for c in answer.candidates.prefix(limit) {
                     let extra = [c.kind.rawValue, c.osmTag, c.population.map { "pop. \($0)" }].compactMap { $0 }.joined(separator: ", ")
                     print(String(format: "%.6f, %.6f  %@  (%@)", c.coordinate.latitude, c.coordinate.longitude,
-                                 c.displayName ?? c.name, extra))
+                                 names?.label(c) ?? c.displayName ?? c.name, extra))
                 }
                 if let attribution = answer.attribution, !global.quiet { Terminal.printError("trafficgeo: \(answer.provider): \(attribution)") }
             }

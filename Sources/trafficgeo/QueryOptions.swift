@@ -119,32 +119,38 @@ struct PlaceOptions: ParsableArguments {
         }
         if !quiet {
             let best = choice.taken
+            // States are named where they tell places apart (the names are read only then: a tenth of a second).
+            let names = place.contains(",") || !choice.others.isEmpty ? CountryNames.shared() : nil
+            let label = { (c: GeocodeCandidate) in names?.label(c) ?? c.displayName ?? c.name }
             if choice.countryIgnored {
-                Terminal.printError("trafficgeo: warning: no '\(typed.name)' in \(typed.countryText ?? "that country"); looked for it anywhere")
+                Terminal.printError("trafficgeo: warning: no '\(typed.name)' in \(typed.areaText ?? "that country"); looked for it anywhere")
             }
-            // "Paris, Texas" answered by Paris, France: said (with a country given, what follows it is not).
-            let unread = typed.countryCodes.isEmpty ? typed.partsNotIn(best) : []
+            // "Paris, Texarkana" answered by Paris, France: said (with an area given, what follows it is not).
+            let unread = typed.isAnywhere ? typed.partsNotIn(best) : []
             if !unread.isEmpty, let first = typed.name.split(separator: ",").first {
-                Terminal.printError("trafficgeo: warning: '\(unread.joined(separator: ", "))' is no country trafficgeo knows, and \(Self.label(best)) does not show it: "
+                Terminal.printError("trafficgeo: warning: '\(unread.joined(separator: ", "))' is no country or state trafficgeo knows, and \(label(best)) does not show it: "
                     + "if you meant another \(first), give its country (\"\(first), US\", \"\(first), Canada\") or --lat and --lon")
             }
-            var line = String(format: "trafficgeo: %@ is at %.5f, %.5f (%@, from %@)", Self.label(best),
+            var line = String(format: "trafficgeo: %@ is at %.5f, %.5f (%@, from %@)", label(best),
                               best.coordinate.latitude, best.coordinate.longitude, best.kind.rawValue, best.provider ?? "the geocoder")
             if let reason = choice.reason { line += ", \(reason)" }
             Terminal.printError(line)
             if !choice.others.isEmpty {
-                let others = choice.others.map { "\(Self.label($0.place)) (\(Int(($0.distance / 1000).rounded())) km away)" }
-                // A country tells one apart only from the places of another country.
-                let ask = choice.others.lazy.compactMap(\.place.countryCode).first { $0 != best.countryCode }
-                    .map { "\"\(typed.name), \($0.uppercased())\"" }
+                let others = choice.others.map { "\(label($0.place)) (\(Int(($0.distance / 1000).rounded())) km away)" }
+                // A country tells one apart from the places of another country, a state from
+                // those of another state.
+                let ask = choice.others.lazy.compactMap { other -> String? in
+                    if let country = other.place.countryCode, country != best.countryCode { return country.uppercased() }
+                    guard let country = other.place.countryCode, other.place.admin1 != best.admin1,
+                          let admin1 = other.place.admin1 else { return nil }
+                    return names?.shortName(of: PlaceArea(country: country, admin1: admin1))
+                }.first.map { "\"\(typed.name), \($0)\"" }
                 Terminal.printError("trafficgeo: note: also named '\(typed.name)': \(others.joined(separator: "; "))"
                     + (ask.map { "; ask for \($0) to take another" } ?? "; give --lat and --lon for another"))
             }
         }
         return choice.taken.coordinate
     }
-
-    private static func label(_ c: GeocodeCandidate) -> String { c.displayName ?? c.name }
 }
 
 /// Many query points from a file, answered in one process (`--queries`) on one read snapshot, with optional timing.

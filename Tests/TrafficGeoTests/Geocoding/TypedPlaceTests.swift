@@ -22,6 +22,10 @@ import TrafficGeoTestSupport
             6\tDenver\tUS\tCO\t39.74\t-104.98\t700000\t
             7\tLondon\tGB\tENG\t51.51\t-0.13\t8900000\t
             8\tLondon\tCA\t08\t42.98\t-81.23\t400000\t
+            9\tSpringfield\tUS\tMO\t37.22\t-93.30\t170000\t
+            10\tSpringfield\tUS\tIL\t39.80\t-89.64\t116000\t
+            11\tPortland\tUS\tOR\t45.52\t-122.68\t650000\t
+            12\tPortland\tUS\tME\t43.66\t-70.26\t66000\t
 
             """, name: "world.tsv", in: folder)
         let countries = try TestSupport.write("""
@@ -30,12 +34,26 @@ import TrafficGeoTestSupport
             co\tCO|COL|Colombia|Kolumbien
             es\tES|ESP|Espagne|España|Spain|Spanien
             gb\tEngland|GB|GBR|UK|United Kingdom
+            il\tIL|ISR|Israel
+            me\tME|MNE|Montenegro
             us\tUS|USA|United States|United States of America
 
             """, name: "countries.tsv", in: folder)
+        // States and provinces by GeoNames' admin1 code, as scripts/build-subdivisions.py writes them.
+        let subdivisions = try TestSupport.write("""
+            code\tnames
+            ca-02\tBC|British Columbia|CA-BC|Colombie-Britannique
+            ca-08\tON|CA-ON|Ontario
+            us-co\tCO|Colorado|US-CO
+            us-il\tIL|Illinois|US-IL
+            us-me\tME|Maine|US-ME
+            us-mo\tMO|Missouri|US-MO
+            us-or\tOR|Oregon|US-OR
+
+            """, name: "subdivisions.tsv", in: folder)
         let homeGazetteer = try Gazetteer(path: home.path), worldGazetteer = try Gazetteer(path: world.path)
         let provider = GazetteerProvider(gazetteer: homeGazetteer, world: { worldGazetteer })
-        return (GeocodingService(providers: [provider]), try CountryNames(path: countries.path))
+        return (GeocodingService(providers: [provider]), try CountryNames(path: countries.path, subdivisionsPath: subdivisions.path))
     }
 
     @Test func aCountryPartIsWhereThePlaceIsLookedFor() async throws {
@@ -59,10 +77,53 @@ import TrafficGeoTestSupport
         #expect(europe.name == "Valencia" && europe.countryCodes == ["es"] && europe.unreadParts == ["Europe"])
         #expect(TypedPlace("Valencia,", countries: countries).name == "Valencia")
         let london = GeocodeCandidate(coordinate: Coordinate(latitude: 42.98, longitude: -81.23), name: "London", displayName: "London, Ontario, Canada", kind: .town)
-        #expect(TypedPlace("London, Ontario", countries: countries).partsNotIn(london).isEmpty)
         #expect(texas.partsNotIn(london) == ["Texas"])
-        let colorado = try #require(try await TypedPlace("Denver, CO", countries: countries).find(with: service))
-        #expect(colorado.countryIgnored && colorado.taken.countryCode == "us")
+        // No place of the name in the country given: anywhere, and said.
+        let nowhere = try #require(try await TypedPlace("Valencia, Canada", countries: countries).find(with: service))
+        #expect(nowhere.countryIgnored && nowhere.taken.countryCode == "ve")
+    }
+
+    @Test func aStateOrProvinceIsWhereThePlaceIsLookedFor() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (service, countries) = try service()
+        for (text, country, admin1) in [("London, Ontario", "ca", "08"), ("London, ON", "ca", "08"), ("London, CA-ON", "ca", "08"),
+                                        ("Victoria, BC", "ca", "02"), ("Victoria, Colombie-Britannique", "ca", "02"),
+                                        ("Denver, CO", "us", "co"),
+                                        // Israel's code and Illinois's; Montenegro's and Maine's: the one that has the place.
+                                        ("Springfield, IL", "us", "il"), ("Portland, ME", "us", "me"), ("Portland, Oregon", "us", "or"),
+                                        // A state before its country narrows it.
+                                        ("Springfield, Illinois, USA", "us", "il"), ("Springfield, Missouri, US", "us", "mo")] {
+            let typed = TypedPlace(text, countries: countries)
+            #expect(!typed.isAnywhere && typed.unreadParts.isEmpty, Comment(rawValue: text))
+            let choice = try #require(try await typed.find(with: service), Comment(rawValue: text))
+            #expect(choice.taken.countryCode == country && choice.taken.admin1 == admin1 && !choice.countryIgnored,
+                    Comment(rawValue: "\(text): \(choice.taken)"))
+            #expect(choice.reason == "in \(typed.areaText ?? "")", Comment(rawValue: text))
+        }
+        let narrowed = TypedPlace("Springfield, Illinois, USA", countries: countries)
+        #expect(narrowed.name == "Springfield" && narrowed.countryCodes.isEmpty && narrowed.subdivisions == [PlaceArea(country: "us", admin1: "il")])
+        #expect(TypedPlace("London, Ontario, Canada", countries: countries).subdivisions == [PlaceArea(country: "ca", admin1: "08")])
+        // Without a state, the larger; the other of the country is told apart by its state.
+        let plain = try #require(try await TypedPlace("Springfield", countries: countries).find(with: service))
+        #expect(plain.taken.admin1 == "mo" && plain.others.map(\.place.admin1) == ["il"])
+        #expect(countries.shortName(of: PlaceArea(country: "us", admin1: "il")) == "IL")
+        #expect(countries.shortName(of: PlaceArea(country: "ca", admin1: "08")) == "ON")
+        // An HTTP geocoder, which knows no admin1 codes, is asked for the text with the state as typed.
+        let query = GeocodeQuery("Springfield", countryCodes: ["il"], subdivisions: [PlaceArea(country: "us", admin1: "il")], subdivisionText: "IL")
+        #expect(query.searchText == "Springfield, IL" && query.searchCountryCodes == ["il", "us"])
+        #expect(query.normalizedKey != GeocodeQuery("Springfield", countryCodes: ["il"]).normalizedKey)
+    }
+
+    /// The files scripts/install ships: the codes and names people write.
+    @Test func theShippedNamesReadStatesAndCodes() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("data/gazetteer")
+        let names = try CountryNames(path: root.appendingPathComponent("countries.tsv").path,
+                                     subdivisionsPath: root.appendingPathComponent("subdivisions.tsv").path)
+        for (text, area) in [("IL", "us-il"), ("IL", "il"), ("Oregon", "us-or"), ("ON", "ca-08"), ("Ontario", "ca-08"),
+                             ("British Columbia", "ca-02"), ("TX", "us-tx"), ("New South Wales", "au-02"), ("Spain", "es")] {
+            #expect(names.areas(of: text).contains(PlaceArea(code: area)!), Comment(rawValue: "\(text) → \(names.areas(of: text))"))
+        }
     }
 
     @Test func aPlaceNearTheStoresIncidentsComesFirst() async throws {
