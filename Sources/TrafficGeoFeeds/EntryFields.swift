@@ -67,6 +67,10 @@ struct EntryFields {
                 positionSource = .feed
             }
         }
+        // The roads the feed's field names ("Merritt Parkway/CT 15", "US 1&9"): the first is the
+        // road, the others are kept as the incident's other roads, so `--road` finds it by any.
+        let (fieldRoad, otherRoads) = Incident.roadAndOthers(road.map { RoadReference.roads(inFields: [$0]) } ?? [])
+        if let otherRoads { properties[Incident.otherRoadsProperty] = otherRoads }
         // Built in one piece at the end: filling in a `var incident` field by field made the
         // compiler copy the whole incident (every string retained and released) twice an entry.
         return Incident(
@@ -76,7 +80,7 @@ struct EntryFields {
             updated: updated, expires: expires,
             // The road from the feed's field, else the title, else the text ("A1: km 441.67 --> …"),
             // as the message parser reads it: the same message names the same road in every format.
-            road: road.flatMap { RoadReference.roads(inFields: [$0]).first } ?? RoadReference.first(in: title) ?? summary.flatMap { RoadReference.first(in: $0) },
+            road: fieldRoad ?? RoadReference.first(in: title) ?? summary.flatMap { RoadReference.first(in: $0) },
             category: category.flatMap { IncidentCategory(loose: $0) ?? CategoryClassifier.classify($0) }
                 ?? impliedCategory ?? CategoryClassifier.classify(title, summary) ?? fallbackCategory,
             position: position, segment: segment, positionSource: positionSource, properties: properties)

@@ -22,7 +22,10 @@ public struct Incident: Sendable, Equatable {
     /// The details the official standards (DATEX II, WZDx, Open511) give, kept as properties under
     /// these names and shown by every output (docs/feeds.md): in this order.
     public static let detailProperties = [
-        "severity", "probability", "valid_from", "record_types", "road_name", "direction", "delay_minutes", "lanes_restricted",
+        "severity", "probability", "valid_from", "record_types", "road_name",
+        // The roads besides `road` (`otherRoadsProperty`): shown, so that what `--road` finds an incident by is seen.
+        otherRoadsProperty,
+        "direction", "delay_minutes", "lanes_restricted",
         // A comment's `key : value` lines (National Highways: `StructuredComment`).
         "location", "reason", "event_status", "return_to_normal",
         // Open511's recurring schedule (`RecurringSchedule`), in its canonical JSON form.
@@ -85,10 +88,15 @@ public struct Incident: Sendable, Equatable {
     /// Sets `road` to the first of these roads (in their normal forms) and keeps the others
     /// (`otherRoads`), each once.
     public mutating func setRoads(_ roads: [String]) {
+        (road, properties[Self.otherRoadsProperty]) = Self.roadAndOthers(roads)
+    }
+
+    /// The road and the `otherRoadsProperty` value of a list of roads: the first, and the
+    /// others each once, `|`-separated (nil when there are none).
+    public static func roadAndOthers(_ roads: [String]) -> (road: String?, others: String?) {
         var seen: Set<String> = []
         let distinct = roads.filter { !$0.isEmpty && !$0.contains("|") && seen.insert($0).inserted }
-        road = distinct.first
-        properties[Self.otherRoadsProperty] = distinct.count > 1 ? distinct.dropFirst().joined(separator: "|") : nil
+        return (distinct.first, distinct.count > 1 ? distinct.dropFirst().joined(separator: "|") : nil)
     }
 
     /// Whether it is on `road` (its own or one of its other roads), in `country` if one is asked

@@ -70,6 +70,7 @@ final class AnnotationCardWriter: ResultWriter {
             case "delay_minutes": return "delay \(value) min"
             case "lanes_restricted": return "\(value) lanes restricted"
             case "record_types": return value
+            case Incident.otherRoadsProperty: return "also on " + value.split(separator: "|").joined(separator: ", ")
             case RecurringSchedule.property: return RecurringSchedule(text: value).map { "on schedule: " + $0.words } ?? "schedule \(value)"
             default: return "\(column.property.replacingOccurrences(of: "_", with: " ")) \(value)"
             }

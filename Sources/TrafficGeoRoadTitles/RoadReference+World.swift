@@ -254,6 +254,8 @@ enum WorldRoads {
         var found: [String] = []
         for part in fieldParts(text) {
             if let whole = normalize(part) { found.append(whole); continue }
+            // "US 1&9", "I-35E/35W": a bare number after a reference is that road's scheme.
+            if let last = found.last, let same = sameScheme(as: last, number: part) { found.append(same); continue }
             let words = textWords(part, before: .max)
             var i = words.startIndex
             while i < words.endIndex {
@@ -271,6 +273,18 @@ enum WorldRoads {
         }
         var seen: Set<String> = []
         return found.filter { seen.insert($0).inserted }
+    }
+
+    /// The road of `road`'s scheme with another number ("US-1" and "9": "US-9"), when `number`
+    /// is only a number (with a letter after it, as "35W"); nil otherwise.
+    static func sameScheme(as road: String, number: String) -> String? {
+        let digits = number.prefix(while: \.isNumber)
+        guard (1...4).contains(digits.count), number.dropFirst(digits.count).count <= 1,
+              number.dropFirst(digits.count).allSatisfy({ $0.isLetter && $0.isASCII }) else { return nil }
+        var prefix = Substring(road)
+        while let c = prefix.last, c.isNumber || (c.isLetter && prefix.dropLast().last?.isNumber == true) { prefix = prefix.dropLast() }
+        guard !prefix.isEmpty, prefix.count < road.count else { return nil }
+        return normalize(prefix + number)
     }
 
     /// The parts of a road field that names a road several ways: "Merritt Parkway/CT 15",

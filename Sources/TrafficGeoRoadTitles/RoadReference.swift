@@ -47,7 +47,7 @@ public enum RoadReference {
     /// ("Merritt Parkway", "Sprain Brook State Pkwy"), white space collapsed, as that road's name
     /// (`RoadCondition(name:)` finds it). Empty for an empty field.
     public static func roads(inField text: String) -> [String] {
-        let whole = text.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        let whole = withoutBracketedQualifiers(text).split(whereSeparator: \.isWhitespace).joined(separator: " ")
         guard !whole.isEmpty, !PlaceholderText.isPlaceholder(whole) else { return [] }
         if let road = field(whole), WorldRoads.fieldParts(whole).count <= 1 {
             return [road] + (nameAfterReference(in: whole).map { [$0] } ?? [])
@@ -60,12 +60,25 @@ public enum RoadReference {
                 if let name = nameAfterReference(in: part) { names.append(name) }
             } else if let german = firstGerman(in: part) {
                 references.append(german.road)
+            } else if let last = references.last, let same = WorldRoads.sameScheme(as: last, number: part) {
+                references.append(same)
             } else if isName(part) {
                 names.append(part)
             }
         }
         var seen: Set<String> = []
         return (references + names).filter { seen.insert($0).inserted }
+    }
+
+    /// The text without what it says in square brackets: a qualifier a feed appends to a road
+    /// ("NY 17 [Orange]", "Hutchinson River Parkway [Westchester]": the county), no part of its name.
+    static func withoutBracketedQualifiers(_ text: String) -> String {
+        guard text.contains("[") else { return text }
+        var out = "", depth = 0
+        for c in text {
+            if c == "[" { depth += 1 } else if c == "]", depth > 0 { depth -= 1 } else if depth == 0 { out.append(c) }
+        }
+        return out
     }
 
     /// The roads of several road fields (a WZDx event's `road_names`, an Open511 event's roads),
@@ -78,13 +91,14 @@ public enum RoadReference {
     }
 
     /// The name a road field gives after its reference ("I-87 Northway": "Northway"; "I-87
-    /// Major Deegan Expressway"), so that the road is found by either: a few words with letters
+    /// Major Deegan Expressway", "NY 9A - Henry Hudson Parkway"), so that the road is found by either: a few words with letters
     /// and no digit that say no direction ("I-95 northbound") and begin no place on the road
     /// ("I-70 at Exit 5", "US-6 near Golden": a word of four letters or fewer in lower case).
     static func nameAfterReference(in part: String) -> String? {
         let words = part.split(separator: " ").map(String.init)
         guard let (_, count) = leadingReference(in: words[...]), count < words.count else { return nil }
-        let rest = words[count...]
+        // "NY 9A - Henry Hudson Parkway", "I-87: Northway": a dash or colon between them is no word of the name.
+        let rest = words[count...].drop(while: { $0.allSatisfy { "-–—:".contains($0) } })
         let name = rest.joined(separator: " ")
         guard rest.count <= 4, isName(name), !name.contains(where: \.isNumber),
               let first = rest.first, !(first.count <= 4 && first == first.lowercased()),

@@ -125,12 +125,17 @@ public struct RoadCondition: Sendable, Equatable {
         self.country = country
     }
 
-    /// The conditions of a filter's `roads` (a text that is no reference is a road named so).
+    /// The conditions of a filter's `roads` (a text that is no reference is a road named so, in
+    /// each of its spellings: `RoadNameSpellings`).
     /// A reference brings its equivalents (`RoadReference.equivalents`: "SR-1" is any state's
     /// route 1, "Highway 14" BC-14 too), each a condition of its own.
     public static func of(_ roads: [String]) -> [RoadCondition] {
         roads.flatMap { text -> [RoadCondition] in
-            guard let reference = RoadCondition(text) else { return [RoadCondition(name: text) ?? RoadCondition(road: text)] }
+            // A name brings its other spellings ("Park Avenue": "PARK AVE"), each a condition of its own.
+            guard let reference = RoadCondition(text) else {
+                guard let name = RoadCondition(name: text) else { return [RoadCondition(road: text)] }
+                return RoadNameSpellings.of(name.road).compactMap { RoadCondition(name: $0) }
+            }
             return RoadReference.equivalents(reference.road).map { RoadCondition(road: $0, country: reference.country) }
         }
     }

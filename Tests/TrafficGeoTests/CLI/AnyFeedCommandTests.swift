@@ -54,6 +54,36 @@ struct AnyFeedCommandTests {
         #expect(parsed.stdout.contains("\"road\":\"M11\"") || parsed.stdout.contains("\"road\" : \"M11\""), Comment(rawValue: parsed.stdout))
     }
 
+    /// Every road a road field names is one `--road` finds the incident by, in any spelling of
+    /// its street type, and every output shows it.
+    @Test func everyRoadOfARoadFieldIsFoundAndShown() throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let csv = try TestSupport.write("""
+            id,title,road,lat,lon
+            n1,Crash,I-87 Northway,42.8,-73.8
+            n2,Works,Merritt Parkway/CT 15,41.2,-73.3
+            n3,Closure,US 1&9,40.7,-74.1
+            n4,Works,PARK AVE,40.75,-73.97
+            n5,Works,NY 9A - Henry Hudson Parkway,40.85,-73.94
+
+            """, name: "nyc.csv", in: folder)
+        #expect(try cli(["ingest", csv.path]).status == 0)
+        for (road, id) in [("Northway", "n1"), ("I-87", "n1"), ("merritt parkway", "n2"), ("CT-15", "n2"), ("US-9", "n3"), ("US 1", "n3"),
+                           ("Park Avenue", "n4"), ("Henry Hudson Pkwy", "n5"), ("NY-9A", "n5")] {
+            let found = try cli(["within", "--lat", "41", "--lon", "-73.8", "--radius", "300km", "--road", road, "--format", "json"])
+            #expect(found.status == 0 && found.stdout.contains("\"id\":\"\(id)\"") && found.stdout.components(separatedBy: "\"title\"").count == 2,
+                    Comment(rawValue: road + ": " + found.stdout + found.stderr))
+        }
+        let exported = try cli(["export", "--format", "csv"])
+        let rows = exported.stdout.split(whereSeparator: \.isNewline).map(String.init)
+        let column = try #require(rows.first?.split(separator: ",").firstIndex(of: "other_roads"), Comment(rawValue: rows.first ?? ""))
+        let others = Dictionary(uniqueKeysWithValues: rows.dropFirst().map { row in
+            let cells = row.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+            return (cells[0], cells[column])
+        })
+        #expect(others["n1"] == "Northway" && others["n2"] == "Merritt Parkway" && others["n3"] == "US-9" && others["n4"] == "", Comment(rawValue: exported.stdout))
+    }
+
     /// A CSV of other names: the ingest says which columns it took; --field names one it did not guess.
     @Test func csvColumnsAreRecognisedAndSaid() throws {
         defer { try? FileManager.default.removeItem(at: folder) }

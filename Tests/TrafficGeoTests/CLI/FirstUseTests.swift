@@ -54,7 +54,7 @@ struct FirstUseTests {
             let csv = try cli(["export", "--format", "csv"])
             // The state, then the details official feeds give (empty for these), then the event and its reports.
             #expect(csv.stdout.hasPrefix("id,") && csv.stdout.split(whereSeparator: \.isNewline).first?
-                .hasSuffix(",ended,state,last_heard,severity,severity_level,probability,valid_from,record_types,road_name,direction,delay_minutes,lanes_restricted,location,reason,event_status,return_to_normal,schedule,event,reports") == true)
+                .hasSuffix(",ended,state,last_heard,severity,severity_level,probability,valid_from,record_types,road_name,other_roads,direction,delay_minutes,lanes_restricted,location,reason,event_status,return_to_normal,schedule,event,reports") == true)
             let then = try cli(["near", "--lat", "50.94", "--lon", "6.96", "--limit", "3", "--active-at", "2025-05-19T06:00:00Z", "--format", "json"])
             #expect(then.status == 0 && !then.stderr.contains("have expired"), "asked for a time: no note")
             let now = try cli(["near", "--lat", "50.94", "--lon", "6.96", "--active-at", "now"])

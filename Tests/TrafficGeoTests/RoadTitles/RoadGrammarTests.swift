@@ -54,6 +54,10 @@ struct RoadGrammarTests {
         ("US 6 & SH 9", ["US-6", "SH-9"]), ("A1(M)", ["A1(M)"]), ("A 4", ["A4"]), ("AP-7", ["AP-7"]), ("GIV-5232", ["GIV-5232"]),
         ("CV-500", ["CV-500"]), ("N-340", ["N340"]), ("SH 16", ["SH-16"]), ("valtatie 4", ["FI-4"]), ("Highway 401", ["HWY-401"]), ("Sprain Brook State Pkwy", ["Sprain Brook State Pkwy"]),
         ("  Main   Street ", ["Main Street"]), ("unknown", []), ("N/A", []), ("", []),
+        // A bare number after a reference is that road's scheme (New Jersey's "US 1&9").
+        ("US 1&9", ["US-1", "US-9"]), ("US 1 & 9", ["US-1", "US-9"]), ("I-35E/35W", [RoadReference.normalize("I-35E")!, RoadReference.normalize("I-35W")!]), ("NY 9A - Henry Hudson Parkway", ["NY-9a", "Henry Hudson Parkway"]),
+        // A county in square brackets qualifies the road, and is no part of its name.
+        ("NY 17 [Orange]", ["NY-17"]), ("Hutchinson River Parkway [Westchester]", ["Hutchinson River Parkway"]),
     ])
     func roadFields(field: String, roads: [String]) {
         #expect(RoadReference.roads(inField: field) == roads, "\(field)")
@@ -101,6 +105,26 @@ struct RoadGrammarTests {
             text.add(.road, typed)
             #expect(try text.filter().matches(stored), "\(typed)")
         }
+        // A street type written out or abbreviated is the same name, whichever the feed wrote.
+        let spelled: [(stored: String, typed: [String])] = [
+            ("Sprain Brook State Pkwy", ["Sprain Brook State Parkway", "sprain brook state pkwy."]),
+            ("PARK AVE", ["Park Avenue", "park ave."]), ("Park Avenue", ["PARK AVE", "Park Av"]),
+            ("Hauptstr.", ["Hauptstraße", "Hauptstrasse"]), ("Hauptstraße", ["Hauptstr."]),
+            ("E 42nd St", ["East 42nd Street"]), ("Bd Haussmann", ["Boulevard Haussmann"]),
+        ]
+        for (road, typings) in spelled {
+            let on = StoredIncident(storeID: 1, incident: Incident(source: "x", id: "1", title: "Works", road: road), firstSeen: Date(), lastChanged: Date())
+            for typed in typings {
+                var text = QueryText()
+                text.add(.road, typed)
+                #expect(try text.filter().matches(on), "\(typed) → \(road)")
+            }
+        }
+        var other = QueryText()
+        other.add(.road, "Park Road")
+        #expect(try !other.filter().matches(StoredIncident(storeID: 1, incident: Incident(source: "x", id: "1", title: "Works", road: "PARK AVE"),
+                                                           firstSeen: Date(), lastChanged: Date())), "another street type is another road")
+        #expect(RoadNameSpellings.of("Merritt Parkway").count <= RoadNameSpellings.limit && RoadNameSpellings.of("Northway") == ["Northway"])
         var oneWord = QueryText()
         oneWord.add(.road, "F22")
         #expect(try oneWord.filter().roads == ["F22"], "a one-word name a feed gives is a road too")
