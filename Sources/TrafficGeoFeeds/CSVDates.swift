@@ -29,11 +29,13 @@ struct CSVDates: Sendable, Equatable {
     init(dayFirst: Bool) { self.dayFirst = dayFirst }
 
     /// The value as the incident's readers take it: as given when it starts like RFC 3339
-    /// ("2024-02-11…", read as before), else RFC 3339 (UTC); nil when it is no date.
+    /// ("2024-02-11…", read as before), else RFC 3339 (UTC); Unix seconds or milliseconds are
+    /// dates too (`TimestampParser.parseDateField`); nil when it is no date.
     func normalized(_ text: String) -> String? {
         let head = Array(text.utf8.prefix(5))
         if head.count == 5, head[0...3].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }), head[4] == UInt8(ascii: "-") { return text }
-        if let date = TimestampParser.parse(text) { return TimestampParser.format(date) }
+        // Unix time too ("1700000000", "1700000000000"): many exports write dates so.
+        if let date = TimestampParser.parseDateField(text) { return TimestampParser.format(date) }
         if let iso = Self.yearFirstWithSlashes(text), let date = TimestampParser.parse(iso) { return TimestampParser.format(date) }
         guard let parts = Self.numericDate(text) else { return nil }
         let (day, month) = dayFirst ? (parts.a, parts.b) : (parts.b, parts.a)

@@ -89,7 +89,7 @@ struct EntryFields {
     /// A date field read, nil when absent or blank.
     private static func date(_ text: String?, _ field: String) throws(Failure) -> Date? {
         guard let text = text?.trimmed.nilIfEmpty else { return nil }
-        guard let date = TimestampParser.parse(text) else { throw .invalid("\(field): unreadable date '\(text.prefix(40))'") }
+        guard let date = TimestampParser.parseDateField(text) else { throw .invalid("\(field): unreadable date '\(text.prefix(40))'") }
         return date
     }
 

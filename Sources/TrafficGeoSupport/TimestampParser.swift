@@ -21,6 +21,25 @@ public enum TimestampParser {
         return parseRFC822(trimmed)
     }
 
+    /// A date field's text as `parse` reads it, or as a count of seconds (9–10 digits) or of
+    /// milliseconds (12–13 digits) since 1970 (Unix time: what many CSV exports and JSON APIs
+    /// write), between 1990 and 2100. Only for a field known to be a date: in other columns
+    /// such a number is an id or a count.
+    public static func parseDateField(_ text: String) -> Date? {
+        if let date = parse(text) { return date }
+        let digits = text.trimmed
+        guard digits.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }), let value = Double(digits) else { return nil }
+        let seconds: Double
+        switch digits.utf8.count {
+        case 9...10: seconds = value
+        case 12...13: seconds = value / 1000
+        default: return nil
+        }
+        // 1990-01-01 … 2100-01-01.
+        guard (631_152_000...4_102_444_800).contains(seconds) else { return nil }
+        return Date(timeIntervalSince1970: seconds)
+    }
+
     // MARK: - ISO 8601
 
     private static func parseISO8601(_ b: UnsafeBufferPointer<UInt8>) -> Date? {

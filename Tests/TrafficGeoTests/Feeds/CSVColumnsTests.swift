@@ -2,6 +2,7 @@ import Testing
 @testable import TrafficGeoFeeds
 import Foundation
 import TrafficGeoModel
+import TrafficGeoSupport
 
 /// A CSV feed's columns: named by the user, else recognised by the words of their names and by
 /// what they hold (`CSVColumns`); a WKT column places its rows by the geometry rule.
@@ -105,6 +106,17 @@ struct CSVColumnsTests {
         #expect(incident.title == "Queue", "\(incident.title)")
         #expect(CSVDates.yearFirstWithSlashes("2025/06/02") == "2025-06-02T00:00:00Z")
         #expect(CSVDates.yearFirstWithSlashes("02/06/2025") == nil)
+    }
+
+    /// Unix time in a date column (seconds or milliseconds) is a date; in another column a number.
+    @Test func unixTimeInADateColumnIsADate() throws {
+        let csv = "id,title,lat,lon,start_time,end_time,count\na,Works,40.4,-3.7,1717344000,1717430400000,1717344000\n"
+        let incident = try #require(try TestSupport.read(csv, name: "epoch.csv").incidents.first)
+        #expect(incident.properties["valid_from"] == "2024-06-02T16:00:00Z", "\(incident.properties)")
+        #expect(incident.expires == Date(timeIntervalSince1970: 1_717_430_400))
+        #expect(incident.properties["count"] == "1717344000")
+        #expect(TimestampParser.parseDateField("12345") == nil && TimestampParser.parseDateField("99999999999999") == nil)
+        #expect(TimestampParser.parseDateField("0000000001") == nil, "before 1990: no date a feed means")
     }
 
     /// A start that is no date skips its row under its own name, not as an unreadable update.
