@@ -128,8 +128,8 @@ public struct GazetteerProvider: GeocodingProvider {
     public let name = "gazetteer"
     public let gazetteer: Gazetteer
     /// Versioned: answers cached by an older gazetteer search (before addresses found their
-    /// town) are not reused.
-    public var cacheIdentity: String { "gazetteer/3" }
+    /// town; before a place came before its region, "Leipzig, Sachsen") are not reused.
+    public var cacheIdentity: String { "gazetteer/4" }
 
     /// A home place this populous answers a typed name without the world's towns.
     static let homeCity = 100_000
@@ -204,7 +204,8 @@ public struct GazetteerProvider: GeocodingProvider {
 
 /// The parts of a postal address that may name its town, most likely first: the part with a
 /// postcode ("69117 Heidelberg", "D-50667 Köln", "Köln 50667"), then the other comma-separated
-/// parts from the last ("Hauptstraße 5, Heidelberg"). Only numeric postcodes are recognised
+/// parts from the last ("Hauptstraße 5, Heidelberg"), except a first part without a number,
+/// which is a place before its region ("Leipzig, Sachsen"). Only numeric postcodes are recognised
 /// (most of Europe's); a British "SW1A 1AA London" is tried as a part like any other.
 enum AddressParts {
     static func towns(in text: String) -> [String] {
@@ -216,6 +217,12 @@ enum AddressParts {
             guard !kept.isEmpty else { continue }
             let name = kept.joined(separator: " ")
             if kept.count < words.count { withCode.append(name) } else if parts.count > 1 { others.append(name) }
+        }
+        // No postcode, and a first part with no house number: a place and its region ("Leipzig,
+        // Sachsen"), the place first; a street's part ("Hauptstraße 5, Heidelberg") keeps the
+        // town after it first.
+        if withCode.isEmpty, parts.count > 1, let first = parts.first, !first.contains(where: \.isNumber), let i = others.lastIndex(of: first) {
+            others.insert(others.remove(at: i), at: 0)
         }
         var seen = Set<String>()
         return (withCode + others).filter { $0 != text && seen.insert($0).inserted }

@@ -209,7 +209,10 @@ public struct TypedPlace: Sendable {
         }
         let taken = candidates[0]
         var others: [(place: GeocodeCandidate, distance: Double)] = []
-        for candidate in candidates.dropFirst() where others.count < 3 {
+        // Only places of that name: a gazetteer's alternate names hold former and local names
+        // ("Kingston" for a district of another town), and a namesake is what a person asks for.
+        let typedName = TextFolding.fold(name.split(separator: ",").first.map(String.init) ?? name)
+        for candidate in candidates.dropFirst() where others.count < 3 && TextFolding.fold(candidate.name).contains(typedName) {
             let distance = Geodesic.distance(from: taken.coordinate, to: candidate.coordinate)
             guard distance > Self.farApart,
                   others.allSatisfy({ Geodesic.distance(from: $0.place.coordinate, to: candidate.coordinate) > Self.farApart }) else { continue }

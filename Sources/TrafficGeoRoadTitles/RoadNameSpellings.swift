@@ -50,7 +50,7 @@ public enum RoadNameSpellings {
             }
             if lower.hasSuffix("str"), lower.count > 3 {
                 let stem = bare.dropLast(3)
-                return [word, stem + "straße", stem + "strasse"]
+                return [word, stem + "straße", stem + "strasse", word == bare ? bare + "." : bare]
             }
             return [word]
         }

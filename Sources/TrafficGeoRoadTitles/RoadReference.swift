@@ -72,7 +72,7 @@ public enum RoadReference {
 
     /// The text without what it says in square brackets: a qualifier a feed appends to a road
     /// ("NY 17 [Orange]", "Hutchinson River Parkway [Westchester]": the county), no part of its name.
-    static func withoutBracketedQualifiers(_ text: String) -> String {
+    public static func withoutBracketedQualifiers(_ text: String) -> String {
         guard text.contains("[") else { return text }
         var out = "", depth = 0
         for c in text {

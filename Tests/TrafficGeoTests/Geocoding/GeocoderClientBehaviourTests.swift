@@ -209,6 +209,6 @@ struct GeocoderClientBehaviourTests {
         _ = try await service.search(GeocodeQuery("Olpe", purpose: .place, countryCodes: ["de"]))
         #expect(failing.requests.count == 2)   // asked again: the 500 was not cached
         let cachedKinds = try store.read { db in try String.fetchAll(db, sql: "SELECT request FROM geocode_cache") }
-        #expect(cachedKinds.allSatisfy { $0.hasPrefix("gazetteer/3|") })
+        #expect(cachedKinds.allSatisfy { $0.hasPrefix("gazetteer/4|") })
     }
 }

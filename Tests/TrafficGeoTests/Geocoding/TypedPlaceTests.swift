@@ -13,7 +13,7 @@ import TrafficGeoTestSupport
     /// namesakes on several continents (GeoNames-like rows; the populations are what decide).
     func service() throws -> (GeocodingService, CountryNames) {
         let header = "geonameid\tname\tcountry\tadmin1\tlatitude\tlongitude\tpopulation\talternatenames\n"
-        let home = try TestSupport.write(header + "1\tKöln\tDE\t07\t50.93\t6.95\t1000000\tCologne\n", name: "places.tsv", in: folder)
+        let home = try TestSupport.write(header + "1\tKöln\tDE\t07\t50.93\t6.95\t1000000\tCologne\n20\tLeipzig\tDE\t13\t51.34\t12.37\t500000\t\n21\tSachsen bei Ansbach\tDE\t02\t49.29\t10.65\t3000\tSachsen\n", name: "places.tsv", in: folder)
         let world = try TestSupport.write(header + """
             2\tValencia\tVE\t07\t10.16\t-68.0\t1400000\t
             3\tValencia\tES\t60\t39.47\t-0.38\t800000\t
@@ -26,6 +26,9 @@ import TrafficGeoTestSupport
             10\tSpringfield\tUS\tIL\t39.80\t-89.64\t116000\t
             11\tPortland\tUS\tOR\t45.52\t-122.68\t650000\t
             12\tPortland\tUS\tME\t43.66\t-70.26\t66000\t
+            13\tKingston\tJM\t08\t17.99\t-76.79\t580000\t
+            14\tKingston\tCA\t08\t44.23\t-76.48\t120000\t
+            15\tWest Lafayette\tUS\tIN\t40.43\t-86.91\t45000\tKingston
 
             """, name: "world.tsv", in: folder)
         let countries = try TestSupport.write("""
@@ -112,6 +115,20 @@ import TrafficGeoTestSupport
         let query = GeocodeQuery("Springfield", countryCodes: ["il"], subdivisions: [PlaceArea(country: "us", admin1: "il")], subdivisionText: "IL")
         #expect(query.searchText == "Springfield, IL" && query.searchCountryCodes == ["il", "us"])
         #expect(query.normalizedKey != GeocodeQuery("Springfield", countryCodes: ["il"]).normalizedKey)
+    }
+
+    /// The others named beside the place taken are of that name, not of an alternate name; a
+    /// place before a region no list knows is the place ("Leipzig, Sachsen"), not a town named
+    /// like the region.
+    @Test func theOthersAreNamesakesAndThePlaceComesBeforeItsRegion() async throws {
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let (service, countries) = try service()
+        let kingston = try #require(try await TypedPlace("Kingston", countries: countries).find(with: service))
+        #expect(kingston.taken.countryCode == "jm" && kingston.others.map(\.place.name) == ["Kingston"], "\(kingston.others)")
+        let leipzig = try #require(try await TypedPlace("Leipzig, Sachsen", countries: countries).find(with: service))
+        #expect(leipzig.taken.name == "Leipzig", "\(leipzig.taken)")
+        let street = try #require(try await TypedPlace("Hauptstraße 5, Köln", countries: countries).find(with: service))
+        #expect(street.taken.name == "Köln")
     }
 
     /// The files scripts/install ships: the codes and names people write.

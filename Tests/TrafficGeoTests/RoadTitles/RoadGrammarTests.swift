@@ -110,7 +110,10 @@ struct RoadGrammarTests {
             ("Sprain Brook State Pkwy", ["Sprain Brook State Parkway", "sprain brook state pkwy."]),
             ("PARK AVE", ["Park Avenue", "park ave."]), ("Park Avenue", ["PARK AVE", "Park Av"]),
             ("Hauptstr.", ["Hauptstraße", "Hauptstrasse"]), ("Hauptstraße", ["Hauptstr."]),
-            ("E 42nd St", ["East 42nd Street"]), ("Bd Haussmann", ["Boulevard Haussmann"]),
+            ("E 42nd St", ["East 42nd Street"]), ("Bd Haussmann", ["Boulevard Haussmann"]), ("Hauptstr.", ["hauptstr"]),
+            // A feed's own road text as typed: the roads it names.
+            ("I-87", ["I-87 Northway", "I-87 Major Deegan Expressway"]), ("CT-15", ["Merritt Parkway/CT 15"]), ("NY-17", ["NY 17 [Orange]"]),
+            ("Hutchinson River Parkway", ["Hutchinson River Parkway [Westchester]"]),
         ]
         for (road, typings) in spelled {
             let on = StoredIncident(storeID: 1, incident: Incident(source: "x", id: "1", title: "Works", road: road), firstSeen: Date(), lastChanged: Date())
