@@ -57,7 +57,8 @@ public final class Gazetteer: Sendable {
     public func lookup(_ name: String, countryCodes: [String] = [], subdivisions: [PlaceArea] = []) -> [Place] {
         let anywhere = countryCodes.isEmpty && subdivisions.isEmpty
         let hits = (byName[TextFolding.fold(name)] ?? []).map { places[$0] }
-            .filter { anywhere || countryCodes.contains($0.countryCode) || subdivisions.contains(PlaceArea(country: $0.countryCode, admin1: $0.admin1)) }
+            .filter { anywhere || countryCodes.contains($0.countryCode)
+                || (!subdivisions.isEmpty && subdivisions.contains(PlaceArea(country: $0.countryCode, admin1: $0.admin1))) }
         return hits.sorted(by: Place.mostPopulousFirst)
     }
 

@@ -48,10 +48,10 @@ public struct CountryNames: Sendable {
     }
 
     /// "Springfield, IL, US": a gazetteer's place with its state or province where it has one;
-    /// else the geocoder's own name for it.
-    public func label(_ candidate: GeocodeCandidate) -> String {
+    /// else (or without the names) the geocoder's own name for it.
+    public static func label(_ candidate: GeocodeCandidate, names: CountryNames?) -> String {
         guard let admin1 = candidate.admin1, let country = candidate.countryCode,
-              let state = shortName(of: PlaceArea(country: country, admin1: admin1)) else { return candidate.displayName ?? candidate.name }
+              let state = names?.shortName(of: PlaceArea(country: country, admin1: admin1)) else { return candidate.displayName ?? candidate.name }
         return "\(candidate.name), \(state), \(country.uppercased())"
     }
 
@@ -103,6 +103,11 @@ public struct TypedPlace: Sendable {
 
     /// The whole text as typed (its parts trimmed).
     public var typedText: String
+
+    /// What is said when the area named no place of the name, so it was looked up anywhere.
+    public var areaIgnoredWarning: String {
+        "no '\(name)' in \(areaText ?? "that country"); looked for it anywhere"
+    }
 
     /// Anywhere: no part named a country or a subdivision.
     public var isAnywhere: Bool { countryCodes.isEmpty && subdivisions.isEmpty }

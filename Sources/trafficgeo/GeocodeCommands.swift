@@ -94,7 +94,7 @@ struct GeocodeQueryCommand: AsyncParsableCommand {
                 let (found, areaIgnored) = try await typed.search(with: service, limit: limit)
                 answer = found
                 if areaIgnored, !found.candidates.isEmpty, !global.quiet {
-                    Terminal.printError("trafficgeo: warning: no '\(typed.name)' in \(typed.areaText ?? "that country"); looked for it anywhere")
+                    Terminal.printError("trafficgeo: warning: " + typed.areaIgnoredWarning)
                 }
                 if typed.areaText != nil || found.candidates.count > 1 { names = CountryNames.shared() }
             }
@@ -107,7 +107,7 @@ struct GeocodeQueryCommand: AsyncParsableCommand {
                 for c in answer.candidates.prefix(limit) {
                     let extra = [c.kind.rawValue, c.osmTag, c.population.map { "pop. \($0)" }].compactMap { $0 }.joined(separator: ", ")
                     print(String(format: "%.6f, %.6f  %@  (%@)", c.coordinate.latitude, c.coordinate.longitude,
-                                 names?.label(c) ?? c.displayName ?? c.name, extra))
+                                 CountryNames.label(c, names: names), extra))
                 }
                 if let attribution = answer.attribution, !global.quiet { Terminal.printError("trafficgeo: \(answer.provider): \(attribution)") }
             }

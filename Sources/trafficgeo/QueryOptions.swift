@@ -121,9 +121,9 @@ struct PlaceOptions: ParsableArguments {
             let best = choice.taken
             // States are named where they tell places apart (the names are read only then: a tenth of a second).
             let names = place.contains(",") || !choice.others.isEmpty ? CountryNames.shared() : nil
-            let label = { (c: GeocodeCandidate) in names?.label(c) ?? c.displayName ?? c.name }
+            let label = { (c: GeocodeCandidate) in CountryNames.label(c, names: names) }
             if choice.countryIgnored {
-                Terminal.printError("trafficgeo: warning: no '\(typed.name)' in \(typed.areaText ?? "that country"); looked for it anywhere")
+                Terminal.printError("trafficgeo: warning: " + typed.areaIgnoredWarning)
             }
             // "Paris, Texarkana" answered by Paris, France: said (with an area given, what follows it is not).
             let unread = typed.isAnywhere ? typed.partsNotIn(best) : []

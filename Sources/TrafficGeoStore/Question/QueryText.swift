@@ -57,14 +57,15 @@ public struct QueryText: Sendable, Equatable {
         filter.until = try time(.until, now: now)
         filter.roads = try list(.road).map { (item: String) throws(QueryTextError) -> [String] in
             if let reference = RoadCondition(item) { return [reference.text] }
+            let asName = RoadCondition(name: item)
             // A feed's own road text ("I-87 Northway", "Merritt Parkway/CT 15", "NY 17 [Orange]"):
             // the roads it names, as the feed's incidents were filed under them.
             // Only a text of the characters of names (less a county in brackets): "401;DROP" is refused.
             if RoadCondition(name: RoadReference.withoutBracketedQualifiers(item)) != nil {
                 let named = RoadReference.roads(inField: item).compactMap { RoadCondition($0) ?? RoadCondition(name: $0) }
-                if named.count > 1 || (named.count == 1 && RoadCondition(name: item) == nil) { return named.map(\.text) }
+                if named.count > 1 || (named.count == 1 && asName == nil) { return named.map(\.text) }
             }
-            guard let condition = RoadCondition(name: item) else {
+            guard let condition = asName else {
                 throw QueryTextError(.road, item, "is not a road reference such as A4, B54, M1, A1(M), I-25, US-40, CO-7, N7, AP-7, SH-16 or E40 (fr:A7 for A7 in France), nor a road's name such as Highway 401 or Merritt Parkway")
             }
             return [condition.text]
