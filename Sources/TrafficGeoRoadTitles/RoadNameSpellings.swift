@@ -19,8 +19,21 @@ public enum RoadNameSpellings {
         ["terrace", "ter"], ["square", "sq"], ["bridge", "brg"], ["tunnel", "tunl"], ["route", "rte"],
         ["crescent", "cres"], ["causeway", "cswy"], ["motorway", "mwy"], ["chemin", "ch"],
         ["avenida", "avda"], ["carretera", "ctra"], ["straße", "str"], ["strasse", "str"],
+        ["throughway", "thruway", "trwy"], ["trail", "trl"], ["way"], ["pike"], ["rue"], ["calle"],
         ["north", "n"], ["south", "s"], ["east", "e"], ["west", "w"],
     ]
+
+    /// The groups of street types (all but the compass points, which say no street).
+    private static let streetTypes: Set<String> = Set(groups.filter { !["north", "south", "east", "west"].contains($0[0]) }.joined())
+
+    /// Whether a name says it is a street's: a street type beside another word ("Merritt
+    /// Parkway", "Park Ave", "Bd Haussmann", "Rue de Rivoli"), or a German compound ending in
+    /// one ("Schillerstraße", "Hauptstr."). A type alone ("motorway") names none.
+    public static func namesAStreet(_ name: String) -> Bool {
+        let words = name.split(separator: " ").map { ($0.hasSuffix(".") ? $0.dropLast() : $0).lowercased() }
+        if words.count > 1, words.contains(where: streetTypes.contains) { return true }
+        return words.contains { word in ["straße", "strasse", "str"].contains { word.hasSuffix($0) && word.count > $0.count } }
+    }
 
     /// Lower-case word (without a final ".") → the group it is in.
     private static let groupOf: [String: [[String]].Index] = {

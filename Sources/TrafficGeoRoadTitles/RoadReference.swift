@@ -43,17 +43,19 @@ public enum RoadReference {
     }
 
     /// The roads a feed's road field names: every reference in it ("Merritt Parkway/CT 15" is
-    /// the CT-15, "I-87 Northway" the I-87), and each part of it that names a road without one
-    /// ("Merritt Parkway", "Sprain Brook State Pkwy"), white space collapsed, as that road's name
+    /// the CT-15, "I-87 Northway" the I-87), the whole field when it is one name ("Sprain Brook
+    /// State Pkwy"), and each part of several that names a street by its type ("Merritt
+    /// Parkway": `RoadNameSpellings.namesAStreet`), white space collapsed, as that road's name
     /// (`RoadCondition(name:)` finds it). Empty for an empty field.
     public static func roads(inField text: String) -> [String] {
         let whole = withoutBracketedQualifiers(text).split(whereSeparator: \.isWhitespace).joined(separator: " ")
         guard !whole.isEmpty, !PlaceholderText.isPlaceholder(whole) else { return [] }
-        if let road = field(whole), WorldRoads.fieldParts(whole).count <= 1 {
+        let parts = WorldRoads.fieldParts(whole)
+        if let road = field(whole), parts.count <= 1 {
             return [road] + (nameAfterReference(in: whole).map { [$0] } ?? [])
         }
         var references: [String] = [], names: [String] = []
-        for part in WorldRoads.fieldParts(whole) {
+        for part in parts {
             let found = WorldRoads.references(inField: part)
             if !found.isEmpty {
                 references += found
@@ -62,12 +64,22 @@ public enum RoadReference {
                 references.append(german.road)
             } else if let last = references.last, let same = WorldRoads.sameScheme(as: last, number: part) {
                 references.append(same)
-            } else if isName(part) {
+            } else if isName(part), parts.count == 1 || RoadNameSpellings.namesAStreet(part) || isRoadCode(part) {
+                // A part beside others is a road's name only when it says it is one ("Merritt
+                // Parkway", "Schillerstraße") or is a code of letters and digits ("F22", a
+                // feed's own road code): the other parts of a feed's field are as often a direction
+                // ("Highway 7 N/S Southbound"), a region ("Kanton Zürich, Schweiz") or a path
+                // ("highway/sh2").
                 names.append(part)
             }
         }
         var seen: Set<String> = []
         return (references + names).filter { seen.insert($0).inserted }
+    }
+
+    /// One word of letters and digits: a road's code that no scheme reads ("F22").
+    static func isRoadCode(_ part: String) -> Bool {
+        !part.contains(" ") && part.contains(where: \.isLetter) && part.contains(where: \.isNumber)
     }
 
     /// The text without what it says in square brackets: a qualifier a feed appends to a road

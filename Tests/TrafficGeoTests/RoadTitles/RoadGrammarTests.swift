@@ -58,6 +58,10 @@ struct RoadGrammarTests {
         ("US 1&9", ["US-1", "US-9"]), ("US 1 & 9", ["US-1", "US-9"]), ("I-35E/35W", [RoadReference.normalize("I-35E")!, RoadReference.normalize("I-35W")!]), ("NY 9A - Henry Hudson Parkway", ["NY-9a", "Henry Hudson Parkway"]),
         // A county in square brackets qualifies the road, and is no part of its name.
         ("NY 17 [Orange]", ["NY-17"]), ("Hutchinson River Parkway [Westchester]", ["Hutchinson River Parkway"]),
+        // Beside others, a part is a road's name only when it names a street by its type: not a
+        // direction, a region, a path.
+        ("Highway 7 N/S Southbound", ["HWY-7"]), ("Kanton Zürich, Schweiz", []), ("highway/sh2", ["SH-2"]),
+        ("Schillerstraße/B 54", ["B54", "Schillerstraße"]), ("XR17, 40", ["XR17"]),
     ])
     func roadFields(field: String, roads: [String]) {
         #expect(RoadReference.roads(inField: field) == roads, "\(field)")
