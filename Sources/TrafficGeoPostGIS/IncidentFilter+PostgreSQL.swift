@@ -110,6 +110,10 @@ extension IncidentFilter {
         if let minSeverity {
             clauses.append("lower(i.properties ->> 'severity') = ANY(\(query.bind(Severity.words(atLeast: minSeverity)))::text[])")
         }
+        for measure in IncidentMeasure.allCases {
+            guard let least = minimums[measure] else { continue }
+            clauses.append("i.\(measure.column) >= \(query.bind(least))")
+        }
         if let minConfidence {
             // position_source 2 = geocoder; feed positions are as given.
             clauses.append("(i.position_source IS DISTINCT FROM 2 OR i.geocode_confidence >= \(query.bind(minConfidence)))")

@@ -120,6 +120,8 @@ enum PostGISRows {
         var segment: ColumnArray<ByteBuffer>
         var positionSource: ColumnArray<Int16>
         var geocoder, geocodeQuery, geocodePrecision, properties, searchFolded, searchPlain: ColumnArray<String>
+        /// Each measure's number (`IncidentMeasure.allCases` order), read from the details.
+        var measures: [ColumnArray<Double>]
         private(set) var count = 0
 
         /// A batch with room for `rows` rows (a guess for the text columns), so that its columns
@@ -132,6 +134,7 @@ enum PostGISRows {
             (summary, weblink, iconURL, road, category) = (.init(rows: rows), .init(rows: rows), .init(rows: rows), .init(rows: rows), .init(rows: rows))
             (geocoder, geocodeQuery, geocodePrecision, properties, searchPlain) = (.init(rows: rows), .init(rows: rows), .init(rows: rows), .init(rows: rows), .init(rows: rows))
             (segment, positionSource) = (.init(rows: rows), .init(rows: rows))
+            measures = IncidentMeasure.allCases.map { _ in .init(rows: rows) }
         }
 
         mutating func append(storeID: Int64, sourceID source: Int64, incident original: Incident, firstSeen first: Double, lastChanged last: Double) {
@@ -172,6 +175,7 @@ enum PostGISRows {
             let search = PostGISRows.searchText(i)
             searchFolded.append(utf8: search.folded)
             if let plain = search.plain { searchPlain.append(utf8: plain) } else { searchPlain.append(nil) }
+            for (k, measure) in IncidentMeasure.allCases.enumerated() { measures[k].append(measure.value(of: i)) }
             count += 1
         }
 
@@ -179,10 +183,11 @@ enum PostGISRows {
         static let columns = ["id", "source_id", "external_id", "title", "summary", "weblink", "icon_url", "updated", "expires", "road",
                               "category", "latitude", "longitude", "segment", "position_source", "geocoder", "geocode_query",
                               "geocode_precision", "geocode_confidence", "properties", "content_hash", "first_seen", "last_changed",
-                              "search_folded", "search_plain"]
+                              "search_folded", "search_plain"] + IncidentMeasure.allCases.map(\.column)
         private static let types = ["bigint", "bigint", "text", "text", "text", "text", "text", "float8", "float8", "text",
                                     "text", "float8", "float8", "bytea", "smallint", "text", "text",
                                     "text", "float8", "text", "bigint", "float8", "float8", "text", "text"]
+            + IncidentMeasure.allCases.map { _ in "float8" }
         /// `(SELECT unnest($1::bigint[]) AS id, …) AS u`: the arrays of these columns zipped into
         /// rows. In the select list, not as `FROM unnest($1, $2, …)`, which materialises every
         /// array first: a third less of the server's time for an insert (measured on 200,000
@@ -205,7 +210,7 @@ enum PostGISRows {
         private var boundColumns: [any BoundColumn] {
             [id, sourceID, externalID, title, summary, weblink, iconURL, updated, expires, road, category, latitude, longitude, segment,
              positionSource, geocoder, geocodeQuery, geocodePrecision, geocodeConfidence, properties, contentHash, firstSeen,
-             lastChanged, searchFolded, searchPlain]
+             lastChanged, searchFolded, searchPlain] + measures
         }
 
         /// Every column, for `updateSQL` and `replaceSQL`.

@@ -20,6 +20,9 @@ enum PostGISSchema {
         var sql: String
         /// Whole statements run after `sql`'s, such as a function whose body holds semicolons.
         var routines: [String] = []
+        /// Work in Swift after the statements, in the same transaction (filling a measure's column
+        /// from the details by the one reading, `IncidentMeasure.number`).
+        var fill: (@Sendable (PostgresConnection, Logger) throws -> Void)?
 
         /// The statements of `sql` (each ends with a semicolon at the end of a line), then the routines.
         var statements: [String] {
@@ -237,7 +240,41 @@ enum PostGISSchema {
         Migration(version: 5, name: "recurring schedules", sql: """
             UPDATE store_info SET value = 'trafficgeo postgis 5' WHERE key = 'schema';
             """, routines: [inScheduleFunction]),
-    ]
+    ] + measureMigrations(after: 5)
+
+    /// Each measure a filter compares (`IncidentMeasure`) as a number of its own, filled from the
+    /// details already stored: a new measure is its own migration, numbered after the others in
+    /// the order of `IncidentMeasure.allCases` (so add a measure at its end).
+    private static func measureMigrations(after last: Int) -> [Migration] {
+        IncidentMeasure.allCases.enumerated().map { k, measure in
+            let version = last + 1 + k
+            return Migration(version: version, name: "measure: \(measure.column)", sql: """
+                ALTER TABLE incidents ADD COLUMN \(measure.column) double precision;
+                UPDATE store_info SET value = 'trafficgeo postgis \(version)' WHERE key = 'schema';
+                """, fill: { connection, logger in try fillColumn(of: measure, connection, logger: logger) })
+        }
+    }
+
+    /// The measure's number in every stored row whose details give one, read as new rows are.
+    @available(*, noasync, message: "waits on an EventLoopFuture: call it from a store thread")
+    private static func fillColumn(of measure: IncidentMeasure, _ connection: PostgresConnection, logger: Logger) throws {
+        let rows = try connection.rows(PostgresQuery(unsafeSQL: "SELECT id, properties ->> '\(measure.property)' FROM incidents WHERE properties ? '\(measure.property)'"),
+                                       logger: logger)
+        var ids: [Int64] = [], numbers: [Double] = []
+        for row in rows {
+            let (id, text) = try row.decode((Int64, String?).self)
+            if let number = IncidentMeasure.number(text) { ids.append(id); numbers.append(number) }
+        }
+        for start in stride(from: 0, to: ids.count, by: 10_000) {
+            let end = min(ids.count, start + 10_000)
+            var binds = PostgresBindings(capacity: 2)
+            binds.append(Array(ids[start..<end]))
+            binds.append(Array(numbers[start..<end]))
+            try connection.run(PostgresQuery(unsafeSQL: """
+                UPDATE incidents i SET \(measure.column) = u.v FROM (SELECT unnest($1::bigint[]) AS id, unnest($2::float8[]) AS v) AS u WHERE i.id = u.id
+                """, binds: binds), logger: logger)
+        }
+    }
 
     /// `tg_in_schedule(schedule text, t double precision)`: whether a schedule's canonical text
     /// (`RecurringSchedule.text`) holds at `t` (seconds since 1970), as
@@ -350,6 +387,7 @@ enum PostGISSchema {
                 do {
                     // Our own SQL, one statement at a time (the extended protocol takes one per query).
                     for statement in migration.statements { try connection.run(PostgresQuery(unsafeSQL: statement), logger: logger) }
+                    try migration.fill?(connection, logger)
                     try connection.run("INSERT INTO trafficgeo_migrations (version, name) VALUES (\(migration.version), \(migration.name))", logger: logger)
                     try connection.run("COMMIT", logger: logger)
                 } catch {

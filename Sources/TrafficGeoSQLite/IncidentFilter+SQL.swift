@@ -100,6 +100,12 @@ extension IncidentFilter {
             clauses.append("lower(json_extract(i.properties, '$.severity')) IN (" + words.map { _ in "?" }.joined(separator: ",") + ")")
             for w in words { arguments += [w] }
         }
+        // In the measures' order, so that the same question is the same statement (cached).
+        for measure in IncidentMeasure.allCases {
+            guard let least = minimums[measure] else { continue }
+            clauses.append("i.\(measure.column) >= ?")
+            arguments += [least]
+        }
         if let minConfidence {
             // position_source 2 = geocoder (PositionSource.Kind.storeCode); feed positions are as given.
             clauses.append("(i.position_source IS NOT 2 OR i.geocode_confidence >= ?)")

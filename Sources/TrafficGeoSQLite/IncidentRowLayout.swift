@@ -55,8 +55,11 @@ enum IncidentRowLayout {
         }
     }
 
-    /// The field columns in binding order.
-    static let fieldColumns = Field.allCases.map(\.column)
+    /// The field columns in binding order: the fields, then each measure's number
+    /// (`IncidentMeasure.column`; not decoded: the detail is in the properties).
+    static let fieldColumns = Field.allCases.map(\.column) + IncidentMeasure.allCases.map(\.column)
+    /// Where the measures' numbers are among the field values (after the fields).
+    static let measurePositions = Field.allCases.count ..< fieldColumns.count
     /// The fields that say how a position was found: carried over together with it.
     static let positionFields: [Field] = [.positionSource, .geocoder, .geocodeQuery, .geocodePrecision, .geocodeConfidence]
 
@@ -75,13 +78,13 @@ enum IncidentRowLayout {
     /// was the largest cost of a radius query.
     static let selection = (leadingSelection + fieldColumns.map { "i." + $0 } + trailingSelection).joined(separator: ", ")
     /// How many columns `selection` has.
-    static let selectionCount = leadingSelection.count + Field.allCases.count + trailingSelection.count
+    static let selectionCount = leadingSelection.count + fieldColumns.count + trailingSelection.count
 
     /// Where things are in `selection`.
     enum Selected {
         static let storeID = 0, source = 1, externalID = 2
         static func field(_ f: Field) -> Int { leadingSelection.count + f.rawValue }
-        static let firstSeen = leadingSelection.count + Field.allCases.count
+        static let firstSeen = leadingSelection.count + fieldColumns.count
         static let lastChanged = firstSeen + 1
         static let ended = firstSeen + 2
         static let role = firstSeen + 3
@@ -202,7 +205,8 @@ enum IncidentRowLayout {
 
     // MARK: - Writing
 
-    /// The field values of an incident, indexed by `Field.rawValue`, as database values (no
+    /// The field values of an incident, indexed by `Field.rawValue` (then the measures, in the
+    /// order of `IncidentMeasure.allCases`), as database values (no
     /// existential boxing: the arguments of the insert statement were a fifth of a big ingest).
     static func values(of i: Incident) -> [DatabaseValue] {
         func value(_ x: (some DatabaseValueConvertible)?) -> DatabaseValue { x?.databaseValue ?? .null }
@@ -232,7 +236,7 @@ enum IncidentRowLayout {
             // form exactly; writing it again cost a third of an ingest of scheduled rows).
             case .schedule: value(i.properties[RecurringSchedule.property].flatMap { RecurringSchedule(text: $0) == nil ? nil : $0 })
             }
-        }
+        } + IncidentMeasure.allCases.map { value($0.value(of: i)) }
         return values
     }
 

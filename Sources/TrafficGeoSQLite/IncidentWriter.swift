@@ -176,7 +176,7 @@ final class IncidentWriter {
         if !inserter.lastStoredIDs.isEmpty { insertedRanges.append(inserter.lastStoredIDs) }
         for (existing, values) in repeated {
             counts.inserted -= 1
-            var list = Array(values[PendingInserts.firstField ..< PendingInserts.firstField + Field.allCases.count])
+            var list = Array(values[PendingInserts.firstField ..< PendingInserts.firstField + IncidentRowLayout.fieldColumns.count])
             try update(existing, with: &list)
         }
         pending = PendingInserts()
@@ -201,9 +201,12 @@ final class IncidentWriter {
     }
 
     /// The change hash of the field values: 47 bits, which SQLite stores in 6 bytes instead of 8.
+    /// The measures' numbers are left out: they are read from the properties, which are in,
+    /// and a store that gains a measure then finds its rows unchanged (no "update" for every
+    /// incident of a feed read again).
     static func hash(_ list: [DatabaseValue]) -> Int64 {
         var hash = StableHash()
-        for value in list { hash.combine(column: value) }
+        for (k, value) in list.enumerated() where !IncidentRowLayout.measurePositions.contains(k) { hash.combine(column: value) }
         return hash.int64 & (1 << 47 - 1)
     }
 }

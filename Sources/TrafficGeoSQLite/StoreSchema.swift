@@ -271,6 +271,25 @@ enum StoreSchema {
             // which no query read: their reports get one when their feed is read again.
             try db.execute(sql: "ALTER TABLE incidents ADD COLUMN schedule TEXT")
         }
+        // Each measure a filter compares (`IncidentMeasure`) as a number of its own, filled from
+        // the details already stored: a new measure is its own migration, named by its column.
+        for measure in IncidentMeasure.allCases {
+            migrator.registerMigration("measure: \(measure.column)") { db in try addColumn(of: measure, db) }
+        }
         return migrator
+    }
+
+    /// The measure's column, with the number of every stored row whose details give one
+    /// (`IncidentMeasure.number`: the one reading of the detail's text, as new rows get it).
+    static func addColumn(of measure: IncidentMeasure, _ db: Database) throws {
+        try db.execute(sql: "ALTER TABLE incidents ADD COLUMN \(measure.column) REAL")
+        let rows = try Row.fetchCursor(db, sql: """
+            SELECT id, json_extract(properties, '$.\(measure.property)') FROM incidents WHERE instr(properties, '"\(measure.property)"') > 0
+            """)
+        let update = try db.makeStatement(sql: "UPDATE incidents SET \(measure.column) = ? WHERE id = ?")
+        while let row = try rows.next() {
+            guard let number = IncidentMeasure.number(row[1] as String?) else { continue }
+            try update.execute(arguments: [number, row[0] as Int64])
+        }
     }
 }

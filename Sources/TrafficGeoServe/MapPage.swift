@@ -14,6 +14,16 @@ enum MapPage {
     /// keeps in its URL as they change.
     static let passedParameters = QueryField.taken(on: .mapPage).map { $0.name(on: .parameter) } + ["datetime", "filter"]
 
+    /// The measures' fields as the script makes their controls: the parameter, a label, an example.
+    static let measureControls: [String] = QueryField.taken(on: .mapPage).compactMap { field in
+        guard let measure = field.measure else { return nil }
+        var control = JSONObjectText()
+        control.add("parameter", field.name(on: .parameter))
+        control.add("label", measure.title + " at least")
+        control.add("example", measure.example)
+        return control.closed()
+    }
+
     /// `dataExtent`: where the incidents are, the first view when the URL names no place.
     static func html(configuration: ServeConfiguration, parameters: QueryParameters, query: ItemsQuery, dataExtent: LonLatBox? = nil) -> String {
         var passed = JSONObjectText()
@@ -48,6 +58,8 @@ enum MapPage {
         config.add(raw: "view", view.closed())
         config.add(raw: "categories", "[" + IncidentCategory.allCases.map { JSONObjectText.string($0.rawValue) }.joined(separator: ",") + "]")
         config.add(raw: "severities", "[" + Severity.allCases.map { JSONObjectText.string($0.name) }.joined(separator: ",") + "]")
+        // A control for each measure's field the page takes (`QueryField.measure`): made by the script.
+        config.add(raw: "measureControls", "[" + measureControls.joined(separator: ",") + "]")
         var icons = JSONObjectText()
         for category in IncidentCategory.allCases { icons.add(category.rawValue, IconShape(category).svg) }
         icons.add("", IconShape.other.svg)

@@ -41,13 +41,24 @@ extension MapPage {
         category: document.getElementById("f-category"), "min-severity": document.getElementById("f-min-severity"),
         road: document.getElementById("f-road"), q: document.getElementById("f-q")
       };
+      // The text conditions, and a box for each measure the server declares (min-delay: 10m).
+      var textKeys = ["category", "min-severity", "road", "q"];
+      cfg.measureControls.forEach(function (m) {
+        var label = document.createElement("label"), input = document.createElement("input");
+        input.id = "f-" + m.parameter; input.placeholder = m.example; input.autocomplete = "off"; input.size = 6;
+        label.appendChild(document.createTextNode(m.label + " "));
+        label.appendChild(input);
+        document.getElementById("filters").appendChild(label);
+        form[m.parameter] = input;
+        textKeys.push(m.parameter);
+      });
       cfg.categories.forEach(function (c) { var o = document.createElement("option"); o.value = o.textContent = c; form.category.appendChild(o); });
       cfg.severities.forEach(function (c) { var o = document.createElement("option"); o.value = o.textContent = c; form["min-severity"].appendChild(o); });
       function showConditions() {
         var at = conditions.get("active-at") || "";
         form.current.checked = at === "now";
         form.at.value = /^\d{4}-\d\d-\d\dT\d\d:\d\d/.test(at) ? localInput(at) : "";
-        ["category", "min-severity", "road", "q"].forEach(function (k) { form[k].value = conditions.get(k) || ""; });
+        textKeys.forEach(function (k) { form[k].value = conditions.get(k) || ""; });
       }
       function localInput(iso) {
         var d = new Date(iso); if (isNaN(d)) return "";
@@ -62,7 +73,7 @@ extension MapPage {
           conditions.set("active-at", d && !isNaN(d) ? d.toISOString().replace(/\.\d+Z$/, "Z") : (form.current.checked ? "now" : ""));
         }
         conditions.delete("datetime");
-        ["category", "min-severity", "road", "q"].forEach(function (k) {
+        textKeys.forEach(function (k) {
           var v = form[k].value.trim(); if (v) conditions.set(k, v); else conditions.delete(k);
         });
         showConditions();

@@ -31,6 +31,9 @@ extension IncidentFilter {
         if let minSeverity {
             guard let severity = i.properties["severity"].flatMap(Severity.init(stored:)), severity >= minSeverity else { return false }
         }
+        for (measure, least) in minimums {
+            guard let value = measure.value(of: i), value >= least else { return false }
+        }
         if !categories.isEmpty {
             guard let category = i.category, categories.contains(category) else { return false }
         }

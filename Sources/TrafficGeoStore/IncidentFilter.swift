@@ -37,6 +37,10 @@ public struct IncidentFilter: Sendable, Equatable {
     /// Answer with the reports the feeds gave (each naming its event) instead of the events they
     /// make (docs/conflation.md): `--reports`, `reports=true`.
     public var reports = false
+    /// At least this much of each measure (`IncidentMeasure.value(of:)`, in its unit: a delay in
+    /// minutes); incidents whose feed gives none do not pass. Each is a filter field's
+    /// (`QueryField.measure`): `--min-delay 10m` is 10 for `delayMinutes`.
+    public var minimums: [IncidentMeasure: Double] = [:]
 
     public init(activeAt: Date? = nil, since: Date? = nil, until: Date? = nil, road: String? = nil, roads: [String] = [],
                 categories: [IncidentCategory] = [], search: String? = nil, source: String? = nil) {

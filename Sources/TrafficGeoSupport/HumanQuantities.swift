@@ -113,6 +113,17 @@ public enum PlainNumber {
         guard let value = Double(String(text)), value.isFinite else { return nil }
         return value
     }
+
+    /// A number as `parse` reads it back: plain digits, never an exponent (1e-05), a whole
+    /// number without its ".0".
+    public static func text(_ n: Double) -> String {
+        if n == n.rounded(), abs(n) < 1e15 { return String(Int64(n)) }
+        let text = "\(n)"
+        guard text.contains("e") else { return text }
+        var digits = String(format: "%.12f", n)
+        while digits.hasSuffix("0") { digits.removeLast() }
+        return digits.hasSuffix(".") ? digits + "0" : digits
+    }
 }
 
 /// Control characters that mark binary data rather than text: C0 controls other than the tab

@@ -35,6 +35,9 @@ public struct WatchQuestion: Codable, Sendable, Equatable {
     public var reports: Bool?
     /// Seconds, or -1 for never; left out at `IncidentFilter.defaultUnconfirmedAfter`.
     public var unconfirmedAfter: Double?
+    /// The least of each measure asked (`IncidentFilter.minimums`), by the measure's column name
+    /// ("delay_minutes": 10); left out when none is, so every measure field is here by itself.
+    public var minimums: [String: Double]?
 
     public init(_ query: StandingQuery) {
         name = query.name
@@ -55,6 +58,7 @@ public struct WatchQuestion: Codable, Sendable, Equatable {
         minSeverity = f.minSeverity?.name
         reports = f.reports ? true : nil
         if f.unconfirmedAfter != IncidentFilter.defaultUnconfirmedAfter { unconfirmedAfter = f.unconfirmedAfter ?? -1 }
+        minimums = f.minimums.isEmpty ? nil : Dictionary(uniqueKeysWithValues: f.minimums.map { ($0.key.column, $0.value) })
     }
 
     /// One line of JSON, keys sorted, defaults left out.

@@ -19,9 +19,10 @@ struct ServeCommand: AsyncParsableCommand {
 
             Endpoints: / (the map; JSON with f=json), /conformance, /api (OpenAPI 3.0), \
             /collections, /collections/incidents, /collections/incidents/items (bbox, datetime, \
-            limit, offset; lat, lon with radius or nearest, road, category, q, active-at, \
-            min-confidence, precision, min-severity, sortby), /collections/incidents/items/ID, and \
-            /collections/incidents/events (Server-Sent Events from the change feed).
+            limit, offset, nearest, filter (CQL2); the query fields, as docs/query-fields.md \
+            lists them: \(QueryField.taken(on: .items).filter { $0 != .bbox }.map { $0.name(on: .parameter) }.joined(separator: ", "))), \
+            /collections/incidents/items/ID, and /collections/incidents/events (Server-Sent Events \
+            from the change feed; \(QueryField.taken(on: .eventStream).map { $0.name(on: .parameter) }.joined(separator: ", "))).
 
             For operators (docs/operations.md): /health (200 while the process runs), /ready (200 \
             when the store answers and, with --ready-max-age, every source was fetched within that \

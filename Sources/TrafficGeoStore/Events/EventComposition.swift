@@ -46,9 +46,10 @@ package enum EventComposition {
         if let worst = members.compactMap({ $0.incident.properties["severity"].flatMap(Severity.init(word:)) }).max() {
             properties["severity"] = worst.name
         }
-        for key in ["delay_minutes", "lanes_restricted"] {
-            if let most = members.compactMap({ $0.incident.properties[key].flatMap(DecimalText.double) }).max() {
-                properties[key] = most == most.rounded() ? String(Int(most)) : String(most)
+        // The most any report says, read as the stores read it ("15-20" is 20).
+        for measure in IncidentMeasure.allCases {
+            if let most = members.compactMap({ measure.value(of: $0.incident) }).max() {
+                properties[measure.property] = most == most.rounded() && most < 1e15 ? String(Int(most)) : String(most)
             }
         }
         properties.removeValue(forKey: Incident.snapshotPartProperty)

@@ -309,13 +309,7 @@ private struct Translator {
     }
 
     /// A number as the model's fields read it: plain digits, never an exponent (1e-05).
-    static func plain(_ n: Double) -> String {
-        let text = "\(n)"
-        guard text.contains("e") else { return text }
-        var digits = String(format: "%.12f", n)
-        while digits.hasSuffix("0") { digits.removeLast() }
-        return digits.hasSuffix(".") ? digits + "0" : digits
-    }
+    static func plain(_ n: Double) -> String { PlainNumber.text(n) }
 
     /// The queryable a field's error is about, in the filter's words.
     static func name(of field: QueryField) -> String {
@@ -352,6 +346,12 @@ private struct Translator {
             let atLeast = try condition([.minConfidence: [Self.plain(n)]])
             let above = n >= 1 ? IncidentPredicate.constant(false) : try condition([.minConfidence: [Self.plain(min(1, n + 1e-9))]])
             return try ordered(op, atLeast: atLeast, above: above)
+        case let .measure(field):
+            guard case let .number(n) = value, let measure = field.measure else { _ = try text(value, for: property); throw notTaken() }
+            // Below nothing: at least 0 is every incident that gives the measure. "Above" is at
+            // least a millionth more: no feed's measure is finer.
+            guard n >= 0 else { return try ordered(op, atLeast: condition([field: [measure.text(for: 0)]]), above: condition([field: [measure.text(for: 0)]])) }
+            return try ordered(op, atLeast: condition([field: [measure.text(for: n)]]), above: condition([field: [measure.text(for: n + 1e-6)]]))
         case .updated:
             guard let t = TimestampParser.parse(try text(value, for: property)) else { throw notTaken() }
             // The model's since includes its instant, until excludes its own: a millisecond
@@ -384,7 +384,11 @@ private struct Translator {
     /// Whether an incident has the value at all: "at least the lowest" (severity), or a
     /// geocoded or a feed's position (confidence: always).
     private func hasValue(_ atLeast: IncidentPredicate) -> IncidentPredicate {
-        guard case let .condition(c) = atLeast, c.text.has(.minSeverity) else { return .constant(true) }
+        guard case let .condition(c) = atLeast else { return .constant(true) }
+        if let field = QueryField.measureFields.first(where: { c.text.has($0) }), let measure = field.measure {
+            return (try? condition([field: [measure.text(for: 0)]])) ?? .constant(true)
+        }
+        guard c.text.has(.minSeverity) else { return .constant(true) }
         return (try? condition([.minSeverity: [Severity.lowest.name]])) ?? .constant(true)
     }
 }

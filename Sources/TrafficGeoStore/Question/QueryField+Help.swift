@@ -10,6 +10,7 @@ extension QueryField {
         let api = surface != .commandLine
         let list = "a comma list, or \(api ? "the parameter" : "the option") repeated"
         let time = "'now', 'today', 'yesterday', an ISO 8601 time, or relative such as -2h / -3d / -1w"
+        if let measure { return measure.help() }
         switch self {
         case .lat:
             return "Latitude in degrees, -90 … 90 (WGS84)" + (api ? ": where distances are measured from (with \(name(.lon))). Features then carry distance_m and bearing_deg (a page of items is ordered by it)." : ".")
@@ -61,12 +62,16 @@ extension QueryField {
         case .sort:
             return "Order of results: distance (nearest first, where the question has a point; the default then), updated (newest first), expires (soonest first), "
                 + "title, severity (most severe first); ties keep a stable order."
+        default:
+            // Each field above, or a measure's (its declaration says it).
+            return ""
         }
     }
 
     /// The JSON Schema of the field's value as a query parameter (serve's OpenAPI document).
     public var parameterSchema: String {
         let distance = #"{"type":"string","pattern":"^(0*[1-9][0-9]*(\\.[0-9]+)?|0*\\.[0-9]*[1-9][0-9]*|0+\\.[0-9]*[1-9][0-9]*)(m|km|mi)$"}"#
+        if let measure { return measure.parameterSchema }
         switch self {
         case .lat: return #"{"type":"number","minimum":-90,"maximum":90}"#
         case .lon: return #"{"type":"number","minimum":-180,"maximum":180}"#
@@ -80,7 +85,7 @@ extension QueryField {
         case .unconfirmedAfter: return #"{"type":"string","default":"7d"}"#
         case .reports: return #"{"type":"boolean"}"#
         case .sort: return #"{"type":"string","pattern":"^\\+?("# + QuerySort.allCases.map(\.rawValue).joined(separator: "|") + #")$"}"#
-        case .route, .activeAt, .since, .until, .road, .category, .search, .source, .precision: return #"{"type":"string"}"#
+        default: return #"{"type":"string"}"#
         }
     }
 }

@@ -25,7 +25,20 @@ public enum QueryField: String, Sendable, CaseIterable, Hashable {
     /// The fields that make up an `IncidentFilter` (`QueryText.filter`): a test walks them and
     /// checks that each one reaches the filter and a watch's question (`WatchQuestion`).
     public static let filterFields: [QueryField] = [.activeAt, .since, .until, .road, .category, .search, .source, .minConfidence, .precision,
-                                                    .minSeverity, .unconfirmedAfter, .reports]
+                                                    .minSeverity, .unconfirmedAfter, .reports] + measureFields
+
+    /// The fields that ask for at least so much of a measure, each declared by its `measure`.
+    public static let measureFields: [QueryField] = allCases.filter { $0.measure != nil }
+
+    /// A field that asks for at least so much of one of an incident's measures (a delay, lanes
+    /// restricted): its whole declaration. The filter's condition, both stores' SQL, a watch's
+    /// fingerprint, the CQL2 queryable, the OpenAPI parameter, the map page's control and the
+    /// docs' tables are made from it; such a field is a case, its `surfaces` and this.
+    public var measure: MeasureCondition? {
+        switch self {
+        default: nil
+        }
+    }
 
     /// The surfaces beyond the query model that take a field.
     public struct Surfaces: OptionSet, Sendable, Hashable {
@@ -89,13 +102,10 @@ public enum QueryField: String, Sendable, CaseIterable, Hashable {
         }
     }
 
+    /// The case's name with its words joined by hyphens: `minConfidence` is "min-confidence".
     private var kebab: String {
-        switch self {
-        case .activeAt: return "active-at"
-        case .minConfidence: return "min-confidence"
-        case .minSeverity: return "min-severity"
-        case .unconfirmedAfter: return "unconfirmed-after"
-        default: return rawValue
+        rawValue.reduce(into: "") { name, c in
+            if c.isUppercase { name += "-" + c.lowercased() } else { name.append(c) }
         }
     }
 

@@ -109,6 +109,10 @@ public struct QueryText: Sendable, Equatable {
             }
             filter.minSeverity = severity
         }
+        for field in QueryField.measureFields {
+            guard let condition = field.measure, let text = try single(field), !text.isEmpty else { continue }
+            filter.minimums[condition.measure] = try condition.read(text, field: field)
+        }
         if let text = try single(.unconfirmedAfter), !text.isEmpty {
             switch text.lowercased() {
             case "never", "off": filter.unconfirmedAfter = nil

@@ -10,8 +10,38 @@ import TrafficGeoSupport
 ///
 /// A new queryable is a case here with its description and type, and its comparisons in
 /// `CQL2Question.condition`; the queryables document and the OpenAPI text follow from `allCases`.
-public enum Queryable: String, Sendable, CaseIterable {
+/// A measure's field (`QueryField.measure`) is one by its declaration alone (`measure`).
+public enum Queryable: Sendable, CaseIterable, Hashable {
     case geometry, road, category, severity, updated, source, confidence, precision, title, id
+    /// A measure a filter field declares (`QueryField.measure`: `delay >= 10` is `min-delay=10m`).
+    case measure(QueryField)
+
+    public static let allCases: [Queryable] = [.geometry, .road, .category, .severity, .updated, .source, .confidence, .precision, .title, .id]
+        + QueryField.measureFields.map(Queryable.measure)
+
+    /// Its name in a filter and the queryables document.
+    public var rawValue: String {
+        switch self {
+        case .geometry: "geometry"
+        case .road: "road"
+        case .category: "category"
+        case .severity: "severity"
+        case .updated: "updated"
+        case .source: "source"
+        case .confidence: "confidence"
+        case .precision: "precision"
+        case .title: "title"
+        case .id: "id"
+        case let .measure(field): field.measure?.queryable ?? field.rawValue
+        }
+    }
+
+    public init?(rawValue: String) {
+        guard let found = Self.byName[rawValue] else { return nil }
+        self = found
+    }
+
+    private static let byName = Dictionary(uniqueKeysWithValues: allCases.map { ($0.rawValue, $0) })
 
     public enum ValueType: Sendable { case string, number, time, geometry }
 
@@ -19,7 +49,7 @@ public enum Queryable: String, Sendable, CaseIterable {
         switch self {
         case .geometry: return .geometry
         case .updated: return .time
-        case .confidence: return .number
+        case .confidence, .measure: return .number
         default: return .string
         }
     }
@@ -36,6 +66,7 @@ public enum Queryable: String, Sendable, CaseIterable {
         case .source: return .source
         case .confidence: return .minConfidence
         case .precision: return .precision
+        case let .measure(field): return field
         case .title, .id: return nil
         }
     }
@@ -62,6 +93,7 @@ public enum Queryable: String, Sendable, CaseIterable {
         case .precision: return "Geocoder's precision"
         case .title: return "Headline"
         case .id: return "Feed's id"
+        case let .measure(field): return field.measure?.title ?? field.rawValue
         }
     }
 
@@ -88,6 +120,8 @@ public enum Queryable: String, Sendable, CaseIterable {
             return "The incident's headline as the feed wrote it (case counts). =, <>, IN, LIKE."
         case .id:
             return "The feed's id of the incident (an event's: any of its reports'). =, <>, IN, LIKE."
+        case let .measure(field):
+            return field.measure?.queryableDescription(parameter: field.name(on: .parameter)) ?? ""
         }
     }
 
@@ -116,6 +150,7 @@ public enum Queryable: String, Sendable, CaseIterable {
         case .precision: return i.positionSource?.precision?.rawValue
         case .title: return i.title
         case .id: return i.id
+        case let .measure(field): return field.measure?.measure.value(of: i).map(PlainNumber.text)
         }
     }
 }
