@@ -13,10 +13,11 @@ extension StandardsFeedTests {
     static let v2Header = #"<?xml version="1.0" encoding="UTF-8"?><d2LogicalModel xmlns="http://datex2.eu/schema/2/2_0" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance" modelBaseVersion="2"><exchange><supplierIdentification><country>de</country><nationalIdentifier>T</nationalIdentifier></supplierIdentification></exchange><payloadPublication xsi:type="SituationPublication" lang="de"><publicationTime>2026-11-26T08:00:00Z</publicationTime><publicationCreator><country>de</country><nationalIdentifier>T</nationalIdentifier></publicationCreator>"#
     static let v2Footer = "</payloadPublication></d2LogicalModel>"
 
+    /// A record that gives no end, updated an hour ago: in effect now.
     static func v2Record(id: String, type: String, extra: String = "", location: String, validity: String = "", comment: String? = nil, version: String = "1") -> String {
         """
         <situationRecord xsi:type="\(type)" id="\(id)" version="\(version)"><situationRecordCreationTime>2026-11-26T07:00:00Z</situationRecordCreationTime>\
-        <situationRecordVersionTime>2026-11-26T07:30:00Z</situationRecordVersionTime><probabilityOfOccurrence>certain</probabilityOfOccurrence>\
+        <situationRecordVersionTime>\(TestSupport.anHourAgo)</situationRecordVersionTime><probabilityOfOccurrence>certain</probabilityOfOccurrence>\
         \(extra)<validity><validityStatus>\(validity.isEmpty ? "active" : validity)</validityStatus><validityTimeSpecification><overallStartTime>2026-11-26T07:00:00Z</overallStartTime></validityTimeSpecification></validity>\
         \(comment.map { "<generalPublicComment><comment><values><value lang=\"de\">\($0)</value></values></comment></generalPublicComment>" } ?? "")\
         \(location)</situationRecord>

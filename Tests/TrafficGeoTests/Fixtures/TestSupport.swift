@@ -8,6 +8,13 @@ enum TestSupport {
     /// A fresh temporary folder, removed by the caller with `cleanup`.
     static func temporaryDirectory() -> URL { TestFolders.temporaryDirectory() }
 
+    /// An update time an hour before now as feeds write it ("2026-12-03T09:10:00Z"), for a
+    /// fixture whose reports give no end and are asked about now: a report not heard of for seven
+    /// days is "unconfirmed" (`IncidentFilter.defaultUnconfirmedAfter`), so a fixed date turned
+    /// such a test red a week after it was written (CI of 3 December 2026). One value for the
+    /// whole run, so that a document written twice is the same document.
+    static let anHourAgo: String = Date(timeIntervalSince1970: (Date().timeIntervalSince1970 / 60).rounded(.down) * 60 - 3600).formatted(.iso8601)
+
     static func write(_ text: String, name: String, in folder: URL) throws -> URL {
         let url = folder.appendingPathComponent(name)
         try text.write(to: url, atomically: true, encoding: .utf8)
