@@ -277,6 +277,9 @@ struct ContentFilterOptions: ParsableArguments, QueryTextOptions {
     @Option(help: ArgumentHelp(QueryField.precision.help(on: .commandLine), valueName: "list"))
     var precision: String?
 
+    @Option(name: .customLong("min-delay"), help: ArgumentHelp(QueryField.minDelay.help(on: .commandLine), valueName: "duration"))
+    var minDelay: String?
+
     @Flag(help: ArgumentHelp(QueryField.reports.help(on: .commandLine)))
     var reports = false
 
@@ -290,6 +293,7 @@ struct ContentFilterOptions: ParsableArguments, QueryTextOptions {
         text.add(.minConfidence, minConfidence)
         text.add(.precision, precision)
         text.add(.minSeverity, minSeverity)
+        text.add(.minDelay, minDelay)
         text.add(.unconfirmedAfter, unconfirmedAfter)
         if reports { text.add(.reports, "true") }
     }

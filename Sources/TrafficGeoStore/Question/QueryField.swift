@@ -14,6 +14,8 @@ public enum QueryField: String, Sendable, CaseIterable, Hashable {
     case lat, lon, radius, bbox, route, buffer
     // What: the filter.
     case activeAt, since, until, road, category, search, source, minConfidence, precision, minSeverity
+    /// At least this long a delay (`--min-delay 10m`): a measure's field (`measure`).
+    case minDelay
     /// How long a report without an end stays in effect unheard of (`IncidentFilter.unconfirmedAfter`).
     case unconfirmedAfter
     /// Answer with the reports the feeds gave, each naming its event, instead of the events
@@ -36,6 +38,7 @@ public enum QueryField: String, Sendable, CaseIterable, Hashable {
     /// docs' tables are made from it; such a field is a case, its `surfaces` and this.
     public var measure: MeasureCondition? {
         switch self {
+        case .minDelay: MeasureCondition(.delayMinutes, notation: .minutes, noun: "delay", queryable: "delay", title: "Delay", example: "10m")
         default: nil
         }
     }
@@ -64,7 +67,7 @@ public enum QueryField: String, Sendable, CaseIterable, Hashable {
         switch self {
         case .lat, .lon, .radius, .bbox: [.commandLine, .items, .eventStream, .watchesFile]
         case .route, .buffer, .since, .until: [.commandLine, .items, .watchesFile]
-        case .road, .category, .search, .minConfidence, .precision, .minSeverity: [.commandLine, .items, .eventStream, .mapPage, .watchesFile]
+        case .road, .category, .search, .minConfidence, .precision, .minSeverity, .minDelay: [.commandLine, .items, .eventStream, .mapPage, .watchesFile]
         case .activeAt, .unconfirmedAfter: [.commandLine, .items, .mapPage, .watchesFile]
         case .source: [.watchesFile]
         case .reports: [.commandLine, .items]

@@ -74,7 +74,7 @@ import TrafficGeoWatch
         let samples: [QueryField: String] = [
             .activeAt: "now", .since: "-1h", .until: "now", .road: "A4", .category: "accident", .search: "stau", .source: "autobahn",
             .minConfidence: "0.5", .precision: "town", .minSeverity: "high", .unconfirmedAfter: "30d", .reports: "true",
-        ]
+        ].merging(QueryField.measureFields.map { ($0, $0.measure!.example) }) { a, _ in a }
         let sample = try #require(samples[field], "a sample value for \(field): add one here")
         var text = QueryText()
         text.add(field, sample)

@@ -26,8 +26,12 @@ struct QueryFieldSurfaceTests {
 
     static let route = "LINESTRING(6.90 50.90, 7.00 51.00)"
 
-    /// One sample per field: a field without one fails `everyFieldHasASample`.
-    static let samples: [QueryField: Sample] = [
+    /// One sample per field: a field without one fails `everyFieldHasASample`. A measure's
+    /// field is sampled by its declaration's example (`measureValues` gives the fixture's).
+    static let samples: [QueryField: Sample] = Dictionary(uniqueKeysWithValues: QueryField.measureFields.map { ($0, Sample(value: $0.measure!.example)) })
+        .merging(givenSamples) { $1 }
+
+    static let givenSamples: [QueryField: Sample] = [
         .lat: Sample(value: "50.94", needs: [.lon: "6.96"]),
         .lon: Sample(value: "6.96", needs: [.lat: "50.94"]),
         .radius: Sample(value: "5km", needs: [.lat: "50.94", .lon: "6.96"]),
@@ -166,6 +170,10 @@ struct QueryFieldSurfaceTests {
                                     positionSource: i % 4 == 1 ? PositionSource(kind: .geocoder, geocoder: "test", query: "Köln \(i)",
                                                                                 precision: [.junction, .town, .road][i % 3], confidence: [0.3, 0.6, 0.9][i % 3]) : feed)
             if let severity = severities[i % 5] { incident.properties["severity"] = severity }
+            // Each measure as feeds write it: a range (its upper end counts), numbers, a unit, words.
+            for (k, measure) in IncidentMeasure.allCases.enumerated() {
+                if let value = Self.measureValues[(i + k) % Self.measureValues.count] { incident.properties[measure.property] = value }
+            }
             out.append(("desk", incident))
         }
         // Read ten days ago and not since, no end: in effect now only for an unconfirmed-after
@@ -179,6 +187,8 @@ struct QueryFieldSurfaceTests {
         }
         return out
     }
+
+    static let measureValues: [String?] = ["15-20", "5", "30 min", nil, "about 10", "2"]
 
     static func fill(_ store: any IncidentStore, now: Date) async throws {
         let all = incidents(now: now)
@@ -222,6 +232,63 @@ struct QueryFieldSurfaceTests {
                 let inMemory = ids(all.filter { filter.matches($0.stored) })
                 #expect(fromFile == inMemory, "\(field) = \(sample.value): the stores \(fromFile), the in-memory check \(inMemory)")
             }
+        }
+    }
+
+    // MARK: - What a declaration makes: CQL2, the map page's control, serve --help
+
+    /// Every measure's field is a CQL2 queryable, and `q >= n` asks what the field asks.
+    @Test(arguments: QueryField.measureFields)
+    func aMeasuresFieldIsACQL2Queryable(_ field: QueryField) throws {
+        let measure = try #require(field.measure)
+        let queryable = try #require(Queryable(rawValue: measure.queryable), "\(measure.queryable) is no queryable")
+        #expect(queryable.field == field && queryable.type == .number && !queryable.description.isEmpty)
+        var asField = QueryText()
+        asField.add(field, measure.example)
+        let least = try asField.filter().minimums[measure.measure]
+        let number = try #require(least)
+        let question = try CQL2Question(CQL2Expression(text: "\(measure.queryable) >= \(PlainNumber.text(number))"), asked: QueryText(), base: IncidentFilter(), hasBox: false)
+        #expect(question.remainder == nil, "asked of the store whole")
+        #expect(try question.asked.filter() == asField.filter())
+        let now = Date()
+        let all = Self.incidents(now: now).map { StoredIncident(storeID: 0, incident: $0.incident, firstSeen: now, lastChanged: now) }
+        for op in [">=", ">", "<", "<=", "=", "<>"] {
+            let q = try CQL2Question(CQL2Expression(text: "\(measure.queryable) \(op) 20"), asked: QueryText(), base: IncidentFilter(), hasBox: false)
+            let filter = try q.asked.filter()
+            let kept = all.filter { filter.matches($0) && (q.remainder?.matches($0) ?? true) }.map(\.incident.id)
+            let expected = all.filter { stored in
+                // As severity's: an incident that gives none is not <, <=, =, >, >= anything (and so is <> it).
+                guard let value = measure.measure.value(of: stored.incident) else { return op == "<>" }
+                switch op {
+                case ">=": return value >= 20
+                case ">": return value > 20
+                case "<": return value < 20
+                case "<=": return value <= 20
+                case "=": return value == 20
+                default: return value != 20
+                }
+            }.map(\.incident.id)
+            #expect(kept == expected, "\(measure.queryable) \(op) 20: \(kept), expected \(expected)")
+        }
+    }
+
+    /// The map page makes a control for every measure's field it takes.
+    @Test func theMapPageHasAControlForEveryMeasuresField() throws {
+        let html = MapPage.html(configuration: ServeConfiguration(), parameters: try QueryParameters(""), query: ItemsQuery())
+        for field in QueryField.measureFields {
+            #expect(html.contains("\"parameter\":\"\(field.name(on: .parameter))\"") == field.surfaces.contains(.mapPage), "the map page's control for \(field)")
+        }
+    }
+
+    /// `serve --help` names every parameter the items and the event stream take.
+    @Test(.enabled(if: TestSupport.cliExecutable != nil, "the trafficgeo executable was not built beside the tests"))
+    func serveHelpNamesEveryParameter() async throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let help = try await TestSupport.runCLI(["serve", "--help"], folder: folder)
+        let words = Set((help.stdout + help.stderr).split(whereSeparator: { !$0.isLetter && $0 != "-" }).map(String.init))
+        for field in QueryField.taken(on: .items) + QueryField.taken(on: .eventStream) {
+            #expect(words.contains(field.name(on: .parameter)), "serve --help does not name \(field.name(on: .parameter))")
         }
     }
 }
