@@ -60,6 +60,10 @@ enum OpenAPIDocument {
                                 "description": field.help(on: .parameter), "schema": object(field.parameterSchema)]
         // A list of numbers is one comma list (bbox=w,s,e,n), not the parameter repeated.
         if (p["schema"] as? [String: Any])?["type"] as? String == "array" { p["style"] = "form"; p["explode"] = false }
+        // A filter field's empty value is no condition (`QueryText.filter`: an HTML form sends its
+        // empty fields), which its schema (an enum, a pattern, a boolean) does not admit: the
+        // document says so, and schemathesis (scripts/api-check) holds serve to it.
+        if QueryField.filterFields.contains(field) { p["allowEmptyValue"] = true }
         return p
     }
 

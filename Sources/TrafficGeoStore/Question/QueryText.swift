@@ -97,7 +97,7 @@ public struct QueryText: Sendable, Equatable {
             default: throw QueryTextError(.reports, text, "is not true or false (true: every report, each naming its event; false: the events)")
             }
         }
-        if let text = try single(.minConfidence) {
+        if let text = try single(.minConfidence), !text.isEmpty {
             guard let c = PlainNumber.parse(text), (0...1).contains(c) else {
                 throw QueryTextError(.minConfidence, text, "is not a number from 0 to 1 (0.5 keeps incidents placed at least half surely)")
             }

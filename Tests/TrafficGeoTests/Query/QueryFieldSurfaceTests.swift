@@ -57,11 +57,12 @@ struct QueryFieldSurfaceTests {
         for field in QueryField.allCases { #expect(Self.samples[field] != nil, "a sample for \(field): add one to QueryFieldSurfaceTests.samples") }
     }
 
-    /// `name=value&…` for a request: the field's needs, and the field itself unless `without`.
-    static func parameters(_ field: QueryField, without: Bool = false) -> QueryParameters {
+    /// `name=value&…` for a request: the field's needs, and the field itself unless `without`
+    /// (given empty when `empty`).
+    static func parameters(_ field: QueryField, without: Bool = false, empty: Bool = false) -> QueryParameters {
         let sample = samples[field]!
         var pairs = sample.needs.sorted { $0.key.rawValue < $1.key.rawValue }.map { ($0.key, $0.value) }
-        if !without { pairs.append((field, sample.value)) }
+        if !without { pairs.append((field, empty ? "" : sample.value)) }
         let query = pairs.map { "\($0.0.name(on: .parameter))=\($0.1.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0.1)" }.joined(separator: "&")
         return try! QueryParameters(query)
     }
@@ -108,6 +109,18 @@ struct QueryFieldSurfaceTests {
                 #expect(asked != base, "\(path) took \(name)=\(Self.samples[field]!.value) but its question did not change")
             } catch {
                 #expect(!declared, "\(path) refused \(name): \(error)")
+            }
+            // A filter field's empty value is no condition, and the document admits it
+            // (allowEmptyValue) for those fields only: schemathesis holds serve to the document.
+            guard declared else { continue }
+            let operation = ((document["paths"] as? [String: Any])?[path] as? [String: Any])?["get"] as? [String: Any]
+            let entry = (operation?["parameters"] as? [[String: Any]] ?? []).first { $0["name"] as? String == name }
+            let isFilter = QueryField.filterFields.contains(field)
+            #expect((entry?["allowEmptyValue"] as? Bool ?? false) == isFilter, "\(name)'s allowEmptyValue in \(path): a filter field \(isFilter)")
+            if isFilter {
+                let now = Date()
+                let without = try? ItemsQuery(Self.parameters(field, without: true), allowed: allowed, now: now)
+                #expect((try? ItemsQuery(Self.parameters(field, empty: true), allowed: allowed, now: now)) == without, "\(path): \(name)= is not the question without it")
             }
         }
     }
