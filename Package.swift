@@ -186,7 +186,10 @@ let package = Package(
                            .product(name: "Prometheus", package: "swift-prometheus"),
                            .product(name: "NIOCore", package: "swift-nio"),
                            .product(name: "NIOPosix", package: "swift-nio"),
-                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")],
+            // The map page's script and styles, files a JavaScript check reads (scripts/test),
+            // compiled into the binary as byte arrays: serve needs no file beside it.
+            resources: [.embedInCode("MapPage/map.js"), .embedInCode("MapPage/map.css")]
         ),
         // Fuzz targets (Fuzz/, scripts/fuzz) and the tests that replay their corpora; not library API.
         .target(name: "TrafficGeoFuzzTargets", dependencies: ["TrafficGeoFeeds", "TrafficGeoRoadTitles", "TrafficGeoGeocoding", "TrafficGeoModel", "TrafficGeoStore"]),

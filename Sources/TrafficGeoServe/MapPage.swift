@@ -118,9 +118,16 @@ enum MapPage {
         }
     }
 
-    /// The page: its markup and style, then the script (`MapPage.script`, a file of its own), each
-    /// made once.
-    private static let page = markup + "\n" + script + "\n" + closing
+    /// The page: its markup with the styles, then the script, made once. The styles and the
+    /// script are files of the package (MapPage/map.css, MapPage/map.js), embedded in the binary.
+    private static let page = markup.replacingOccurrences(of: "{{STYLE}}", with: embedded(PackageResources.map_css))
+        + "\n" + script + "\n" + closing
+
+    /// The map page's script, between `<script>` and `</script>` in `page` (a test checks that
+    /// nothing in it ends the element early).
+    static let script = embedded(PackageResources.map_js)
+
+    private static func embedded(_ bytes: [UInt8]) -> String { String(decoding: bytes, as: UTF8.self) }
 
     private static let markup = #"""
     <!doctype html>
@@ -134,61 +141,7 @@ enum MapPage {
     <link rel="stylesheet" href="/map/leaflet/MarkerCluster.Default.css">
     <link rel="alternate" type="application/json" href="/?f=json" title="The landing page as JSON">
     <style>
-      html, body { height: 100%; margin: 0; font: 14px/1.35 system-ui, -apple-system, "DejaVu Sans", sans-serif; }
-      body { display: flex; flex-direction: row; }
-      #map { flex: 1 1 auto; min-height: 200px; background: #e8eef3; }
-      #side { flex: 0 0 24rem; display: flex; flex-direction: column; border-left: 1px solid #ccc; background: #fff; min-height: 0; }
-      #side header { padding: .6rem .8rem; border-bottom: 1px solid #ddd; }
-      #side h1 { font-size: 1.05rem; margin: 0 0 .2rem; }
-      #status, #tiles-note { color: #555; font-size: .85rem; }
-      #tiles-note { color: #8a5a00; }
-      #filters { display: grid; grid-template-columns: 1fr 1fr; gap: .3rem .5rem; margin-top: .4rem; font-size: .85rem; }
-      #filters label { display: flex; flex-direction: column; gap: .1rem; }
-      #filters label.check { flex-direction: row; align-items: center; gap: .3rem; }
-      #filters input, #filters select { font: inherit; padding: .15rem .25rem; min-width: 0; }
-      #list { list-style: none; margin: 0; padding: 0; overflow-y: auto; flex: 1 1 auto; }
-      #list li { padding: .5rem .8rem .5rem 2rem; border-bottom: 1px solid #eee; cursor: pointer; position: relative; }
-      #list li:hover, #list li:focus { background: #f5f8fb; outline: 2px solid #2a6fdb; outline-offset: -2px; }
-      #list li.selected { background: #eaf2ff; }
-      #list li::before { content: ""; position: absolute; left: .7rem; top: .75rem; width: .8rem; height: .8rem; border-radius: 50%; background: var(--pin); }
-      #list li.line::before { border-radius: 2px; height: .35rem; top: .95rem; }
-      #list .title { font-weight: 600; display: block; }
-      #list .subtitle, #list .meta { color: #444; font-size: .85rem; display: block; }
-      #list .subtitle { display: -webkit-box; -webkit-line-clamp: 2; -webkit-box-orient: vertical; overflow: hidden; }
-      .problem { color: #a00; }
-      #list li.over { color: #777; }
-      #list li.over::before { background: transparent; border: 2px solid var(--pin); width: .55rem; height: .55rem; }
-      #key, #controls { margin-top: .4rem; font-size: .85rem; }
-      #key summary, #controls summary { cursor: pointer; color: #2a5db0; }
-      #legend { font-size: .8rem; color: #444; margin-top: .3rem; display: flex; flex-wrap: wrap; gap: .2rem .8rem; }
-      #legend span::before { content: ""; display: inline-block; width: .7rem; height: .7rem; border-radius: 50%; margin-right: .3rem; vertical-align: -1px; background: var(--pin); }
-      #legend span.over::before { background: transparent; border: 2px solid #888; width: .45rem; height: .45rem; }
-      #legend span.line::before { background: #555; border-radius: 2px; height: .3rem; vertical-align: 2px; }
-      #legend span.shape::before { display: none; }
-      #legend span.shape svg { width: .9rem; height: .9rem; vertical-align: -2px; margin-right: .25rem; color: #555; }
-      .tg-icon, .tg-arrow { background: none; border: 0; }
-      .tg-icon svg { display: block; filter: drop-shadow(0 0 1px rgba(0,0,0,.6)); }
-      .tg-icon.over svg { opacity: .45; }
-      .tg-icon.chosen svg { transform: scale(1.6); filter: drop-shadow(0 0 3px #000); }
-      .tg-icon.fresh svg { transform: scale(1.35); transition: transform .3s; }
-      #list li.fresh { animation: fresh 4s ease-out; }
-      @keyframes fresh { from { background: #fff3b0; } to { background: transparent; } }
-      #route-tools { display: flex; flex-wrap: wrap; gap: .3rem .5rem; align-items: center; margin-top: .4rem; font-size: .85rem; }
-      #route-tools button, #route-tools select { font: inherit; }
-      #route-tools input[type=file] { max-width: 12rem; font-size: .8rem; }
-      #changes { color: #555; font-size: .85rem; }
-      #details { flex: 0 0 auto; position: relative; border-bottom: 1px solid #ddd; padding: .6rem .8rem; max-height: 45%; overflow-y: auto; background: #fbfcfe; }
-      #details h2 { font-size: 1rem; margin: 0 2rem .3rem 0; }
-      #details dl { display: grid; grid-template-columns: max-content 1fr; gap: .15rem .6rem; margin: .3rem 0; font-size: .85rem; }
-      #details dt { color: #555; }
-      #details dd { margin: 0; }
-      #details ul { margin: .2rem 0; padding-left: 1.1rem; font-size: .85rem; }
-      #details .close { position: absolute; right: .8rem; font-size: 1.1rem; border: 0; background: none; cursor: pointer; }
-      @media (max-width: 700px) {
-        body { flex-direction: column; }
-        #map { flex: 0 0 50vh; }
-        #side { flex: 1 1 auto; border-left: 0; border-top: 1px solid #ccc; }
-      }
+    {{STYLE}}
     </style>
     </head>
     <body>
