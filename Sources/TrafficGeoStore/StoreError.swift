@@ -1,25 +1,52 @@
-/// Store failures: what the store was doing (the case), where (the location), and why — a
-/// `StoreFailure` with a kind a caller can act on (retry when busy, tell the operator the disk
-/// is full) and the database's own error underneath. The words say what to do about it.
-public enum StoreError: Error, Sendable, CustomStringConvertible {
-    case cannotOpen(String, reason: StoreFailure)
-    case incompatible(String, reason: StoreFailure)
-    case writeFailed(String, reason: StoreFailure)
-    case readFailed(String, reason: StoreFailure)
+/// A store failure: what the store was doing (`code`), where (`location`), and why (`reason`: a
+/// `StoreFailure` with a kind a caller can act on — retry when busy, tell the operator the disk
+/// is full — and the database's own error underneath). The words say what to do about it.
+///
+/// A struct over kinds it keeps to itself, as `FeedError` and AsyncHTTPClient's errors are: a
+/// kind added later breaks no user's `switch`. Ask `error.code == .cannotOpen` or
+/// `error.kind == .busy`, or switch over either with a `default`.
+public struct StoreError: Error, Sendable, CustomStringConvertible {
+    /// What the store was doing when it failed.
+    public struct Code: Hashable, Sendable, CustomStringConvertible {
+        private enum Operation: String, Sendable { case cannotOpen, incompatible, writeFailed, readFailed }
+        private let operation: Operation
+        private init(_ operation: Operation) { self.operation = operation }
 
-    public var description: String {
-        switch self {
-        case let .cannotOpen(path, reason): return "cannot open the database \(path): \(reason)"
-        case let .incompatible(path, reason): return "the database \(path) was made by another version of trafficgeo: \(reason)"
-        case let .writeFailed(path, reason): return "could not write to the database \(path) (nothing was changed): \(reason)"
-        case let .readFailed(path, reason): return "could not read the database \(path): \(reason)"
-        }
+        /// The database could not be opened (or made).
+        public static let cannotOpen = Code(.cannotOpen)
+        /// The database was made by another version of trafficgeo.
+        public static let incompatible = Code(.incompatible)
+        /// A write failed; nothing of it was changed.
+        public static let writeFailed = Code(.writeFailed)
+        /// A read failed.
+        public static let readFailed = Code(.readFailed)
+
+        public var description: String { operation.rawValue }
     }
 
+    public let code: Code
+    /// The database: a path, or a PostgreSQL URL without its password.
+    public let location: String
     /// Why it failed.
-    public var reason: StoreFailure {
-        switch self {
-        case let .cannotOpen(_, reason), let .incompatible(_, reason), let .writeFailed(_, reason), let .readFailed(_, reason): return reason
+    public let reason: StoreFailure
+
+    public init(_ code: Code, location: String, reason: StoreFailure) {
+        self.code = code
+        self.location = location
+        self.reason = reason
+    }
+
+    public static func cannotOpen(_ location: String, reason: StoreFailure) -> StoreError { StoreError(.cannotOpen, location: location, reason: reason) }
+    public static func incompatible(_ location: String, reason: StoreFailure) -> StoreError { StoreError(.incompatible, location: location, reason: reason) }
+    public static func writeFailed(_ location: String, reason: StoreFailure) -> StoreError { StoreError(.writeFailed, location: location, reason: reason) }
+    public static func readFailed(_ location: String, reason: StoreFailure) -> StoreError { StoreError(.readFailed, location: location, reason: reason) }
+
+    public var description: String {
+        switch code {
+        case .cannotOpen: return "cannot open the database \(location): \(reason)"
+        case .incompatible: return "the database \(location) was made by another version of trafficgeo: \(reason)"
+        case .writeFailed: return "could not write to the database \(location) (nothing was changed): \(reason)"
+        default: return "could not read the database \(location): \(reason)"
         }
     }
 
@@ -33,26 +60,33 @@ public enum StoreError: Error, Sendable, CustomStringConvertible {
 /// Why a store failed: a kind, words a user can act on, and the error underneath.
 /// A string literal is a failure of kind `.other` (`reason: "no such database"`).
 public struct StoreFailure: Sendable, CustomStringConvertible, ExpressibleByStringInterpolation {
-    public enum Kind: Sendable, Equatable {
+    /// The kinds of failure, alike on every store; more may come (switch with a `default`).
+    public struct Kind: Hashable, Sendable, CustomStringConvertible {
+        private enum Name: String, Sendable { case busy, diskFull, readOnly, damaged, missing, unreachable, notPermitted, otherVersion, interrupted, other }
+        private let name: Name
+        private init(_ name: Name) { self.name = name }
+
         /// Another writer holds the database; trying again later may succeed.
-        case busy
+        public static let busy = Kind(.busy)
         /// No space left for the database.
-        case diskFull
+        public static let diskFull = Kind(.diskFull)
         /// The file or the database may not be written.
-        case readOnly
+        public static let readOnly = Kind(.readOnly)
         /// The file is not a database, or its contents are damaged.
-        case damaged
+        public static let damaged = Kind(.damaged)
         /// The file or the database does not exist (yet), or cannot be reached.
-        case missing
+        public static let missing = Kind(.missing)
         /// The server cannot be reached or went away.
-        case unreachable
+        public static let unreachable = Kind(.unreachable)
         /// The server refused the user, or the user lacks a privilege.
-        case notPermitted
+        public static let notPermitted = Kind(.notPermitted)
         /// The store's tables are of another version.
-        case otherVersion
+        public static let otherVersion = Kind(.otherVersion)
         /// Stopped on purpose (a time limit, a client that left).
-        case interrupted
-        case other
+        public static let interrupted = Kind(.interrupted)
+        public static let other = Kind(.other)
+
+        public var description: String { name.rawValue }
     }
 
     public var kind: Kind

@@ -91,7 +91,7 @@ enum TrafficGeoExit {
         case let geocoding as GeocodingError:
             return with(geocoding.setting, "\(geocoding)")
         case let store as StoreError:
-            if case .cannotOpen = store, store.kind == .missing { return "\(store); run `trafficgeo ingest --db …` to make it" }
+            if store.code == .cannotOpen, store.kind == .missing { return "\(store); run `trafficgeo ingest --db …` to make it" }
             return "\(store)"
         default:
             return "\(error)"

@@ -79,7 +79,7 @@ extension StoreContract {
             _ = try StoreOpening.open(missing, readOnly: true)
             Issue.record("a missing database opened")
         } catch let error as StoreError {
-            guard case .cannotOpen = error else { Issue.record("\(error)"); return }
+            #expect(error.code == .cannotOpen, "\(error)")
             #expect(error.kind == .missing, "\(error)")
             if backend == .postgis { #expect(error.underlying != nil, "the server's error is kept") }
         }
