@@ -80,7 +80,8 @@ let package = Package(
         // Geocoding → Store (the protocol) → SQLite (one store) → Query → Output; the pipeline
         // (TrafficGeo) on top; the CLI thinnest.
         // Text, numbers, times, JSON: no dependency, so that every module can use it.
-        .target(name: "TrafficGeoSupport"),
+        // BlockingThreads: the one pool for blocking work asked from async code (a NIOThreadPool).
+        .target(name: "TrafficGeoSupport", dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]),
         // The one HTTP client feeds, geocoders and webhooks share, and network errors in words.
         .target(
             name: "TrafficGeoHTTP",
@@ -118,10 +119,7 @@ let package = Package(
         // What a store is (IncidentStore), without any database.
         .target(name: "TrafficGeoStore", dependencies: ["TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds", "TrafficGeoGeocoding",
                                                         // NIOLockedValueBox: junction learning's parsing threads hand back their results.
-                                                        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
-                                                        // NIOThreadPool: the threads blocking store work runs on (StoreThreads).
-                                                        .product(name: "NIOCore", package: "swift-nio"),
-                                                        .product(name: "NIOPosix", package: "swift-nio")]),
+                                                        .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         // The SQLite store: one file, the block index, its own exact search.
         .target(
             name: "TrafficGeoSQLite",

@@ -85,7 +85,9 @@ public struct FeedIngestor: Sendable {
         if location.lowercased().hasPrefix("http"), (try? FeedReading.format(of: input, forced: format)) == .open511 {
             var page = input
             var seen: Set<String> = [location]
-            while pages.count + 1 < maxPages, let next = Open511Pages.nextURL(in: page, base: location), seen.insert(next).inserted {
+            // Finding the next page reads and parses the whole page: on a thread for blocking work.
+            while pages.count + 1 < maxPages, let next = try await StoreThreads.run({ [page] in Open511Pages.nextURL(in: page, base: location) }),
+                  seen.insert(next).inserted {
                 do {
                     page = try await FeedInput.open(next, maxBytes: maxFeedBytes, timeout: fetchTimeout)
                 } catch {

@@ -58,7 +58,9 @@ public struct FeedInput: Sendable {
     /// Resolves a location: `-` reads stdin, `http(s)://` downloads, anything else is a file path.
     public static func open(_ location: String, maxBytes: Int64 = FeedInput.defaultMaxBytes,
                             httpClient: HTTPClient = SharedHTTPClient.client, timeout: TimeAmount = .seconds(60)) async throws -> FeedInput {
-        try await openAsGiven(location, maxBytes: maxBytes, httpClient: httpClient, timeout: timeout).inflated(maxBytes: maxBytes)
+        let given = try await openAsGiven(location, maxBytes: maxBytes, httpClient: httpClient, timeout: timeout)
+        // Inflating (up to maxBytes) blocks: on the threads for blocking work, not the task's.
+        return try await BlockingThreads.run { try given.inflated(maxBytes: maxBytes) }
     }
 
     /// The same, the download's time limit as a Swift `Duration`.
@@ -89,7 +91,8 @@ public struct FeedInput: Sendable {
 
     private static func openAsGiven(_ location: String, maxBytes: Int64, httpClient: HTTPClient, timeout: TimeAmount) async throws -> FeedInput {
         if location == "-" {
-            return try spoolStandardInput(maxBytes: maxBytes)
+            // Reading standard input waits on whoever writes it.
+            return try await BlockingThreads.run { try spoolStandardInput(maxBytes: maxBytes) }
         }
         let lower = location.lowercased()
         if lower.hasPrefix("http://") || lower.hasPrefix("https://") {
