@@ -80,8 +80,7 @@ let package = Package(
         // Geocoding → Store (the protocol) → SQLite (one store) → Query → Output; the pipeline
         // (TrafficGeo) on top; the CLI thinnest.
         // Text, numbers, times, JSON: no dependency, so that every module can use it.
-        // BlockingThreads: the one pool for blocking work asked from async code (a NIOThreadPool).
-        .target(name: "TrafficGeoSupport", dependencies: [.product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio")]),
+        .target(name: "TrafficGeoSupport"),
         // The one HTTP client feeds, geocoders and webhooks share, and network errors in words.
         .target(
             name: "TrafficGeoHTTP",
@@ -100,7 +99,11 @@ let package = Package(
             name: "TrafficGeoFeeds",
             dependencies: ["TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoHTTP", "CXMLStream", "CZlib",
                            "TrafficGeoPROJ", // positions in other CRSs (`--crs`, GeoJSON's legacy crs member)
-                           .product(name: "AsyncHTTPClient", package: "async-http-client")]
+                           .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                           // BlockingThreads (a NIOThreadPool): the one pool for blocking work asked from
+                           // async code, here because the feeds are the lowest module that needs it.
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           .product(name: "NIOPosix", package: "swift-nio")]
         ),
         .target(
             name: "TrafficGeoGeocoding",

@@ -256,6 +256,11 @@ struct QueryFieldSurfaceTests {
         let measure = try #require(field.measure)
         let queryable = try #require(Queryable(rawValue: measure.queryable), "\(measure.queryable) is no queryable")
         #expect(queryable.field == field && queryable.type == .number && !queryable.description.isEmpty)
+        // Its schema in the queryables document: a number from 0 with no top (confidence's 0 … 1 is
+        // a share's; given to a delay it told clients that an hour was out of range).
+        let document = try #require(try JSONSerialization.jsonObject(with: Data(FeatureDocuments.queryables(base: "http://x").utf8)) as? [String: Any])
+        let schema = try #require((document["properties"] as? [String: Any])?[measure.queryable] as? [String: Any])
+        #expect(schema["type"] as? String == "number" && schema["minimum"] as? Int == 0 && schema["maximum"] == nil, "\(schema)")
         var asField = QueryText()
         asField.add(field, measure.example)
         let least = try asField.filter().minimums[measure.measure]
