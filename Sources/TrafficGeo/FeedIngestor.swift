@@ -86,7 +86,7 @@ public struct FeedIngestor: Sendable {
             var page = input
             var seen: Set<String> = [location]
             // Finding the next page reads and parses the whole page: on a thread for blocking work.
-            while pages.count + 1 < maxPages, let next = try await StoreThreads.run({ [page] in Open511Pages.nextURL(in: page, base: location) }),
+            while pages.count + 1 < maxPages, let next = try await BlockingThreads.run({ [page] in Open511Pages.nextURL(in: page, base: location) }),
                   seen.insert(next).inserted {
                 do {
                     page = try await FeedInput.open(next, maxBytes: maxFeedBytes, timeout: fetchTimeout)

@@ -25,9 +25,9 @@ public enum BlockingThreads {
         return pool
     }()
 
-    /// Runs `body` on a store thread and returns its answer. `body` may use the synchronous
-    /// store API; it does not outlive the call (the caller waits for it), so it need not be
-    /// `Sendable`: it and its answer cross to the store thread and back exactly once.
+    /// Runs `body` on one of these threads and returns its answer. `body` may block (the
+    /// synchronous store API, a file); it does not outlive the call (the caller waits for it), so
+    /// it need not be `Sendable`: it and its answer cross to the thread and back exactly once.
     public static func run<T>(_ body: () throws -> T) async throws -> T {
         try await withoutActuallyEscaping(body) { body in
             let work = Handover(body)
@@ -49,7 +49,7 @@ public enum BlockingThreads {
     }
 }
 
-/// The caller's closure on its way to a store thread (`BlockingThreads.run`): run there once and
+/// The caller's closure on its way to a pool thread (`BlockingThreads.run`): run there once and
 /// dropped at once. It crosses threads while its owner waits, never used by two at a time.
 private final class Handover<T>: @unchecked Sendable {
     private var body: (() throws -> T)?
@@ -66,7 +66,7 @@ private final class Handover<T>: @unchecked Sendable {
     func drop() { body = nil }
 }
 
-/// A store thread's answer on its way back to the waiting task.
+/// A pool thread's answer on its way back to the waiting task.
 private struct Outcome<T>: @unchecked Sendable {
     let result: Result<T, any Error>
 }

@@ -136,10 +136,9 @@ enum FeatureDocuments {
                 p.add("type", "string")
                 p.add("format", "date-time")
             case .number:
-                // Confidence is a share (0 … 1); a measure (a delay in minutes, lanes) has no top.
                 p.add("type", "number")
                 p.add(raw: "minimum", "0")
-                if case .confidence = q { p.add(raw: "maximum", "1") }
+                if let maximum = q.maximum { p.add(raw: "maximum", JSONObjectText.number(maximum)) }
             case .string:
                 p.add("type", "string")
             }

@@ -54,6 +54,13 @@ public enum Queryable: Sendable, CaseIterable, Hashable {
         }
     }
 
+    /// The largest a number may be, where it has a top: confidence is a share (0 … 1); a
+    /// measure (a delay in minutes, lanes) has none. Numbers start at 0.
+    public var maximum: Double? {
+        if case .confidence = self { return 1 }
+        return nil
+    }
+
     /// The model's field a comparison of this property is asked through (nil: checked on each
     /// candidate incident, the store is not asked).
     public var field: QueryField? {

@@ -92,10 +92,11 @@ struct QueryFieldSurfaceTests {
     @Test(arguments: QueryField.allCases)
     func serveReadsItsFieldsAndTheOpenAPIDocumentListsThem(_ field: QueryField) throws {
         let document = try #require(try JSONSerialization.jsonObject(with: Data(OpenAPIDocument.json(base: "http://x").utf8)) as? [String: Any])
-        func listed(_ path: String) -> Set<String> {
+        func parameters(_ path: String) -> [[String: Any]] {
             let operation = ((document["paths"] as? [String: Any])?[path] as? [String: Any])?["get"] as? [String: Any]
-            return Set((operation?["parameters"] as? [[String: Any]] ?? []).compactMap { $0["name"] as? String })
+            return operation?["parameters"] as? [[String: Any]] ?? []
         }
+        func listed(_ path: String) -> Set<String> { Set(parameters(path).compactMap { $0["name"] as? String }) }
         let name = field.name(on: .parameter)
         for (surface, path, allowed) in [(QueryField.Surfaces.items, "/collections/incidents/items", ItemsQuery.itemsParameters),
                                          (.eventStream, "/collections/incidents/events", ItemsQuery.eventParameters)] {
@@ -113,8 +114,7 @@ struct QueryFieldSurfaceTests {
             // A filter field's empty value is no condition, and the document admits it
             // (allowEmptyValue) for those fields only: schemathesis holds serve to the document.
             guard declared else { continue }
-            let operation = ((document["paths"] as? [String: Any])?[path] as? [String: Any])?["get"] as? [String: Any]
-            let entry = (operation?["parameters"] as? [[String: Any]] ?? []).first { $0["name"] as? String == name }
+            let entry = parameters(path).first { $0["name"] as? String == name }
             let isFilter = QueryField.filterFields.contains(field)
             #expect((entry?["allowEmptyValue"] as? Bool ?? false) == isFilter, "\(name)'s allowEmptyValue in \(path): a filter field \(isFilter)")
             if isFilter {
