@@ -105,17 +105,52 @@ public indirect enum IncidentPredicate: Sendable, Equatable {
         public var filter: IncidentFilter
     }
 
-    public func matches(_ stored: StoredIncident) -> Bool {
+    /// Whether the incident passes: the predicate is true of it, not false and not unknown.
+    public func matches(_ stored: StoredIncident) -> Bool { truth(of: stored) == true }
+
+    /// CQL2's three-valued logic, as SQL's: a comparison of a property the incident lacks is
+    /// unknown (nil), and so is its negation, so `delay <> 5` and `NOT category = 'roadworks'`
+    /// pass no incident without a delay or a category. AND is false when a part is false, OR
+    /// true when a part is true; otherwise either is unknown when a part is.
+    func truth(of stored: StoredIncident) -> Bool? {
         switch self {
-        case let .all(parts): return parts.allSatisfy { $0.matches(stored) }
-        case let .any(parts): return parts.contains { $0.matches(stored) }
-        case let .not(part): return !part.matches(stored)
-        case let .condition(condition): return condition.filter.matches(stored)
-        case let .like(property, pattern): return property.texts(of: stored).contains(where: pattern.matches)
+        case let .all(parts):
+            var unknown = false
+            for part in parts {
+                switch part.truth(of: stored) {
+                case false?: return false
+                case nil: unknown = true
+                case true?: break
+                }
+            }
+            return unknown ? nil : true
+        case let .any(parts):
+            var unknown = false
+            for part in parts {
+                switch part.truth(of: stored) {
+                case true?: return true
+                case nil: unknown = true
+                case false?: break
+                }
+            }
+            return unknown ? nil : false
+        case let .not(part): return part.truth(of: stored).map(!)
+        case let .condition(condition):
+            if condition.filter.matches(stored) { return true }
+            // Not matched: false when the incident gives every property the condition reads.
+            let lacking = condition.text.values.keys.contains { field in
+                Queryable.asked(through: field)?.isMissing(on: stored) ?? false
+            }
+            return lacking ? nil : false
+        case let .like(property, pattern):
+            let texts = property.texts(of: stored)
+            return texts.isEmpty ? nil : texts.contains(where: pattern.matches)
         case let .isNull(property): return property.texts(of: stored).isEmpty
-        case let .equalsText(property, values): return property.texts(of: stored).contains(where: values.contains)
+        case let .equalsText(property, values):
+            let texts = property.texts(of: stored)
+            return texts.isEmpty ? nil : texts.contains(where: values.contains)
         case let .inside(geometry):
-            guard let p = stored.incident.position else { return false }
+            guard let p = stored.incident.position else { return nil }
             switch geometry {
             case let .box(box): return box.contains(p)
             case let .point(q): return p.latitude == q.latitude && Self.sameLongitude(p.longitude, q.longitude)
@@ -313,7 +348,7 @@ private struct Translator {
 
     /// The queryable a field's error is about, in the filter's words.
     static func name(of field: QueryField) -> String {
-        Queryable.allCases.first { $0.field == field || (field == .until && $0 == .updated) }?.rawValue ?? field.name(on: .parameter)
+        Queryable.asked(through: field)?.rawValue ?? field.name(on: .parameter)
     }
 
     mutating func comparison(_ property: Queryable, _ op: CQL2Comparison, _ value: CQL2Literal) throws(CQL2MeaningError) -> IncidentPredicate {
@@ -345,7 +380,8 @@ private struct Translator {
             // "Above" is at least a billionth more: no geocoder's confidence is finer.
             let atLeast = try condition([.minConfidence: [Self.plain(n)]])
             let above = n >= 1 ? IncidentPredicate.constant(false) : try condition([.minConfidence: [Self.plain(min(1, n + 1e-9))]])
-            return try ordered(op, atLeast: atLeast, above: above)
+            // A feed's position counts as surer than any geocode: above every number, equal to none.
+            return try ordered(op, atLeast: atLeast, above: above, given: .not(.isNull(.confidence)))
         case let .measure(field):
             guard case let .number(n) = value, let measure = field.measure else { _ = try text(value, for: property); throw notTaken() }
             // Below nothing: at least 0 is every incident that gives the measure. "Above" is at
@@ -369,20 +405,23 @@ private struct Translator {
     }
 
     /// A comparison on an ordered scale from "at least the value" and "above the value" (an
-    /// incident with no value passes neither, nor their negations' `>=`/`>` parts).
-    func ordered(_ op: CQL2Comparison, atLeast: IncidentPredicate, above: IncidentPredicate) throws(CQL2MeaningError) -> IncidentPredicate {
+    /// incident with no value passes neither, nor their negations' `>=`/`>` parts). `given`:
+    /// that the incident has a value to be at or below it, where passing `atLeast` does not
+    /// say so (a feed's position passes every `confidence >=` without a confidence of its own).
+    func ordered(_ op: CQL2Comparison, atLeast: IncidentPredicate, above: IncidentPredicate,
+                 given: IncidentPredicate? = nil) throws(CQL2MeaningError) -> IncidentPredicate {
+        let given = given ?? hasValue(atLeast)
         switch op {
         case .greaterOrEqual: return atLeast
         case .greater: return above
-        case .less: return .all([.not(atLeast), hasValue(atLeast)])
-        case .lessOrEqual: return .all([.not(above), hasValue(atLeast)])
-        case .equal: return .all([atLeast, .not(above)])
-        case .notEqual: return .not(.all([atLeast, .not(above)]))
+        case .less: return .all([.not(atLeast), given])
+        case .lessOrEqual: return .all([.not(above), given])
+        case .equal: return .all([atLeast, .not(above), given])
+        case .notEqual: return .not(.all([atLeast, .not(above), given]))
         }
     }
 
-    /// Whether an incident has the value at all: "at least the lowest" (severity), or a
-    /// geocoded or a feed's position (confidence: always).
+    /// Whether an incident has the value at all: "at least the lowest" (severity, a measure).
     private func hasValue(_ atLeast: IncidentPredicate) -> IncidentPredicate {
         guard case let .condition(c) = atLeast else { return .constant(true) }
         if let field = QueryField.measureFields.first(where: { c.text.has($0) }), let measure = field.measure {

@@ -120,7 +120,7 @@ public enum Queryable: Sendable, CaseIterable, Hashable {
         case .source:
             return "The feed's name as given at ingest; an event matches if any of its reports came from it. =, <>, IN, LIKE."
         case .confidence:
-            return "How surely the geocoder placed the incident, 0 to 1, as the min-confidence parameter: a position a feed gave counts as surer than any geocode (it passes >= and >, not <). =, <>, <, <=, >, >=."
+            return "How surely the geocoder placed the incident, 0 to 1, as the min-confidence parameter: a position a feed gave counts as surer than any geocode (it passes >, >= and <>, not =, < or <=) and has no confidence of its own (IS NULL). =, <>, <, <=, >, >=, IS NULL."
         case .precision:
             return "What the geocoder found (\(GeocodePrecision.allCases.map(\.rawValue).joined(separator: ", "))), as the precision parameter: positions a feed gave match. =, <>, IN."
         case .title:
@@ -140,6 +140,21 @@ public enum Queryable: Sendable, CaseIterable, Hashable {
         case .source: return [stored.incident.source] + stored.reports.map(\.source)
         case .id: return [stored.incident.id] + stored.reports.map(\.id)
         default: return text(of: stored).map { [$0] } ?? []
+        }
+    }
+
+    /// The property a field of the model reads (`until` is `updated`'s other bound).
+    static func asked(through field: QueryField) -> Queryable? {
+        allCases.first { $0.field == field || (field == .until && $0 == .updated) }
+    }
+
+    /// Whether the incident lacks the property, so that comparing it is unknown (CQL2's
+    /// three-valued logic). A geocoder's confidence and precision are lacking only where there is
+    /// no position: a feed's position counts as surer than any geocode and matches every precision.
+    func isMissing(on stored: StoredIncident) -> Bool {
+        switch self {
+        case .confidence, .precision, .geometry: return stored.incident.position == nil
+        default: return texts(of: stored).isEmpty
         }
     }
 

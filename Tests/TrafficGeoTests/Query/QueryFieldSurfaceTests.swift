@@ -275,8 +275,8 @@ struct QueryFieldSurfaceTests {
             let filter = try q.asked.filter()
             let kept = all.filter { filter.matches($0) && (q.remainder?.matches($0) ?? true) }.map(\.incident.id)
             let expected = all.filter { stored in
-                // As severity's: an incident that gives none is not <, <=, =, >, >= anything (and so is <> it).
-                guard let value = measure.measure.value(of: stored.incident) else { return op == "<>" }
+                // As SQL's NULL: an incident that gives none is not <, <=, =, >, >= nor <> anything.
+                guard let value = measure.measure.value(of: stored.incident) else { return false }
                 switch op {
                 case ">=": return value >= 20
                 case ">": return value > 20
