@@ -54,6 +54,10 @@ public enum WatchDefinitions {
                 throw fail("'\(key)' is not a key of a watch; it takes: \(known)")
             }
             switch value {
+            case is NSNull:
+                // `min_delay: null`, or YAML's `min_delay:` with nothing after it: no condition,
+                // as serve reads an empty parameter.
+                continue
             case let string as String: text.add(field, string)
             case let number as NSNumber: text.add(field, number.stringValue)
             case let array as [Any] where field == .bbox:
@@ -68,7 +72,10 @@ public enum WatchDefinitions {
                 inlineRoute = geometry
                 text.add(field, "(inline)")
             default:
-                throw fail("\(key) has a value of the wrong kind (\(type(of: value)))")
+                let kind = value is [Any] ? "a list" : value is [String: Any] ? "an object" : "\(value)"
+                let wanted = field == .bbox ? "[west, south, east, north] or \"w,s,e,n\"" : field == .route ? "a file name or a GeoJSON LineString"
+                    : field.isList ? "a text or a list of texts" : "a text or a number"
+                throw fail("\(key) is \(kind); it takes \(wanted)")
             }
         }
         do {

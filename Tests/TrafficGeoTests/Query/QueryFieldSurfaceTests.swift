@@ -164,6 +164,21 @@ struct QueryFieldSurfaceTests {
         }
     }
 
+    /// A null (YAML's `min_delay:` with nothing after it) is no condition, as serve's empty
+    /// parameter; a value of the wrong kind is named in the file's words, not Swift's.
+    @Test func aWatchesFileNullIsNoConditionAndAWrongKindIsNamed() throws {
+        let area: [String: Any] = ["lat": "50.94", "lon": "6.96", "radius": "5km"]
+        let plain = try WatchDefinitions.standingQuery(area, defaultName: "w", folder: "/")
+        let withNull = try WatchDefinitions.standingQuery(area.merging(["min_delay": NSNull(), "road": NSNull()]) { $1 }, defaultName: "w", folder: "/")
+        #expect(withNull.filter == plain.filter)
+        do {
+            _ = try WatchDefinitions.standingQuery(area.merging(["min_delay": ["10m"]]) { $1 }, defaultName: "w", folder: "/")
+            Issue.record("a list for min_delay was taken")
+        } catch {
+            #expect("\(error)" == "watch 'w': min_delay is a list; it takes a text or a number", "\(error)")
+        }
+    }
+
     // MARK: - The stores
 
     /// Reports that differ in every filter field: two sources (one report of the same accident
