@@ -1,4 +1,5 @@
 import Foundation
+import TrafficGeoModel
 import TrafficGeoSupport
 
 /// Which column of a CSV feed is which field of an incident: named by the user (a field
@@ -14,6 +15,19 @@ public struct CSVColumns: Sendable, Equatable {
     /// The fields a column can stand for, as a field mapping names them.
     public enum Role: String, CaseIterable, Sendable {
         case id, title, summary, latitude, longitude, geometry, road, category, updated, starts, expires, weblink, icon
+        /// A measure (`IncidentMeasure`): only when named (`--field delay=Verzug`); a column
+        /// called `delay_minutes` or `lanes_restricted` is the measure already, as every column
+        /// no field takes is kept under its own name.
+        case delay, lanesRestricted = "lanes_restricted"
+
+        /// The measure a role's column fills.
+        var measure: IncidentMeasure? {
+            switch self {
+            case .delay: return .delayMinutes
+            case .lanesRestricted: return .lanesRestricted
+            default: return nil
+            }
+        }
     }
 
     /// The column of each role that has one.
@@ -146,6 +160,8 @@ public struct CSVColumns: Sendable, Equatable {
             return any(linkWords) ? (w.count == 1 ? 6 : 3) : 0
         case .icon:
             return any(iconWords) ? 5 : 0
+        case .delay, .lanesRestricted:
+            return 0   // named, never guessed
         }
     }
 
@@ -288,7 +304,8 @@ public struct CSVColumns: Sendable, Equatable {
             let name = String(text[..<eq]).trimmingCharacters(in: .whitespaces).lowercased()
             let column = String(text[text.index(after: eq)...]).trimmingCharacters(in: .whitespaces)
             let aliases: [String: Role] = ["lat": .latitude, "lon": .longitude, "lng": .longitude, "description": .summary, "start": .starts,
-                                           "end": .expires, "ends": .expires, "url": .weblink, "link": .weblink, "wkt": .geometry, "update": .updated]
+                                           "end": .expires, "ends": .expires, "url": .weblink, "link": .weblink, "wkt": .geometry, "update": .updated,
+                                           "delay_minutes": .delay, "lanes": .lanesRestricted]
             guard let role = Role(rawValue: name) ?? aliases[name] else {
                 throw Problem("\(text): '\(name)' is no field; fields: \(Role.allCases.map(\.rawValue).joined(separator: ", "))")
             }

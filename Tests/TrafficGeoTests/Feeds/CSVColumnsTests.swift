@@ -119,6 +119,25 @@ struct CSVColumnsTests {
         #expect(TimestampParser.parseDateField("0000000001") == nil, "before 1990: no date a feed means")
     }
 
+    /// A column named as a measure (`--field delay=Verzug`) fills the measure's property, which
+    /// the filters read as a number; a column already called `delay_minutes` is the measure as it is.
+    @Test func aNamedMeasureColumnFillsTheMeasure() throws {
+        #expect(try CSVColumns.mapping(["delay=Verzug", "lanes=Spuren"]) == [.delay: "Verzug", .lanesRestricted: "Spuren"])
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let url = try TestSupport.write("id,title,lat,lon,Verzug,Spuren\na,Stau,50.9,6.9,15-20,1 of 3\nb,Stau,50.9,6.9,,\n", name: "named.csv", in: folder)
+        var incidents: [Incident] = []
+        let reader = FeedReading.reader(for: .csv, fields: [.delay: "Verzug", .lanesRestricted: "Spuren"])
+        try reader.read(FeedInput(localFile: url.path), source: "test") { if case let .incident(i) = $0 { incidents.append(i) } }
+        #expect(incidents.count == 2)
+        #expect(incidents[0].properties[IncidentMeasure.delayMinutes.property] == "15-20", "\(incidents[0].properties)")
+        #expect(incidents[0].properties[IncidentMeasure.lanesRestricted.property] == "1 of 3")
+        #expect(incidents[0].properties["Verzug"] == nil, "a named column is the field, not kept twice")
+        #expect(incidents[1].properties[IncidentMeasure.delayMinutes.property] == nil, "an empty cell is no measure")
+        let plain = try TestSupport.read("id,title,lat,lon,delay_minutes\na,Stau,50.9,6.9,12\n", name: "plain.csv").incidents
+        #expect(plain.first?.properties[IncidentMeasure.delayMinutes.property] == "12")
+    }
+
     /// A start that is no date skips its row under its own name, not as an unreadable update.
     @Test func anUnreadableStartIsSaidAsTheStart() throws {
         let csv = "id,title,lat,lon,start_date\na,Obras,40.4,-3.7,2024-02-11T18:00:00Z\nb,Obras,40.4,-3.7,pronto\nc,Obras,40.4,-3.7,2024-02-12T08:00:00Z\n"
