@@ -20,7 +20,7 @@ struct TrafficGeoCommand: AsyncParsableCommand {
               trafficgeo export --active-at now -o incidents.geojson
               trafficgeo serve --port 8080
 
-            Messages go to stderr, data to stdout. Exit status: 0 done, 2 nothing found, 3 partly \
+            Messages go to stderr, data to stdout. Exit status: 0 done (an empty answer too), 2 a place not found, 3 partly \
             done, 64 usage, 65 bad input data, 66 no input file, 69 a server unreachable, \
             73 output not writable, 1 other errors (docs/errors.md).
             """,
