@@ -214,7 +214,7 @@ enum PostgresErrorText {
     /// A database error as a failure with its kind, in words a user can act on.
     static func failure(_ error: Error, connecting: Bool = false) -> StoreFailure {
         if let store = error as? StoreError { return store.reason }
-        guard let psql = error as? PSQLError else { return StoreFailure(.other, String(describing: error), underlying: error as? any Error & Sendable) }
+        guard let psql = error as? PSQLError else { return StoreFailure(.other, String(describing: error), underlying: error) }
         if let info = psql.serverInfo, let message = info[.message] {
             var text = message
             if let detail = info[.detail] { text += " (\(detail))" }

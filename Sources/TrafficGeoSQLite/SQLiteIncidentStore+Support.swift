@@ -5,7 +5,7 @@ import TrafficGeoStore
 extension StoreError {
     /// A database error as a failure with its kind, in words a user can act on.
     static func describe(_ error: Error) -> StoreFailure {
-        guard let db = error as? DatabaseError else { return StoreFailure(.other, String(describing: error), underlying: error as? any Error & Sendable) }
+        guard let db = error as? DatabaseError else { return StoreFailure(.other, String(describing: error), underlying: error) }
         switch db.resultCode {
         case .SQLITE_READONLY: return StoreFailure(.readOnly, "the file is read-only", underlying: db)
         case .SQLITE_FULL: return StoreFailure(.diskFull, "the disk is full", underlying: db)

@@ -116,7 +116,7 @@ public final class SQLiteIncidentStore: IncidentStore {
             throw StoreError.incompatible(path, reason: StoreFailure(.otherVersion, """
                 it was written by an older trafficgeo and must be upgraded once, which needs write access \
                 (\(StoreError.describe(error))); any ingest into it does that, or copy it somewhere writable
-                """, underlying: error as? any Error & Sendable))
+                """, underlying: error))
         }
     }
 
