@@ -148,7 +148,9 @@ let package = Package(
                            .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
                            .product(name: "Logging", package: "swift-log")]
         ),
-        .target(name: "TrafficGeoQuery", dependencies: ["TrafficGeoStore", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection"]),
+        // The query language (fields, their text, CQL2, areas and routes) and the engine that asks a store.
+        .target(name: "TrafficGeoQuery", dependencies: ["TrafficGeoStore", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoFeeds",
+                                                        "TrafficGeoRoadTitles"]),
         // GeoPackage is written with SQLite's C API (GRDBSQLite), other CRSs through TrafficGeoPROJ
         // (which opens PROJ only when asked).
         .target(name: "TrafficGeoOutput", dependencies: ["TrafficGeoQuery", "TrafficGeoStore", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoGeocoding",
@@ -168,7 +170,7 @@ let package = Package(
         // Standing queries over the change feed (`trafficgeo watch`) and where their events go.
         .target(
             name: "TrafficGeoWatch",
-            dependencies: ["TrafficGeoStore", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoOutput", "TrafficGeoHTTP",
+            dependencies: ["TrafficGeoStore", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoQuery", "TrafficGeoOutput", "TrafficGeoHTTP",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Logging", package: "swift-log"),
                            .product(name: "NIOCore", package: "swift-nio")]
@@ -193,7 +195,7 @@ let package = Package(
             resources: [.embedInCode("MapPage/map.js"), .embedInCode("MapPage/map.css")]
         ),
         // Fuzz targets (Fuzz/, scripts/fuzz) and the tests that replay their corpora; not library API.
-        .target(name: "TrafficGeoFuzzTargets", dependencies: ["TrafficGeoFeeds", "TrafficGeoRoadTitles", "TrafficGeoGeocoding", "TrafficGeoModel", "TrafficGeoStore"]),
+        .target(name: "TrafficGeoFuzzTargets", dependencies: ["TrafficGeoFeeds", "TrafficGeoRoadTitles", "TrafficGeoGeocoding", "TrafficGeoModel", "TrafficGeoStore", "TrafficGeoQuery"]),
         // Helpers shared by the tests and the benchmark; not library API.
         .target(name: "TrafficGeoTestSupport", dependencies: ["TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoPostGIS"]),
         // Transformations between any two CRSs with PROJ, opened with dlopen when first needed

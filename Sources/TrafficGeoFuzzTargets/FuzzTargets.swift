@@ -2,6 +2,7 @@ import Foundation
 import TrafficGeoFeeds
 import TrafficGeoGeocoding
 import TrafficGeoModel
+import TrafficGeoQuery
 import TrafficGeoRoadTitles
 import TrafficGeoStore
 

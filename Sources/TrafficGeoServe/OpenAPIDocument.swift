@@ -1,4 +1,5 @@
 import Foundation
+import TrafficGeoQuery
 import TrafficGeoStore
 
 /// The OpenAPI 3.0 definition `/api` serves: every path, parameter and answer, so that clients

@@ -1,4 +1,5 @@
 import Foundation
+import TrafficGeoQuery
 import TrafficGeoStore
 
 /// The area of a standing query: the query model's (`QueryArea`), the same on the command line,

@@ -1,5 +1,6 @@
 import Foundation
 import TrafficGeoModel
+import TrafficGeoQuery
 import TrafficGeoStore
 
 /// Standing queries from a watches file (`trafficgeo watch --watches FILE`): a JSON array (or

@@ -1,6 +1,7 @@
 import Foundation
 import TrafficGeoModel
 import TrafficGeoProjection
+import TrafficGeoQuery
 import TrafficGeoStore
 import TrafficGeoSupport
 

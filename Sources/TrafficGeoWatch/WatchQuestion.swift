@@ -1,6 +1,7 @@
 import Foundation
 import TrafficGeoModel
 import TrafficGeoProjection
+import TrafficGeoQuery
 import TrafficGeoStore
 
 /// What a standing query asks, written out field by field: the form a watch's state is

@@ -4,6 +4,7 @@ import Logging
 import NIOCore
 import TrafficGeo
 import TrafficGeoModel
+import TrafficGeoQuery
 import TrafficGeoServe
 import TrafficGeoStore
 import TrafficGeoSupport

@@ -5,6 +5,7 @@ import TrafficGeo
 import TrafficGeoHTTP
 import TrafficGeoModel
 import TrafficGeoProjection
+import TrafficGeoQuery
 import TrafficGeoStore
 import TrafficGeoSupport
 import TrafficGeoWatch

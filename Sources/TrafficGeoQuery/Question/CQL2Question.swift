@@ -1,6 +1,7 @@
 import Foundation
 import TrafficGeoModel
 import TrafficGeoProjection
+import TrafficGeoStore
 import TrafficGeoSupport
 
 /// A CQL2 filter translated into the query model. Each comparison becomes the model's own

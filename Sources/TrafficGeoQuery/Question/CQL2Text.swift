@@ -1,6 +1,7 @@
 import Foundation
 import TrafficGeoModel
 import TrafficGeoProjection
+import TrafficGeoStore
 
 /// A filter in CQL2's text encoding (OGC 21-065, the `filter` parameter of OGC API – Features
 /// Part 3), the part feature clients send: comparisons (`=`, `<>`, `<`, `<=`, `>`, `>=`),

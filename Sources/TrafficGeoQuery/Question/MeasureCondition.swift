@@ -1,5 +1,6 @@
 import Foundation
 import TrafficGeoModel
+import TrafficGeoStore
 import TrafficGeoSupport
 
 /// A filter field that asks for at least so much of one of an incident's measures

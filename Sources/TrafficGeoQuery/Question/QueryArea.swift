@@ -1,6 +1,7 @@
 import Foundation
 import TrafficGeoModel
 import TrafficGeoProjection
+import TrafficGeoStore
 
 /// Where a question looks: a circle, a box, or a corridor along a route (a standing query
 /// of `trafficgeo watch`, a watches file's entry).

@@ -1,4 +1,5 @@
 import TrafficGeoModel
+import TrafficGeoStore
 
 /// What each field asks, said once: the command line's `--help` and serve's OpenAPI document
 /// (its parameters' descriptions and schemas) read it, so an option and the parameter of the

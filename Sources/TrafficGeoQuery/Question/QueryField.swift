@@ -1,3 +1,6 @@
+import TrafficGeoModel
+import TrafficGeoStore
+
 /// One condition or piece of a question, under the name each surface gives it: the command
 /// line's option, `serve`'s query parameter, a watches file's key. The model reads every field's
 /// text with one parser (`QueryText`), so the same text means the same thing on all three, and

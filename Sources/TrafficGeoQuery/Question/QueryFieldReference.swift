@@ -1,3 +1,6 @@
+import TrafficGeoModel
+import TrafficGeoStore
+
 /// docs/query-fields.md, made from the fields' declarations (`QueryField`): which surfaces take
 /// each field, under which name, and what it asks. The file is generated, never edited:
 /// `QueryFieldReferenceTests` fails when it differs from this, and writes it with
@@ -8,7 +11,7 @@ public enum QueryFieldReference {
         var lines = [
             "# Query fields",
             "",
-            "<!-- Generated from QueryField (Sources/TrafficGeoStore/Question): do not edit. After changing a field, run",
+            "<!-- Generated from QueryField (Sources/TrafficGeoQuery/Question): do not edit. After changing a field, run",
             "     TRAFFICGEO_UPDATE_DOCS=1 swift test --filter QueryFieldReference -->",
             "",
             "A question is asked the same way on every surface: the command line's options (near, within, box, along,",

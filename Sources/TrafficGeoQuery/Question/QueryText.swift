@@ -2,6 +2,7 @@ import Foundation
 import TrafficGeoModel
 import TrafficGeoProjection
 import TrafficGeoRoadTitles
+import TrafficGeoStore
 import TrafficGeoSupport
 
 /// The text of a question as someone gave it, field by field, before anything is parsed: the

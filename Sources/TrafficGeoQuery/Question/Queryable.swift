@@ -1,5 +1,6 @@
 import Foundation
 import TrafficGeoModel
+import TrafficGeoStore
 import TrafficGeoSupport
 
 /// A property a CQL2 filter may name (`serve`'s `/collections/incidents/queryables`), and the

@@ -1,6 +1,7 @@
 import Foundation
 import TrafficGeoModel
 import TrafficGeoProjection
+import TrafficGeoStore
 
 /// A route as a driver takes it: its positions, how far along it each one is, and where along
 /// it a point beside the road is passed. What `along` (and serve's `route=`) orders its answer

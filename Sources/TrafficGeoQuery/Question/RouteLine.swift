@@ -1,6 +1,7 @@
 import Foundation
 import TrafficGeoFeeds
 import TrafficGeoModel
+import TrafficGeoStore
 
 /// A route to look along (a corridor): a GeoJSON LineString — a geometry, a Feature, or the
 /// first line of a FeatureCollection; a MultiLineString's lines joined —, a GPX file's track

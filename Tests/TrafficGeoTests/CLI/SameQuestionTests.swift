@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TrafficGeoServe
+@testable import TrafficGeoQuery
 @testable import TrafficGeoStore
 
 /// One question asked three ways — the command line's options, `serve`'s query parameters and a

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TrafficGeoModel
 import TrafficGeoSQLite
+import TrafficGeoQuery
 import TrafficGeoStore
 import TrafficGeoSupport
 import TrafficGeoWatch

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import TrafficGeoModel
 @testable import TrafficGeoProjection
+@testable import TrafficGeoQuery
 @testable import TrafficGeoStore
 import TrafficGeoSupport
 

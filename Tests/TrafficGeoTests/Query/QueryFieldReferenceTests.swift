@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+@testable import TrafficGeoQuery
 @testable import TrafficGeoStore
 
 /// docs/query-fields.md is made from the fields' declarations (`QueryFieldReference`): a field

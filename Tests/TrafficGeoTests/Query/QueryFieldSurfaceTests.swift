@@ -4,6 +4,7 @@ import Testing
 @testable import TrafficGeoModel
 @testable import TrafficGeoProjection
 @testable import TrafficGeoServe
+@testable import TrafficGeoQuery
 @testable import TrafficGeoStore
 @testable import TrafficGeoWatch
 import TrafficGeoSupport

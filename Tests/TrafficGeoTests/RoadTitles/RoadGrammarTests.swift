@@ -4,6 +4,7 @@ import Testing
 import Foundation
 import TrafficGeoModel
 import TrafficGeoSQLite
+import TrafficGeoQuery
 import TrafficGeoStore
 import TrafficGeoSupport
 

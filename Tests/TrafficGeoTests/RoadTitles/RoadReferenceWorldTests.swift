@@ -2,6 +2,7 @@ import Testing
 @testable import TrafficGeoRoadTitles
 import Foundation
 import TrafficGeoModel
+import TrafficGeoQuery
 import TrafficGeoStore
 
 /// The road references of other schemes, as a person types them and feeds' road fields give

@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import TrafficGeoServe
+@testable import TrafficGeoQuery
 @testable import TrafficGeoStore
 import TrafficGeoTestSupport
 
