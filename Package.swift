@@ -8,15 +8,15 @@ let package = Package(
         // The whole tool as a library: every stage, both stores, serve and watch.
         .library(name: "TrafficGeo", targets: [
             "TrafficGeo", "TrafficGeoSupport", "TrafficGeoHTTP", "TrafficGeoModel", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds",
-            "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoPostGIS", "TrafficGeoQuery", "TrafficGeoOutput", "TrafficGeoWatch", "TrafficGeoServe",
-            "TrafficGeoOGR",
+            "TrafficGeoGeocoding", "TrafficGeoConflation", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoPostGIS", "TrafficGeoQuery", "TrafficGeoOutput", "TrafficGeoWatch",
+            "TrafficGeoServe", "TrafficGeoOGR",
         ]),
         // The feed readers alone: every format, from a file or over HTTP; no server, no database
         // (docs/library.md; Examples/read-feed).
         .library(name: "TrafficGeoFeeds", targets: ["TrafficGeoModel", "TrafficGeoFeeds"]),
         // The SQLite store with its query engine: ingest, nearest, within, box, along; no server,
         // no PostgreSQL (Examples/nearest).
-        .library(name: "TrafficGeoQuery", targets: ["TrafficGeoModel", "TrafficGeoFeeds", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoQuery"]),
+        .library(name: "TrafficGeoQuery", targets: ["TrafficGeoModel", "TrafficGeoFeeds", "TrafficGeoConflation", "TrafficGeoStore", "TrafficGeoSQLite", "TrafficGeoQuery"]),
         // For Fuzz/ only (a separate package): the fuzz targets.
         .library(name: "TrafficGeoFuzzTargets", targets: ["TrafficGeoFuzzTargets"]),
         .library(name: "TrafficGeoPROJ", targets: ["TrafficGeoPROJ"]),
@@ -119,14 +119,17 @@ let package = Package(
         // first read (its hundred libraries are not loaded by every process); its own module,
         // so that the feed readers' product needs no GDAL.
         .target(name: "TrafficGeoOGR", dependencies: ["TrafficGeoFeeds", "TrafficGeoModel"]),
+        // Reports and events: which reports are one event and what the event says (docs/conflation.md).
+        .target(name: "TrafficGeoConflation", dependencies: ["TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoRoadTitles", "TrafficGeoGeocoding"]),
         // What a store is (IncidentStore), without any database.
         .target(name: "TrafficGeoStore", dependencies: ["TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds", "TrafficGeoGeocoding",
+                                                        "TrafficGeoConflation",
                                                         // NIOLockedValueBox: junction learning's parsing threads hand back their results.
                                                         .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         // The SQLite store: one file, the block index, its own exact search.
         .target(
             name: "TrafficGeoSQLite",
-            dependencies: ["TrafficGeoStore", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoFeeds",
+            dependencies: ["TrafficGeoStore", "TrafficGeoConflation", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoFeeds",
                            "TrafficGeoRoadTitles", "TrafficGeoGeocoding", "CSQLiteConfig",
                            .product(name: "GRDB", package: "GRDB.swift"),
                            .product(name: "GRDBSQLite", package: "GRDB.swift"),
@@ -139,7 +142,7 @@ let package = Package(
         // The PostGIS store: a PostgreSQL server (`postgresql://…`), the same answers as the file.
         .target(
             name: "TrafficGeoPostGIS",
-            dependencies: ["TrafficGeoStore", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoFeeds",
+            dependencies: ["TrafficGeoStore", "TrafficGeoConflation", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoFeeds",
                            "TrafficGeoRoadTitles", "TrafficGeoGeocoding",
                            .product(name: "PostgresNIO", package: "postgres-nio"),
                            .product(name: "NIOSSL", package: "swift-nio-ssl"),
@@ -206,7 +209,7 @@ let package = Package(
             name: "trafficgeo",
             dependencies: [
                 "TrafficGeo", "TrafficGeoSupport", "TrafficGeoModel", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds",
-                "TrafficGeoGeocoding", "TrafficGeoStore", "TrafficGeoQuery", "TrafficGeoOutput", "TrafficGeoWatch", "TrafficGeoServe", "TrafficGeoPROJ",
+                "TrafficGeoGeocoding", "TrafficGeoConflation", "TrafficGeoStore", "TrafficGeoQuery", "TrafficGeoOutput", "TrafficGeoWatch", "TrafficGeoServe", "TrafficGeoPROJ",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
                 // The feed loop's metrics textfile: swift-metrics bootstrapped into a Prometheus registry.
@@ -233,7 +236,7 @@ let package = Package(
             name: "TrafficGeoTests",
             dependencies: [
                 "TrafficGeo", "TrafficGeoPROJ", "TrafficGeoOutput", "TrafficGeoFuzzTargets", "TrafficGeoTestSupport", "TrafficGeoWatch", "TrafficGeoServe",
-                "TrafficGeoPostGIS", "TrafficGeoOGR",
+                "TrafficGeoPostGIS", "TrafficGeoOGR", "TrafficGeoConflation",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 // The serve tests ask the server as any HTTP client would.
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

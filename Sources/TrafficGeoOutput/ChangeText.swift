@@ -1,4 +1,5 @@
 import Foundation
+import TrafficGeoModel
 import TrafficGeoStore
 import TrafficGeoSupport
 

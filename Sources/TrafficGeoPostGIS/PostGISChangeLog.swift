@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import TrafficGeoConflation
 import TrafficGeoStore
 
 /// The change feed's table in PostgreSQL: the same runs over consecutive store ids as the SQLite

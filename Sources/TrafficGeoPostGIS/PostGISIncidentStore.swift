@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import NIOCore
 import PostgresNIO
+import TrafficGeoConflation
 import TrafficGeoFeeds
 import TrafficGeoGeocoding
 import TrafficGeoModel

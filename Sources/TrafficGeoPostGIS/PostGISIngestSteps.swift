@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import PostgresNIO
+import TrafficGeoConflation
 import TrafficGeoFeeds
 import TrafficGeoGeocoding
 import TrafficGeoModel

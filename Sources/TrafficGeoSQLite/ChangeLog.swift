@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TrafficGeoConflation
 import TrafficGeoStore
 
 /// The change feed's table (`changes`, schema v7): events are appended inside the transaction

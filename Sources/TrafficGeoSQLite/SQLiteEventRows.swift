@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TrafficGeoConflation
 import TrafficGeoModel
 import TrafficGeoStore
 import TrafficGeoSupport

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import GRDBSQLite
 import NIOPosix
+import TrafficGeoConflation
 import TrafficGeoFeeds
 import TrafficGeoModel
 import TrafficGeoProjection

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TrafficGeoConflation
 import TrafficGeoFeeds
 import TrafficGeoGeocoding
 import TrafficGeoModel

@@ -1,4 +1,5 @@
 import GRDB
+import TrafficGeoConflation
 import TrafficGeoFeeds
 import TrafficGeoStore
 

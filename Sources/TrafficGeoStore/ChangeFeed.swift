@@ -1,4 +1,5 @@
 import Foundation
+import TrafficGeoModel
 
 /// What happened to an incident, as the change feed records it (docs/live.md).
 public enum ChangeKind: String, Sendable, CaseIterable, Codable {

@@ -1,4 +1,5 @@
 import Foundation
+import TrafficGeoConflation
 import TrafficGeoFeeds
 import TrafficGeoGeocoding
 import TrafficGeoModel

@@ -1,6 +1,8 @@
 import ArgumentParser
 import Foundation
 import TrafficGeo
+import TrafficGeoConflation
+import TrafficGeoModel
 import TrafficGeoStore
 
 struct EventsCommand: AsyncParsableCommand {

@@ -3,6 +3,7 @@ import Testing
 @testable import TrafficGeoFeeds
 import TrafficGeoModel
 @testable import TrafficGeoPostGIS
+@testable import TrafficGeoConflation
 @testable import TrafficGeoStore
 import TrafficGeoSupport
 

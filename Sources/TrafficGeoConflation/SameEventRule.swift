@@ -1,4 +1,5 @@
 import Foundation
+import TrafficGeoModel
 import TrafficGeoRoadTitles
 
 /// When two reports are one real-world event (docs/conflation.md): all of

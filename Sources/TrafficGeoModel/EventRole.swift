@@ -1,5 +1,4 @@
 import Foundation
-import TrafficGeoModel
 import TrafficGeoSupport
 
 /// What a stored row is in the model of reports and events (docs/conflation.md).
