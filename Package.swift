@@ -157,7 +157,9 @@ let package = Package(
         // GeoPackage is written with SQLite's C API (GRDBSQLite), other CRSs through TrafficGeoPROJ
         // (which opens PROJ only when asked).
         .target(name: "TrafficGeoOutput", dependencies: ["TrafficGeoQuery", "TrafficGeoStore", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoGeocoding",
-                                                         "TrafficGeoPROJ", .product(name: "GRDBSQLite", package: "GRDB.swift")]),
+                                                         "TrafficGeoPROJ", .product(name: "GRDBSQLite", package: "GRDB.swift"),
+                                                         // NIOLockedValueBox: a batch's sessions share its blocks.
+                                                         .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
         // The pipeline: feeds into a store with geocoding, batch runs; the library's front door.
         .target(
             name: "TrafficGeo",

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import TrafficGeoModel
 import TrafficGeoQuery
 import TrafficGeoStore
@@ -97,64 +98,69 @@ extension OrderedBlocks {
 
 /// The blocks of a batch shared by its sessions: the next block to take, and the answered blocks
 /// written to the sink in order by whichever session completes the next one to write (no session
-/// waits for another). Unchecked Sendable: every field is used under `lock`.
+/// waits for another). Unchecked Sendable for the sink only, which is written inside the lock.
 private final class OrderedBlocks: @unchecked Sendable {
-    private let lock = NSLock()
+    private struct Progress {
+        var nextToTake = 0
+        var nextToWrite = 0
+        var done: [Int: (rows: String, count: Int)] = [:]
+        var written = 0
+        var emptyAnswers = 0
+        var stopped = false
+        var latencyOf: [Double]
+    }
+
     private let count: Int
     private let blockSize: Int
     private let sink: TextSink
-    private var nextToTake = 0
-    private var nextToWrite = 0
-    private var done: [Int: (rows: String, count: Int)] = [:]
-    private var written = 0
-    private var emptyAnswers = 0
-    private var stopped = false
-    private var latencyOf: [Double]
+    private let progress: NIOLockedValueBox<Progress>
 
     init(points: [QueryLocations.Point], blockSize: Int, sink: TextSink) {
         count = points.count
         self.blockSize = blockSize
         self.sink = sink
-        latencyOf = Array(repeating: 0, count: points.count)
+        progress = NIOLockedValueBox(Progress(latencyOf: Array(repeating: 0, count: points.count)))
     }
 
     /// The rows written so far.
-    var rowsWritten: Int { lock.withLock { written } }
+    var rowsWritten: Int { progress.withLockedValue { $0.written } }
 
     /// The points answered with nothing so far.
-    var unanswered: Int { lock.withLock { emptyAnswers } }
+    var unanswered: Int { progress.withLockedValue { $0.emptyAnswers } }
 
     /// Each query's milliseconds, in the points' order.
-    var latencies: [Double] { lock.withLock { latencyOf } }
+    var latencies: [Double] { progress.withLockedValue { $0.latencyOf } }
 
     /// The next block's range of points; nil when all are taken or the batch failed.
     func take() -> Range<Int>? {
-        lock.withLock {
-            guard !stopped, nextToTake < count else { return nil }
-            defer { nextToTake += blockSize }
-            return nextToTake ..< min(count, nextToTake + blockSize)
+        let count = self.count, blockSize = self.blockSize
+        return progress.withLockedValue { p in
+            guard !p.stopped, p.nextToTake < count else { return nil }
+            defer { p.nextToTake += blockSize }
+            return p.nextToTake ..< min(count, p.nextToTake + blockSize)
         }
     }
 
     /// A block's rows: kept until every block before it is written, then written with them.
     func finished(_ block: Range<Int>, rows: String, count: Int, empty: Int, latencies: [Double]) throws {
-        try lock.withLock {
-            latencyOf.replaceSubrange(block, with: latencies)
-            emptyAnswers += empty
-            done[block.lowerBound] = (rows, count)
-            while let next = done.removeValue(forKey: nextToWrite) {
+        let sink = self.sink, blockSize = self.blockSize
+        try progress.withLockedValue { p in
+            p.latencyOf.replaceSubrange(block, with: latencies)
+            p.emptyAnswers += empty
+            p.done[block.lowerBound] = (rows, count)
+            while let next = p.done.removeValue(forKey: p.nextToWrite) {
                 do {
                     try sink.write(next.rows)
-                    written += next.count
+                    p.written += next.count
                 } catch {
-                    stopped = true
+                    p.stopped = true
                     throw error
                 }
-                nextToWrite += blockSize
+                p.nextToWrite += blockSize
             }
         }
     }
 
     /// No more blocks are handed out (a session failed).
-    func stop() { lock.withLock { stopped = true } }
+    func stop() { progress.withLockedValue { $0.stopped = true } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import NIOConcurrencyHelpers
 import TrafficGeoGeocoding
 import TrafficGeoModel
 
@@ -75,25 +76,21 @@ package enum PropertiesJSON {
 
     /// The order `JSONSerialization` puts a set of keys in, asked once per set (feeds repeat the
     /// same few sets) and kept; at most `limit` sets, then forgotten and asked again.
-    final class KeyOrder: @unchecked Sendable {
+    final class KeyOrder: Sendable {
         static let shared = KeyOrder()
-        private let lock = NSLock()
-        private var orders: [[String]: [String]] = [:]
+        private let orders = NIOLockedValueBox<[[String]: [String]]>([:])
         private let limit = 4096
 
         func sorted(_ keys: Dictionary<String, String>.Keys) -> [String] {
             let plain = keys.sorted()
-            lock.lock()
-            if let known = orders[plain] {
-                lock.unlock()
-                return known
-            }
-            lock.unlock()
+            if let known = orders.withLockedValue({ $0[plain] }) { return known }
+            // Asked outside the lock: JSONSerialization is the slow part.
             let order = Self.foundationOrder(plain)
-            lock.lock()
-            if orders.count >= limit { orders.removeAll(keepingCapacity: true) }
-            orders[plain] = order
-            lock.unlock()
+            let limit = self.limit
+            orders.withLockedValue { orders in
+                if orders.count >= limit { orders.removeAll(keepingCapacity: true) }
+                orders[plain] = order
+            }
             return order
         }
 

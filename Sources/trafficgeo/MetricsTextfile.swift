@@ -15,8 +15,9 @@ import Prometheus
 final class MetricsTextfile: Sendable {
     let path: String
     let registry = PrometheusCollectorRegistry()
-    /// Sources are read side by side: one write at a time.
-    private let writing = NIOLock()
+    /// Sources are read side by side: one write at a time (the box holds nothing; its lock is
+    /// the one lock type, NIOLockedValueBox).
+    private let writing = NIOLockedValueBox(())
 
     /// Bootstraps swift-metrics into this file's registry (once per process).
     init(path: String) {
@@ -38,7 +39,7 @@ final class MetricsTextfile: Sendable {
     }
 
     func write() {
-        writing.withLock { writeNow() }
+        writing.withLockedValue { _ in writeNow() }
     }
 
     private func writeNow() {
