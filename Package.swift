@@ -125,7 +125,9 @@ let package = Package(
         .target(name: "TrafficGeoStore", dependencies: ["TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoRoadTitles", "TrafficGeoFeeds", "TrafficGeoGeocoding",
                                                         "TrafficGeoConflation",
                                                         // NIOLockedValueBox: junction learning's parsing threads hand back their results.
-                                                        .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]),
+                                                        .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                                                        // ThreadSpecificVariable: a thread's query stop, a reader thread's mark.
+                                                        .product(name: "NIOPosix", package: "swift-nio")]),
         // The SQLite store: one file, the block index, its own exact search.
         .target(
             name: "TrafficGeoSQLite",

@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import NIOConcurrencyHelpers
+import NIOPosix
 
 /// A store call that can be told to stop: `serve` runs each request's store work under one
 /// (`run`), and stops it when the request's time is up or its client has gone, so that a
@@ -22,30 +18,25 @@ public final class QueryStop: Sendable {
 
     /// Runs `body` with this stop as the calling thread's current one.
     public func run<T>(_ body: () throws -> T) rethrows -> T {
-        let previous = pthread_getspecific(Self.key)
-        pthread_setspecific(Self.key, Unmanaged.passUnretained(self).toOpaque())
-        defer { pthread_setspecific(Self.key, previous) }
+        let previous = Self.current.currentValue
+        Self.current.currentValue = self
+        defer { Self.current.currentValue = previous }
         return try body()
     }
 
     /// Runs `body` as if outside any stop: the cleanup after a stopped statement (a rollback)
     /// must itself not be stopped.
     public static func unstoppable<T>(_ body: () throws -> T) rethrows -> T {
-        let previous = pthread_getspecific(key)
-        pthread_setspecific(key, nil)
-        defer { pthread_setspecific(key, previous) }
+        let previous = current.currentValue
+        current.currentValue = nil
+        defer { current.currentValue = previous }
         return try body()
     }
 
     /// Whether the work on the calling thread was told to stop (false outside `run`).
-    public static var currentIsStopped: Bool {
-        guard let pointer = pthread_getspecific(key) else { return false }
-        return Unmanaged<QueryStop>.fromOpaque(pointer).takeUnretainedValue().isStopped
-    }
+    public static var currentIsStopped: Bool { current.currentValue?.isStopped ?? false }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        precondition(pthread_key_create(&key, nil) == 0, "no thread-specific key left")
-        return key
-    }()
+    /// The calling thread's stop (NIO's thread-specific variable, as the SQLite store's
+    /// per-thread connections).
+    private static let current = ThreadSpecificVariable<QueryStop>()
 }

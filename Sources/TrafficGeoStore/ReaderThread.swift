@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import NIOPosix
 
 /// Threads that run store reads one after another for as long as the store is in use (a
 /// server's query threads) say so here; a store may then keep a read connection for each such
@@ -13,18 +9,16 @@ import Darwin
 public enum ReaderThread {
     /// Marks the calling thread as a long-lived reader, until it ends.
     public static func markCurrent() {
-        if pthread_getspecific(key) == nil { pthread_setspecific(key, marker) }
+        if marked.currentValue == nil { marked.currentValue = Marker.shared }
     }
 
     /// True on a thread `markCurrent` was called on.
-    public static var isCurrentMarked: Bool { pthread_getspecific(key) != nil }
+    public static var isCurrentMarked: Bool { marked.currentValue != nil }
 
-    private static let key: pthread_key_t = {
-        var key = pthread_key_t()
-        precondition(pthread_key_create(&key, nil) == 0, "no thread-specific key left")
-        return key
-    }()
+    /// Only whether a thread has one matters.
+    private final class Marker: Sendable {
+        static let shared = Marker()
+    }
 
-    /// Any non-nil pointer: only whether one is set matters.
-    nonisolated(unsafe) private static let marker = UnsafeMutableRawPointer(bitPattern: 1)!
+    private static let marked = ThreadSpecificVariable<Marker>()
 }
