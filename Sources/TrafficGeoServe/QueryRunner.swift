@@ -18,8 +18,9 @@ final class QueryRunner: Sendable {
     /// Queries under way, with their deadlines; one timer looks at them all (a timer per request
     /// cost a wake-up of its own each).
     private let waiting = NIOLockedValueBox<(next: UInt64, entries: [UInt64: (deadline: ContinuousClock.Instant, expire: Expiry)])>((0, [:]))
-    /// Dispatch sources are thread-safe; set once in init.
-    nonisolated(unsafe) private let watchdog: any DispatchSourceTimer
+    /// Looks at the deadlines a few times a second: a task that sleeps between looks (what it
+    /// does is take a lock and resume the overdue requests, nothing that blocks).
+    private let watchdog: Task<Void, Never>
 
     init(threads: Int, timeout: Duration, heavyThreads: Int = 1) {
         pool = NIOThreadPool(numberOfThreads: threads)
@@ -27,21 +28,23 @@ final class QueryRunner: Sendable {
         heavyPool = NIOThreadPool(numberOfThreads: max(1, heavyThreads))
         heavyPool.start()
         self.timeout = timeout
-        watchdog = DispatchSource.makeTimerSource(queue: .global())
         let waiting = self.waiting
-        watchdog.setEventHandler {
-            let now = ContinuousClock.now
-            let expired = waiting.withLockedValue { w -> [Expiry] in
-                let due = w.entries.filter { $0.value.deadline <= now }
-                for key in due.keys { w.entries.removeValue(forKey: key) }
-                return due.map(\.value.expire)
+        let tick = Duration.seconds(min(0.25, max(0.01, timeout.inSeconds / 4)))
+        watchdog = Task.detached {
+            while !Task.isCancelled {
+                try? await Task.sleep(for: tick)
+                let now = ContinuousClock.now
+                let expired = waiting.withLockedValue { w -> [Expiry] in
+                    let due = w.entries.filter { $0.value.deadline <= now }
+                    for key in due.keys { w.entries.removeValue(forKey: key) }
+                    return due.map(\.value.expire)
+                }
+                for expire in expired { expire() }
             }
-            for expire in expired { expire() }
         }
-        let tick = min(0.25, max(0.01, timeout.inSeconds / 4))
-        watchdog.schedule(deadline: .now() + tick, repeating: tick)
-        watchdog.resume()
     }
+
+    deinit { watchdog.cancel() }
 
     func shutdown() async {
         watchdog.cancel()
