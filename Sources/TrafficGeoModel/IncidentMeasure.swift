@@ -23,29 +23,90 @@ public enum IncidentMeasure: String, Sendable, CaseIterable, Hashable, Codable {
     public var column: String { rawValue }
 
     /// The number the incident's detail says, nil when it gives none or no number.
-    public func value(of incident: Incident) -> Double? { Self.number(incident.properties[property]) }
+    public func value(of incident: Incident) -> Double? { number(incident.properties[property]) }
 
-    /// A detail's text as a number: "15", "15.5", "15 min", "2 lanes"; a range ("15-20",
-    /// "15–20", "15 to 20") counts as its upper end, so that a desk asking for delays of 20
-    /// minutes or more is shown the incident that may hold it up 20 minutes. Negative, non-finite
-    /// or wordy texts ("about 15", "unknown") are no number.
-    public static func number(_ text: String?) -> Double? {
-        guard var text = text?.trimmingCharacters(in: .whitespaces).lowercased(), !text.isEmpty, text.utf8.count <= 64 else { return nil }
-        // A unit after the number: "15 min", "15min", "2 lanes".
-        while let last = text.last, last.isLetter || last == "." { text.removeLast() }
-        text = text.trimmingCharacters(in: .whitespaces)
-        var parts: [Substring] = [Substring(text)]
+    /// A detail's text as the measure's number, nil when it says none. A count is a number with
+    /// any word after it ("2", "2 lanes"). A delay is in minutes, its unit read, since feeds
+    /// write every kind: "15", "15 min", "1 h" (60), "1 h 15 min" and "1h15" (75), "90 s" (1.5);
+    /// a word that is no unit of time is no delay ("15 km", "about 15", "unknown"), never a
+    /// number read past its unit. A range ("15-20", "15–20 min", "1-2 h", "15 to 20") counts as
+    /// its upper end, so that a desk asking for delays of 20 minutes or more is shown the
+    /// incident that may hold it up 20 minutes. Negative, non-finite or other texts ("1:30",
+    /// "1e3") are no number.
+    public func number(_ text: String?) -> Double? {
+        guard let text = text?.trimmingCharacters(in: .whitespaces).lowercased(), !text.isEmpty, text.utf8.count <= 64 else { return nil }
+        var parts = [text]
         for separator in [" to ", "–", "—", "-"] where parts.count == 1 {
             let split = text.components(separatedBy: separator)
-            if split.count == 2 { parts = split.map { Substring($0) } }
+            if split.count == 2 { parts = split }
         }
-        var most: Double?
+        var amounts: [(value: Double, hasUnit: Bool)] = []
         for part in parts {
-            let piece = part.trimmingCharacters(in: .whitespaces)
-            guard !piece.isEmpty, piece.allSatisfy({ $0.isASCII && ($0.isNumber || $0 == ".") }),
-                  let value = Double(piece), value.isFinite, value >= 0 else { return nil }
-            most = max(most ?? value, value)
+            guard let amount = amount(part) else { return nil }
+            amounts.append(amount)
         }
-        return most
+        // "1-2 h", "15-20 min": the unit the range ends with is every end's.
+        if self == .delayMinutes, let last = parts.last, amounts.last?.hasUnit == true, let unit = Self.amounts(last).first?.unit,
+           let factor = Self.minutes(per: unit) {
+            for k in amounts.indices where !amounts[k].hasUnit { amounts[k].value *= factor }
+        }
+        return amounts.map(\.value).max()
+    }
+
+    /// One end of a range: its number in the measure's unit, and whether the text named a unit.
+    private func amount(_ text: String) -> (value: Double, hasUnit: Bool)? {
+        let amounts = Self.amounts(text)
+        guard !amounts.isEmpty else { return nil }
+        switch self {
+        case .lanesRestricted:
+            guard amounts.count == 1 else { return nil }
+            return (amounts[0].number, amounts[0].unit != nil)
+        case .delayMinutes:
+            var total = 0.0
+            for (k, a) in amounts.enumerated() {
+                if let unit = a.unit {
+                    guard let factor = Self.minutes(per: unit) else { return nil }
+                    total += a.number * factor
+                } else if k > 0, k == amounts.count - 1, let before = amounts[k - 1].unit, Self.minutes(per: before) == 60 {
+                    total += a.number   // "1h15": minutes after hours
+                } else if amounts.count == 1 {
+                    return (a.number, false)
+                } else {
+                    return nil
+                }
+            }
+            return (total, true)
+        }
+    }
+
+    /// The text as numbers each with the word after it ("1 h 15 min": (1, h), (15, min)); none
+    /// when anything else is in it (a sign, a colon, a word before the first number).
+    static func amounts(_ text: String) -> [(number: Double, unit: Substring?)] {
+        var out: [(number: Double, unit: Substring?)] = []
+        var rest = Substring(text.trimmingCharacters(in: .whitespaces))
+        while !rest.isEmpty {
+            let digits = rest.prefix { $0.isASCII && ($0.isNumber || $0 == ".") }
+            guard !digits.isEmpty, digits.filter({ $0 == "." }).count <= 1, digits.first != ".",
+                  let number = Double(digits), number.isFinite else { return [] }
+            rest = rest.dropFirst(digits.count).drop { $0 == " " }
+            let word = rest.prefix { $0.isLetter || $0 == "'" }
+            rest = rest.dropFirst(word.count)
+            if !word.isEmpty, rest.first == "." { rest = rest.dropFirst() }   // "min.", "Std."
+            rest = rest.drop { $0 == " " }
+            out.append((number, word.isEmpty ? nil : word))
+        }
+        return out
+    }
+
+    /// How many minutes one of a unit of time is, in the languages road authorities publish in;
+    /// nil for a word that is no such unit.
+    static func minutes(per unit: Substring) -> Double? {
+        let u = unit.lowercased()
+        if u == "m" || u == "'" || u.hasPrefix("min") { return 1 }
+        if ["h", "hr", "hrs", "hour", "hours", "std", "stunde", "stunden", "uur", "heure", "heures", "hora", "horas", "ora", "ore",
+            "timme", "timmar", "tunti", "tuntia", "godz"].contains(u) { return 60 }
+        if ["s", "sec", "secs", "second", "seconds", "sek", "sekunde", "sekunden", "seg", "segundo", "segundos", "seconde", "secondes",
+            "secondi", "seconden"].contains(u) { return 1.0 / 60 }
+        return nil
     }
 }

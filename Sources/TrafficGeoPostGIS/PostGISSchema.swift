@@ -21,7 +21,7 @@ enum PostGISSchema {
         /// Whole statements run after `sql`'s, such as a function whose body holds semicolons.
         var routines: [String] = []
         /// Work in Swift after the statements, in the same transaction (filling a measure's column
-        /// from the details by the one reading, `IncidentMeasure.number`).
+        /// from the details by the one reading, `IncidentMeasure.number(_:)`).
         var fill: (@Sendable (PostgresConnection, Logger) throws -> Void)?
 
         /// The statements of `sql` (each ends with a semicolon at the end of a line), then the routines.
@@ -263,7 +263,7 @@ enum PostGISSchema {
         var ids: [Int64] = [], numbers: [Double] = []
         for row in rows {
             let (id, text) = try row.decode((Int64, String?).self)
-            if let number = IncidentMeasure.number(text) { ids.append(id); numbers.append(number) }
+            if let number = measure.number(text) { ids.append(id); numbers.append(number) }
         }
         for start in stride(from: 0, to: ids.count, by: 10_000) {
             let end = min(ids.count, start + 10_000)

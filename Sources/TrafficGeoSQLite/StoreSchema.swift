@@ -280,7 +280,7 @@ enum StoreSchema {
     }
 
     /// The measure's column, with the number of every stored row whose details give one
-    /// (`IncidentMeasure.number`: the one reading of the detail's text, as new rows get it).
+    /// (`IncidentMeasure.number(_:)`: the one reading of the detail's text, as new rows get it).
     static func addColumn(of measure: IncidentMeasure, _ db: Database) throws {
         try db.execute(sql: "ALTER TABLE incidents ADD COLUMN \(measure.column) REAL")
         let rows = try Row.fetchCursor(db, sql: """
@@ -288,7 +288,7 @@ enum StoreSchema {
             """)
         let update = try db.makeStatement(sql: "UPDATE incidents SET \(measure.column) = ? WHERE id = ?")
         while let row = try rows.next() {
-            guard let number = IncidentMeasure.number(row[1] as String?) else { continue }
+            guard let number = measure.number(row[1] as String?) else { continue }
             try update.execute(arguments: [number, row[0] as Int64])
         }
     }

@@ -17,16 +17,29 @@ import TrafficGeoTestSupport
 @Suite("Measures: typed details on both stores")
 struct IncidentMeasureTests {
     @Test(arguments: [
-        ("15", 15.0), ("15.5", 15.5), (" 7 ", 7), ("15 min", 15), ("15min", 15), ("2 lanes", 2), ("15-20", 20), ("15 – 20", 20), ("15 to 20", 20),
-        ("20-15", 20), ("0", 0),
+        ("15", 15.0), ("15.5", 15.5), (" 7 ", 7), ("15 min", 15), ("15min", 15), ("15-20", 20), ("15 – 20", 20), ("15 to 20", 20),
+        ("20-15", 20), ("0", 0), ("20 Minuten", 20), ("15 min.", 15), ("1 h", 60), ("1h", 60), ("2 hours", 120), ("1 Std.", 60),
+        ("1 h 15 min", 75), ("1 hour 15 mins", 75), ("1h15", 75), ("90 s", 1.5), ("15-20 min", 20), ("1-2 h", 120), ("1 to 2 hours", 120),
     ] as [(String, Double)])
-    func aDetailsTextIsItsNumber(_ text: String, _ number: Double) {
-        #expect(IncidentMeasure.number(text) == number)
+    func aDelaysTextIsItsMinutes(_ text: String, _ minutes: Double) {
+        #expect(IncidentMeasure.delayMinutes.number(text) == minutes, "\(text)")
     }
 
-    @Test(arguments: ["", "about 15", "unknown", "-5", "15-", "1e3", "inf", "nan", "0x10", "15;DROP", "1-2-3"])
-    func aTextThatIsNoNumberIsNone(_ text: String) {
-        #expect(IncidentMeasure.number(text) == nil)
+    /// A word that is no unit of time is no delay: never the number before it read as minutes.
+    @Test(arguments: ["", "about 15", "unknown", "-5", "15-", "1e3", "inf", "nan", "0x10", "15;DROP", "1-2-3", "1:30", "15 km", "2 lanes",
+                      "abc", "15 min 20 km", "1 h 15 km"])
+    func aTextThatIsNoDelayIsNone(_ text: String) {
+        #expect(IncidentMeasure.delayMinutes.number(text) == nil, "\(text)")
+    }
+
+    @Test(arguments: [("2", 2.0), ("2 lanes", 2), ("1-2", 2), ("3 Fahrstreifen", 3)] as [(String, Double)])
+    func aCountsTextIsItsNumber(_ text: String, _ count: Double) {
+        #expect(IncidentMeasure.lanesRestricted.number(text) == count)
+    }
+
+    @Test(arguments: ["1 of 3", "-1", "two", "1e3"])
+    func aTextThatIsNoCountIsNone(_ text: String) {
+        #expect(IncidentMeasure.lanesRestricted.number(text) == nil)
     }
 
     /// Delays as feeds write them, and what "at least 18 minutes" keeps.
