@@ -93,6 +93,6 @@ public struct MeasureCondition: Sendable {
     /// What a CQL2 comparison of it means, for the queryables document.
     public func queryableDescription(parameter: String) -> String {
         "The incident's \(noun) in \(unitWords) (a range counts as its upper end), as the \(parameter) parameter; "
-            + "incidents whose feed gives none are not <, <=, =, >, >= anything. =, <>, <, <=, >, >=, IS NULL."
+            + "incidents whose feed gives none are not <, <=, =, <>, >, >= anything (as NULL in SQL; NOT keeps them out too). =, <>, <, <=, >, >=, IS NULL."
     }
 }

@@ -50,7 +50,7 @@ public enum QueryField: String, Sendable, CaseIterable, Hashable {
     public struct Surfaces: OptionSet, Sendable, Hashable {
         public let rawValue: Int
         public init(rawValue: Int) { self.rawValue = rawValue }
-        /// The query commands' options (near, within, box, along, export).
+        /// The query commands' options (near, within, bbox, along, export).
         public static let commandLine = Surfaces(rawValue: 1 << 0)
         /// serve's items (and clusters) parameters.
         public static let items = Surfaces(rawValue: 1 << 1)

@@ -14,7 +14,7 @@ public enum QueryFieldReference {
             "<!-- Generated from QueryField (Sources/TrafficGeoQuery/Question): do not edit. After changing a field, run",
             "     TRAFFICGEO_UPDATE_DOCS=1 swift test --filter QueryFieldReference -->",
             "",
-            "A question is asked the same way on every surface: the command line's options (near, within, box, along,",
+            "A question is asked the same way on every surface: the command line's options (near, within, bbox, along,",
             "export; watch and changes take the filter), `serve`'s query parameters, a watches file's keys and `serve`'s",
             "CQL2 `filter`. The same text means the same thing on each, and is refused in the same words. A dash: that",
             "surface does not take the field (docs/architecture.md says why).",

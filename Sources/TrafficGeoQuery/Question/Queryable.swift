@@ -115,7 +115,7 @@ public enum Queryable: Sendable, CaseIterable, Hashable {
         case .category:
             return "The kind of incident, as the category parameter. =, <>, IN, LIKE, IS NULL."
         case .severity:
-            return "On trafficgeo's scale lowest < low < medium < high < highest (the feed's word mapped onto it, as the min-severity parameter); incidents whose feed gives none are not <, <=, =, >, >= anything. =, <>, <, <=, >, >=, IS NULL."
+            return "On trafficgeo's scale lowest < low < medium < high < highest (the feed's word mapped onto it, as the min-severity parameter); incidents whose feed gives none, or a word off the scale (unknown), are not <, <=, =, <>, >, >= anything (as NULL in SQL; NOT keeps them out too). =, <>, <, <=, >, >=, IS NULL."
         case .updated:
             return "When the feed last updated the incident: TIMESTAMP('2025-05-19T04:06:00Z'). =, <>, <, <=, >, >= (as the since and until parameters), IS NULL."
         case .source:
@@ -166,7 +166,9 @@ public enum Queryable: Sendable, CaseIterable, Hashable {
         case .geometry: return i.position.map { "\($0.longitude) \($0.latitude)" }
         case .road: return i.road
         case .category: return i.category?.rawValue
-        case .severity: return i.properties["severity"]
+        // A word not on the scale ("unknown") is no severity to compare: as NULL, so that
+        // `severity < 'high'` and `NOT severity >= 'high'` agree (both leave it out).
+        case .severity: return i.properties["severity"].flatMap { Severity(stored: $0) == nil ? nil : $0 }
         case .updated: return i.updated.map(TimestampParser.format)
         case .source: return i.source
         case .confidence: return i.positionSource?.confidence.map { "\($0)" }

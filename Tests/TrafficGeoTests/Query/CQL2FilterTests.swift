@@ -221,5 +221,13 @@ struct CQL2FilterTests {
         #expect(try passes("confidence <> 1", bare) && !passes("confidence <> 1", geocoded))
         #expect(try passes("confidence > 0.9", bare) && passes("NOT confidence < 0.5", bare))
         #expect(try passes("confidence IS NULL", unplaced) && !passes("confidence = 1", unplaced), "no position: no geocoder's confidence")
+        // A feed's severity word off the scale is none: < and NOT >= agree, and IS NULL says so.
+        let offScale = stored("6", road: "A3", severity: "unknown")
+        for filter in ["severity < 'high'", "NOT severity >= 'high'", "severity <> 'medium'", "NOT severity = 'medium'", "severity >= 'lowest'",
+                       "severity IS NOT NULL"] {
+            #expect(try !passes(filter, offScale), "\(filter)")
+        }
+        #expect(try passes("severity IS NULL", offScale) && passes("severity IS NULL OR severity < 'high'", offScale))
+        #expect(try passes("severity < 'high'", stored("7", road: "A3", severity: "minor")))
     }
 }
