@@ -115,11 +115,13 @@ extension IncidentFilter {
             clauses.append("i.\(measure.column) >= \(query.bind(least))")
         }
         if let minConfidence {
-            // position_source 2 = geocoder; feed positions are as given.
-            clauses.append("(i.position_source IS DISTINCT FROM 2 OR i.geocode_confidence >= \(query.bind(minConfidence)))")
+            // position_source 2 = geocoder; feed positions are as given; no position is no confidence.
+            clauses.append("(i.latitude IS NOT NULL AND (i.position_source IS DISTINCT FROM 2 OR i.geocode_confidence >= \(query.bind(minConfidence))))")
         }
         if !precisions.isEmpty {
-            clauses.append("(i.position_source IS DISTINCT FROM 2 OR i.geocode_precision = ANY(\(query.bind(precisions.map(\.rawValue)))::text[]))")
+            // No position is precision none.
+            let unplaced = precisions.contains(.none) ? "i.latitude IS NULL OR" : "i.latitude IS NOT NULL AND"
+            clauses.append("(\(unplaced) (i.position_source IS DISTINCT FROM 2 OR i.geocode_precision = ANY(\(query.bind(precisions.map(\.rawValue)))::text[])))")
         }
         if let source {
             // An event of several reports is from every source of its reports.

@@ -107,12 +107,15 @@ extension IncidentFilter {
             arguments += [least]
         }
         if let minConfidence {
-            // position_source 2 = geocoder (PositionSource.Kind.storeCode); feed positions are as given.
-            clauses.append("(i.position_source IS NOT 2 OR i.geocode_confidence >= ?)")
+            // position_source 2 = geocoder (PositionSource.Kind.storeCode); feed positions are as
+            // given; no position is no confidence.
+            clauses.append("(i.latitude IS NOT NULL AND (i.position_source IS NOT 2 OR i.geocode_confidence >= ?))")
             arguments += [minConfidence]
         }
         if !precisions.isEmpty {
-            clauses.append("(i.position_source IS NOT 2 OR i.geocode_precision IN (" + precisions.map { _ in "?" }.joined(separator: ",") + "))")
+            // No position is precision none.
+            let unplaced = precisions.contains(.none) ? "i.latitude IS NULL OR" : "i.latitude IS NOT NULL AND"
+            clauses.append("(\(unplaced) (i.position_source IS NOT 2 OR i.geocode_precision IN (" + precisions.map { _ in "?" }.joined(separator: ",") + ")))")
             for p in precisions { arguments += [p.rawValue] }
         }
         if let source {

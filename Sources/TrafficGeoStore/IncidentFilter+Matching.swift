@@ -39,7 +39,11 @@ extension IncidentFilter {
         }
         if let source, !stored.reports.contains(where: { $0.source == source }), i.source != source { return false }
         if !stored.role.answers(reports: reports) { return false }
-        if let geocoded = i.positionSource, geocoded.kind == .geocoder {
+        if i.position == nil {
+            // No position: no confidence, and no precision but none (as both stores' SQL).
+            if minConfidence != nil { return false }
+            if !precisions.isEmpty, !precisions.contains(.none) { return false }
+        } else if let geocoded = i.positionSource, geocoded.kind == .geocoder {
             if let minConfidence {
                 guard let confidence = geocoded.confidence, confidence >= minConfidence else { return false }
             }

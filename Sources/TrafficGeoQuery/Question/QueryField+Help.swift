@@ -48,9 +48,9 @@ extension QueryField {
         case .source:
             return "Only incidents read from this source (the name `trafficgeo stats` lists)."
         case .minConfidence:
-            return "Only incidents placed at least this surely, 0 … 1 (geocoded ones; positions a feed gave always pass)."
+            return "Only incidents placed at least this surely, 0 … 1 (geocoded ones; positions a feed gave always pass, incidents with no position never)."
         case .precision:
-            return "Only geocoded incidents of these precisions (\(list): \(GeocodePrecision.allCases.map(\.rawValue).joined(separator: ", "))); positions a feed gave always pass."
+            return "Only geocoded incidents of these precisions (\(list): \(GeocodePrecision.allCases.map(\.rawValue).joined(separator: ", "))); positions a feed gave always pass, and an incident with no position is none."
         case .minSeverity:
             return "Only incidents at least this severe: \(Severity.allCases.map(\.name).joined(separator: ", ")) (the feeds' words map onto this scale: "
                 + "minor = low, moderate = medium, major = high); those whose feed gives no severity are left out."

@@ -123,7 +123,7 @@ public enum Queryable: Sendable, CaseIterable, Hashable {
         case .confidence:
             return "How surely the geocoder placed the incident, 0 to 1, as the min-confidence parameter: a position a feed gave counts as surer than any geocode (it passes >, >= and <>, not =, < or <=) and has no confidence of its own (IS NULL). =, <>, <, <=, >, >=, IS NULL."
         case .precision:
-            return "What the geocoder found (\(GeocodePrecision.allCases.map(\.rawValue).joined(separator: ", "))), as the precision parameter: positions a feed gave match. =, <>, IN."
+            return "What the geocoder found (\(GeocodePrecision.allCases.map(\.rawValue).joined(separator: ", "))), as the precision parameter: positions a feed gave match; an incident with no position is none. =, <>, IN."
         case .title:
             return "The incident's headline as the feed wrote it (case counts). =, <>, IN, LIKE."
         case .id:

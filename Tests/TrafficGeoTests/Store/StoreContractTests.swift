@@ -237,6 +237,20 @@ enum StoreContract {
         var confident = IncidentFilter()
         confident.minConfidence = 0.9
         await #expect(try store.count(filter: confident, locatedOnly: true) == 1)
+        // An incident with no position has no confidence and no precision but none: b (not found)
+        // and c (failed) pass neither a confidence nor a precision of a place (a new-user trial
+        // found them passing both), and the in-memory test agrees.
+        await #expect(try store.count(filter: confident, locatedOnly: false) == 1)
+        var atJunctions = IncidentFilter(), unplaced = IncidentFilter()
+        atJunctions.precisions = [.junction]
+        unplaced.precisions = [.none]
+        await #expect(try store.count(filter: atJunctions, locatedOnly: false) == 2, "a (a junction) and d (the feed's)")
+        await #expect(try store.count(filter: unplaced, locatedOnly: false) == 3, "b and c (no position) and d (the feed's)")
+        let everything = try await store.allIncidents()
+        for filter in [confident, atJunctions, unplaced] {
+            let kept = everything.filter { filter.matches($0) }.count
+            await #expect(try store.count(filter: filter, locatedOnly: false) == kept, "\(filter.precisions) \(String(describing: filter.minConfidence))")
+        }
         // The answer cache.
         let answer = GeocodeAnswer(provider: "nominatim", candidates: [GeocodeCandidate(coordinate: Coordinate(latitude: 50, longitude: 8), name: "Köln", kind: .town)])
         #expect(try await store.cachedAnswer(for: "nominatim|köln") == nil)
