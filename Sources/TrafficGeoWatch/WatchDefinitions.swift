@@ -24,7 +24,9 @@ public enum WatchDefinitions {
         guard let data = FileManager.default.contents(atPath: path) else { throw Problem(description: "cannot read \(path)") }
         let json: Any
         do { json = try JSONSerialization.jsonObject(with: data) } catch {
-            throw Problem(description: "\(path) is not JSON: \(error.localizedDescription)")
+            // Foundation's own words say where ("… around line 3, column 7"); its description does not.
+            let at = (error as NSError).userInfo[NSDebugDescriptionErrorKey] as? String
+            throw Problem(description: "\(path) is not JSON (a watches file is a JSON array of watches, docs/live.md): \(at ?? error.localizedDescription)")
         }
         guard let list = (json as? [Any]) ?? ((json as? [String: Any])?["watches"] as? [Any]) else {
             throw Problem(description: "\(path): expected a JSON array of watches (or {\"watches\": [...]})")
@@ -75,7 +77,7 @@ public enum WatchDefinitions {
             default:
                 let kind = value is [Any] ? "a list" : value is [String: Any] ? "an object" : "\(value)"
                 let wanted = field == .bbox ? "[west, south, east, north] or \"w,s,e,n\"" : field == .route ? "a file name or a GeoJSON LineString"
-                    : field.isList ? "a text or a list of texts" : "a text or a number"
+                    : field.isList ? "a text or a list of texts" : "a text or a number, as \(field.name(on: .commandLine)) takes it"
                 throw fail("\(key) is \(kind); it takes \(wanted)")
             }
         }

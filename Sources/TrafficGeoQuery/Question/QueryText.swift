@@ -106,7 +106,7 @@ public struct QueryText: Sendable, Equatable {
         }
         if let text = try single(.minSeverity), !text.isEmpty {
             guard let severity = Severity(stored: text) ?? Severity(word: text) else {
-                throw QueryTextError(.minSeverity, text, "is not a severity: one of \(Severity.allCases.map(\.name).joined(separator: ", ")) (minor, moderate, major too)")
+                throw QueryTextError(.minSeverity, text, "is not a severity: one of \(Severity.allCases.map(\.name).joined(separator: ", ")) (minor, moderate, major, severe, critical too)")
             }
             filter.minSeverity = severity
         }

@@ -176,7 +176,7 @@ struct QueryFieldSurfaceTests {
             _ = try WatchDefinitions.standingQuery(area.merging(["min_delay": ["10m"]]) { $1 }, defaultName: "w", folder: "/")
             Issue.record("a list for min_delay was taken")
         } catch {
-            #expect("\(error)" == "watch 'w': min_delay is a list; it takes a text or a number", "\(error)")
+            #expect("\(error)" == "watch 'w': min_delay is a list; it takes a text or a number, as --min-delay takes it", "\(error)")
         }
     }
 
