@@ -51,8 +51,7 @@ public struct AutobahnAPI: Sendable {
 
     /// `$XDG_CACHE_HOME/trafficgeo/autobahn` (`~/.cache/trafficgeo/autobahn`).
     public static func defaultCacheDirectory(environment: [String: String] = ProcessInfo.processInfo.environment) -> URL {
-        let cacheHome = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".cache")
+        let cacheHome = UserFolders.folder(.cache, environment: environment)
         return URL(fileURLWithPath: cacheHome).appendingPathComponent("trafficgeo/autobahn")
     }
 

@@ -32,9 +32,7 @@ public final class SQLiteIncidentStore: IncidentStore {
     /// (`~/.local/share/trafficgeo/incidents.sqlite`).
     public static func defaultPath(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
         if let path = environment["TRAFFICGEO_DB"], !path.isEmpty { return path }
-        let dataHome = environment["XDG_DATA_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/share")
-        return (dataHome as NSString).appendingPathComponent("trafficgeo/incidents.sqlite")
+        return (UserFolders.folder(.data, environment: environment) as NSString).appendingPathComponent("trafficgeo/incidents.sqlite")
     }
 
     /// Opens (and creates or migrates) the store at `path`.

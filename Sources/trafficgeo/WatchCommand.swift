@@ -138,8 +138,7 @@ struct WatchCommand: AsyncParsableCommand {
     func statePath(queries: [StandingQuery]) -> String {
         if let state { return state }
         let environment = ProcessInfo.processInfo.environment
-        let stateHome = environment["XDG_STATE_HOME"].flatMap { $0.isEmpty ? nil : $0 }
-            ?? (NSHomeDirectory() as NSString).appendingPathComponent(".local/state")
+        let stateHome = UserFolders.folder(.state, environment: environment)
         func path(_ fingerprint: String) -> String {
             var hash = StableHash()
             hash.combine(global.databasePath)
