@@ -40,42 +40,42 @@ public enum IncidentMeasure: String, Sendable, CaseIterable, Hashable, Codable {
             let split = text.components(separatedBy: separator)
             if split.count == 2 { parts = split }
         }
-        var amounts: [(value: Double, hasUnit: Bool)] = []
+        var ends: [(value: Double, unit: Double?)] = []
         for part in parts {
-            guard let amount = amount(part) else { return nil }
-            amounts.append(amount)
+            guard let end = amount(part) else { return nil }
+            ends.append(end)
         }
         // "1-2 h", "15-20 min": the unit the range ends with is every end's.
-        if self == .delayMinutes, let last = parts.last, amounts.last?.hasUnit == true, let unit = Self.amounts(last).first?.unit,
-           let factor = Self.minutes(per: unit) {
-            for k in amounts.indices where !amounts[k].hasUnit { amounts[k].value *= factor }
+        if let factor = ends.last?.unit {
+            for k in ends.indices where ends[k].unit == nil { ends[k].value *= factor }
         }
-        return amounts.map(\.value).max()
+        return ends.map(\.value).max()
     }
 
-    /// One end of a range: its number in the measure's unit, and whether the text named a unit.
-    private func amount(_ text: String) -> (value: Double, hasUnit: Bool)? {
+    /// One end of a range: its number in the measure's unit, and the size of the first unit it
+    /// named in that unit (nil: it named none; a count's word is 1).
+    private func amount(_ text: String) -> (value: Double, unit: Double?)? {
         let amounts = Self.amounts(text)
         guard !amounts.isEmpty else { return nil }
         switch self {
         case .lanesRestricted:
             guard amounts.count == 1 else { return nil }
-            return (amounts[0].number, amounts[0].unit != nil)
+            return (amounts[0].number, amounts[0].unit == nil ? nil : 1)
         case .delayMinutes:
-            var total = 0.0
+            guard amounts.count > 1 || amounts[0].unit != nil else { return (amounts[0].number, nil) }
+            var total = 0.0, factors: [Double] = []
             for (k, a) in amounts.enumerated() {
                 if let unit = a.unit {
                     guard let factor = Self.minutes(per: unit) else { return nil }
                     total += a.number * factor
-                } else if k > 0, k == amounts.count - 1, let before = amounts[k - 1].unit, Self.minutes(per: before) == 60 {
+                    factors.append(factor)
+                } else if k == amounts.count - 1, factors.last == 60 {
                     total += a.number   // "1h15": minutes after hours
-                } else if amounts.count == 1 {
-                    return (a.number, false)
                 } else {
                     return nil
                 }
             }
-            return (total, true)
+            return (total, factors.first)
         }
     }
 
