@@ -28,6 +28,9 @@ public struct CSVColumns: Sendable, Equatable {
             default: return nil
             }
         }
+
+        /// The roles that fill a measure, with it: asked once, not for every row.
+        static let measures: [(role: Role, measure: IncidentMeasure)] = allCases.compactMap { role in role.measure.map { (role, $0) } }
     }
 
     /// The column of each role that has one.

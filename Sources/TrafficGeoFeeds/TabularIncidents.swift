@@ -126,8 +126,8 @@ package struct TabularIncidents {
         for (i, name) in header.enumerated() where !known.contains(i) && !row[i].isEmpty {
             fields.properties[name] = String(row[i].prefix(4096))
         }
-        for role in [CSVColumns.Role.delay, .lanesRestricted] {
-            if let measure = role.measure, let text = value(chosen[role]) { fields.properties[measure.property] = String(text.prefix(64)) }
+        for (role, measure) in CSVColumns.Role.measures {
+            if let text = value(chosen[role]) { fields.properties[measure.property] = String(text.prefix(64)) }
         }
         if let start = date(.starts) {
             // A start that is no date is the entry's problem under its own name (filling the
