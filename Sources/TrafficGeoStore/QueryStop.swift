@@ -17,18 +17,16 @@ public final class QueryStop: Sendable {
     public var isStopped: Bool { stopped.withLockedValue { $0 } }
 
     /// Runs `body` with this stop as the calling thread's current one.
-    public func run<T>(_ body: () throws -> T) rethrows -> T {
-        let previous = Self.current.currentValue
-        Self.current.currentValue = self
-        defer { Self.current.currentValue = previous }
-        return try body()
-    }
+    public func run<T>(_ body: () throws -> T) rethrows -> T { try Self.under(self, body) }
 
     /// Runs `body` as if outside any stop: the cleanup after a stopped statement (a rollback)
     /// must itself not be stopped.
-    public static func unstoppable<T>(_ body: () throws -> T) rethrows -> T {
+    public static func unstoppable<T>(_ body: () throws -> T) rethrows -> T { try under(nil, body) }
+
+    /// Runs `body` with `stop` as the calling thread's current one, then puts back the one before.
+    private static func under<T>(_ stop: QueryStop?, _ body: () throws -> T) rethrows -> T {
         let previous = current.currentValue
-        current.currentValue = nil
+        current.currentValue = stop
         defer { current.currentValue = previous }
         return try body()
     }

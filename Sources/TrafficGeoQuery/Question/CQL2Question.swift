@@ -109,32 +109,26 @@ public indirect enum IncidentPredicate: Sendable, Equatable {
     /// Whether the incident passes: the predicate is true of it, not false and not unknown.
     public func matches(_ stored: StoredIncident) -> Bool { truth(of: stored) == true }
 
+    /// AND (`decidedBy` false) or OR (true): the deciding value as soon as a part has it; else
+    /// unknown when a part is, else the other value.
+    private static func joined(_ parts: [IncidentPredicate], decidedBy deciding: Bool, on stored: StoredIncident) -> Bool? {
+        var unknown = false
+        for part in parts {
+            let truth = part.truth(of: stored)
+            if truth == deciding { return deciding }
+            if truth == nil { unknown = true }
+        }
+        return unknown ? nil : !deciding
+    }
+
     /// CQL2's three-valued logic, as SQL's: a comparison of a property the incident lacks is
     /// unknown (nil), and so is its negation, so `delay <> 5` and `NOT category = 'roadworks'`
     /// pass no incident without a delay or a category. AND is false when a part is false, OR
     /// true when a part is true; otherwise either is unknown when a part is.
     func truth(of stored: StoredIncident) -> Bool? {
         switch self {
-        case let .all(parts):
-            var unknown = false
-            for part in parts {
-                switch part.truth(of: stored) {
-                case false?: return false
-                case nil: unknown = true
-                case true?: break
-                }
-            }
-            return unknown ? nil : true
-        case let .any(parts):
-            var unknown = false
-            for part in parts {
-                switch part.truth(of: stored) {
-                case true?: return true
-                case nil: unknown = true
-                case false?: break
-                }
-            }
-            return unknown ? nil : false
+        case let .all(parts): return Self.joined(parts, decidedBy: false, on: stored)
+        case let .any(parts): return Self.joined(parts, decidedBy: true, on: stored)
         case let .not(part): return part.truth(of: stored).map(!)
         case let .condition(condition):
             if condition.filter.matches(stored) { return true }
