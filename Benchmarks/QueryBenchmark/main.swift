@@ -366,7 +366,7 @@ if options.suites.contains("watch") {
             updates.append(incident)
         }
         t0 = clock.now
-        let summary = try await store.perform { store in try store.ingest(source: "bench") { emit in for i in updates { try emit(.incident(i)) } } }
+        let summary = try await store.perform { [updates] store in try store.ingest(source: "bench") { emit in for i in updates { try emit(.incident(i)) } } }
         ingestTimes.append((clock.now - t0).inSeconds)
         precondition(summary.updated == 10_000, "the round changed \(summary.updated), not 10,000")
         t0 = clock.now

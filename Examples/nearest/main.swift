@@ -30,7 +30,7 @@ do {
     let input = try await FeedInput.open(location, timeout: .seconds(60))
     defer { input.discard() }
     // The store and the engine block their thread: from async code, on the store's threads.
-    let (summary, nearest) = try await StoreThreads.run {
+    let (summary, nearest) = try await StoreThreads.run { [here] in
         let store = try SQLiteIncidentStore(path: database)
         let format = try FeedReading.format(of: input)
         // One transaction: every incident the reader gives is stored, or none if it fails.

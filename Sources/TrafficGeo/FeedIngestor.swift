@@ -98,7 +98,7 @@ public struct FeedIngestor: Sendable {
             }
         }
         // Parsing and storing block: on a store thread, not the task's.
-        let summary = try await StoreThreads.run { try ingest(input, continuedBy: pages) }
+        let summary = try await StoreThreads.run { [pages] in try ingest(input, continuedBy: pages) }
         filedAs.remember(summary.source, for: location)
         return summary
     }
@@ -237,8 +237,8 @@ public struct FeedIngestor: Sendable {
             await record(.failure(source: source, error: "\(error)"))
             throw error
         }
-        var count = 0
         var summary = try await store.ingest(source: source, format: .autobahn, snapshot: SnapshotScope(parts: fetched.completeParts)) { emit in
+            var count = 0
             try AutobahnAPI.read(fetched, source: source) { event in
                 if case let .skipped(entry) = event { logger.warning("autobahn: skipped \(entry)") }
                 try emit(event)

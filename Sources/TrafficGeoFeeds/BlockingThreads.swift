@@ -1,3 +1,4 @@
+import Foundation
 import NIOCore
 import NIOPosix
 
@@ -25,53 +26,107 @@ public enum BlockingThreads {
         return pool
     }()
 
-    /// Runs `body` on one of these threads and returns its answer. `body` may block (the
-    /// synchronous store API, a file); it does not outlive the call (the caller waits for it), so
-    /// it need not be `Sendable`: it and its answer cross to the thread and back exactly once.
-    public static func run<T>(_ body: () throws -> T) async throws -> T {
-        try await withoutActuallyEscaping(body) { body in
-            let work = Handover(body)
-            let answer: Outcome<T> = try await withCheckedThrowingContinuation { continuation in
-                pool.submit { state in
-                    guard state == .active else {
-                        work.drop()
-                        continuation.resume(throwing: BlockingThreadsStopped())
-                        return
-                    }
-                    // The closure is let go before the task resumes: withoutActuallyEscaping
-                    // checks, as its block ends, that nothing holds it any more.
-                    let outcome = work.run()
-                    continuation.resume(returning: outcome)
-                }
+    /// Runs `body` on one of these threads and returns its answer, in GRDB's shape
+    /// (`SerializedDatabase.execute`): the work and its answer are `Sendable`, as they cross
+    /// threads, and the work can be stopped. When the awaiting task is cancelled, `body`'s
+    /// `QueryStop` is stopped: a store checks it where it works long (SQLite interrupts its
+    /// statement), so a cancelled request or watch frees its thread instead of running on.
+    /// Work cancelled before it began does not begin (`CancellationError`).
+    public static func run<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await run(on: pool, stop: QueryStop(), body)
+    }
+
+    /// `run` on another pool of threads (serve's lanes) under a stop the caller keeps.
+    package static func run<T: Sendable>(on pool: NIOThreadPool, stop: QueryStop,
+                                         _ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+                submit(on: pool, stop: stop, body) { continuation.resume(with: $0) }
             }
-            return try answer.result.get()
+        } onCancel: {
+            stop.stop()
         }
     }
-}
 
-/// The caller's closure on its way to a pool thread (`BlockingThreads.run`): run there once and
-/// dropped at once. It crosses threads while its owner waits, never used by two at a time.
-private final class Handover<T>: @unchecked Sendable {
-    private var body: (() throws -> T)?
-
-    init(_ body: @escaping () throws -> T) { self.body = body }
-
-    /// Runs the closure and lets it go before returning.
-    func run() -> Outcome<T> {
-        let body = self.body!
-        self.body = nil
-        return Outcome(result: Result { try body() })
+    /// Runs `body` on a thread of `pool` under `stop`, and hands its outcome to `finish` (on that
+    /// thread): `run`'s hop, for a caller that may answer before the work ends (serve's time
+    /// limit). Work stopped before it began does not begin (`CancellationError`); a pool that
+    /// has shut down answers `whenPoolStopped`.
+    package static func submit<T: Sendable>(on pool: NIOThreadPool, stop: QueryStop,
+                                            whenPoolStopped: @escaping @Sendable () -> any Error = { BlockingThreadsStopped() },
+                                            _ body: @escaping @Sendable () throws -> T,
+                                            then finish: @escaping @Sendable (Result<T, any Error>) -> Void) {
+        pool.submit { state in
+            guard case .active = state else { return finish(.failure(whenPoolStopped())) }
+            guard !stop.isStopped else { return finish(.failure(CancellationError())) }
+            finish(Result { try stop.run(body) })
+        }
     }
-
-    func drop() { body = nil }
-}
-
-/// A pool thread's answer on its way back to the waiting task.
-private struct Outcome<T>: @unchecked Sendable {
-    let result: Result<T, any Error>
 }
 
 /// The threads were shut down (the process is ending).
 public struct BlockingThreadsStopped: Error, CustomStringConvertible {
     public var description: String { "the threads for blocking work have stopped" }
+}
+
+/// Work a blocking thread shares out to `BlockingThreads`' threads and then waits for: each job
+/// is offered to the pool, and when the offering thread needs the answers (`finish`) it runs
+/// every job no pool thread has taken yet itself, then waits only for the jobs already under
+/// way. So it never waits for a thread that may not come: a pool whose every thread is such an
+/// offering thread still ends. (Junction learning's parsing during an ingest; a feed's reader
+/// beside its store, `ReadAhead`.)
+package final class SharedWork: @unchecked Sendable {
+    private let condition = NSCondition()
+    // Guarded by `condition`.
+    private var offered: [(id: Int, job: @Sendable () -> Void)] = []
+    private var nextID = 0
+    private var running = 0
+
+    package init() {}
+
+    /// Hands `job` to the pool (or to `finish`, whichever takes it first); returns its number
+    /// for `claim`.
+    @discardableResult
+    package func offer(_ job: @escaping @Sendable () -> Void) -> Int {
+        let id = condition.withLock { () -> Int in
+            nextID += 1
+            offered.append((nextID, job))
+            return nextID
+        }
+        BlockingThreads.pool.submit { _ in self.run(id) }
+        return id
+    }
+
+    /// Takes the job `id` back if no thread has begun it: true when it was still waiting (it
+    /// will not run then; the caller does its work another way, or not at all).
+    package func withdraw(_ id: Int) -> Bool {
+        condition.withLock {
+            guard let k = offered.firstIndex(where: { $0.id == id }) else { return false }
+            offered.remove(at: k)
+            return true
+        }
+    }
+
+    /// Runs the job `id` if nobody took it yet (nil: any waiting job).
+    private func run(_ id: Int?) {
+        let job = condition.withLock { () -> (@Sendable () -> Void)? in
+            guard let k = id.map({ id in offered.firstIndex { $0.id == id } }) ?? (offered.isEmpty ? nil : 0) else { return nil }
+            running += 1
+            return offered.remove(at: k).job
+        }
+        guard let job else { return }
+        job()
+        condition.withLock {
+            running -= 1
+            condition.broadcast()
+        }
+    }
+
+    /// Runs what no pool thread has taken, on the calling thread, and waits for the rest.
+    package func finish() {
+        while condition.withLock({ !offered.isEmpty }) { run(nil) }
+        condition.withLock {
+            while running > 0 { condition.wait() }
+        }
+    }
 }

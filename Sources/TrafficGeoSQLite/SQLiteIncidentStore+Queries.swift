@@ -114,8 +114,8 @@ extension SQLiteIncidentStore {
     /// began, one session, as `withNeighbourSearch`.
     public func withNeighbourSearches<T: Sendable>(upTo sessions: Int,
                                                    _ body: @escaping @Sendable (Int, any NeighbourSearch) throws -> T) async throws -> [T] {
-        let connections = sessions > 1 ? try await StoreThreads.run { try sharedSnapshot(connections: sessions) } : nil
-        guard let connections else { return [try await StoreThreads.run { try withNeighbourSearch { try body(0, $0) } }] }
+        let connections = sessions > 1 ? try await StoreThreads.run { try self.sharedSnapshot(connections: sessions) } : nil
+        guard let connections else { return [try await StoreThreads.run { try self.withNeighbourSearch { try body(0, $0) } }] }
         let path = self.path
         return try await withThrowingTaskGroup(of: (Int, T).self) { group in
             for (session, connection) in connections.enumerated() {

@@ -1,6 +1,7 @@
 import Foundation
 import NIOConcurrencyHelpers
 import NIOPosix
+import TrafficGeoFeeds
 import TrafficGeoStore
 
 /// Runs store queries on threads of their own (SQLite calls block; Swift's cooperative pool has
@@ -79,21 +80,17 @@ final class QueryRunner: Sendable {
                     w.entries[w.next] = (deadline, expire)
                     return w.next
                 }
-                lane.submit { state in
-                    let result: Result<T, any Error>
-                    if case .active = state, !stop.isStopped {
-                        // These threads live as long as the server: the store may keep a connection for each.
-                        ReaderThread.markCurrent()
-                        result = Result { try stop.run(body) }
-                    } else if stop.isStopped {
-                        // Its time ran out (or its client left) while it waited for a thread.
-                        result = .failure(CancellationError())
-                    } else {
-                        result = .failure(Problem(status: .serviceUnavailable, title: "Shutting down", detail: "The server is stopping; try again shortly."))
-                    }
+                let shuttingDown: @Sendable () -> any Error = {
+                    Problem(status: .serviceUnavailable, title: "Shutting down", detail: "The server is stopping; try again shortly.")
+                }
+                BlockingThreads.submit(on: lane, stop: stop, whenPoolStopped: shuttingDown, {
+                    // These threads live as long as the server: the store may keep a connection for each.
+                    ReaderThread.markCurrent()
+                    return try body()
+                }, then: { result in
                     waiting.withLockedValue { _ = $0.entries.removeValue(forKey: id) }
                     finish(result)
-                }
+                })
             }
         } onCancel: {
             // The client went away: the work stops at its next check.

@@ -15,8 +15,9 @@ import TrafficGeoProjection
 ///     }
 extension StoreHandle {
     /// Runs `body` on a store thread with the synchronous API: several calls in one hop, or
-    /// streaming (`all`, `within` with a handler) into a writer.
-    public func perform<T>(_ body: (Self) throws -> T) async throws -> T {
+    /// streaming (`all`, `within` with a handler) into a writer. Cancelling the awaiting task
+    /// stops the work (`StoreThreads.run`).
+    public func perform<T: Sendable>(_ body: @escaping @Sendable (Self) throws -> T) async throws -> T {
         try await StoreThreads.run { try body(self) }
     }
 }
@@ -89,7 +90,7 @@ extension StoreWriter {
     public func ingest(source: String, format: FeedFormat? = nil, adopting formerNames: FormerSourceNames = .none,
 
                        snapshot: SnapshotScope? = nil, now: Date = Date(),
-                       read: ((FeedEvent) throws -> Void) throws -> Void) async throws -> IngestSummary {
+                       read: @escaping @Sendable ((FeedEvent) throws -> Void) throws -> Void) async throws -> IngestSummary {
         try await perform { try $0.ingest(source: source, format: format, adopting: formerNames, snapshot: snapshot, now: now, read: read) }
     }
     public func recordFetch(_ report: FetchReport) async throws { try await perform { try $0.recordFetch(report) } }

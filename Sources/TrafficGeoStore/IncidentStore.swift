@@ -223,7 +223,7 @@ extension StoreReader {
     /// One session: `withNeighbourSearch` on a store thread.
     public func withNeighbourSearches<T: Sendable>(upTo sessions: Int,
                                                    _ body: @escaping @Sendable (Int, any NeighbourSearch) throws -> T) async throws -> [T] {
-        [try await StoreThreads.run { try withNeighbourSearch { try body(0, $0) } }]
+        [try await StoreThreads.run { try self.withNeighbourSearch { try body(0, $0) } }]
     }
 }
 

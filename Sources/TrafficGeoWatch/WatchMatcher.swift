@@ -66,7 +66,7 @@ public struct WatchMatcher: Sendable {
         if state.lastSequence == nil || state.lastSequence! + 1 < bounds.first || state.lastSequence! > bounds.latest {
             // Start, a gap, or another store: compare with the current state instead.
             // Reading the store blocks: on a store thread, not the task's.
-            let events = try await StoreThreads.run { try resync(store, now: now) }
+            let events = try await onStoreThread { try $0.resync(store, now: now) }
             state.lastSequence = bounds.latest
             lastTimeCheck = now
             try await deliver(events, state)
@@ -74,7 +74,7 @@ public struct WatchMatcher: Sendable {
         while true {
             let changes = try await store.changes(after: state.lastSequence ?? 0, limit: batchSize)
             guard let last = changes.last else { break }
-            let events = try await StoreThreads.run { try match(changes, store: store, now: now) }
+            let events = try await onStoreThread { try $0.match(changes, store: store, now: now) }
             state.lastSequence = last.sequence
             try await deliver(events, state)
         }
@@ -86,9 +86,22 @@ public struct WatchMatcher: Sendable {
         let moving = Set(queries.indices.filter { queries[$0].relativeTimes.activeAt != nil })
         if !moving.isEmpty, lastTimeCheck.map({ now.timeIntervalSince($0) >= timeCheckInterval }) ?? true {
             lastTimeCheck = now
-            let events = try await StoreThreads.run { try resync(store, now: now, only: moving) }.map { var e = $0; e.byClock = true; return e }
+            let events = try await onStoreThread { try $0.resync(store, now: now, only: moving) }.map { var e = $0; e.byClock = true; return e }
             if !events.isEmpty { try await deliver(events, state) }
         }
+    }
+
+    /// Runs `work` on a store thread (reading the store blocks) on a copy of this matcher, and
+    /// keeps the copy's state: what crosses threads is a value, not this variable.
+    private mutating func onStoreThread(_ work: @escaping @Sendable (inout WatchMatcher) throws -> [WatchEvent]) async throws -> [WatchEvent] {
+        let before = self
+        let (events, after) = try await StoreThreads.run {
+            var matcher = before
+            let events = try work(&matcher)
+            return (events, matcher)
+        }
+        self = after
+        return events
     }
 
     /// The events for one batch of changes.

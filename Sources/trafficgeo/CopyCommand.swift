@@ -47,10 +47,10 @@ struct CopyCommand: AsyncParsableCommand {
                     throw ValidationError("\(to) cannot be copied into.")
                 }
                 targetLocation = target.location
-                var incidents = 0
                 // The copy blocks on both stores: on a store thread (StoreThreads), not the task's.
                 summary = try await StoreThreads.run {
-                    try target.importRecords { emit in
+                    var incidents = 0
+                    return try target.importRecords { emit in
                         try source.exportRecords { record in
                             try emit(record)
                             if case .incident = record {

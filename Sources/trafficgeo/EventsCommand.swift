@@ -50,7 +50,7 @@ struct EventsCommand: AsyncParsableCommand {
         var filter = IncidentFilter(source: String(name[..<hash]))
         filter.reports = true
         let id = String(name[name.index(after: hash)...])
-        return try await StoreThreads.run {
+        return try await StoreThreads.run { [filter] in
             var match: StoredIncident?
             try store.all(filter: filter, locatedOnly: false) { if $0.incident.id == id { match = $0.stored } }
             return match

@@ -273,7 +273,7 @@ struct ExportCommand: AsyncParsableCommand {
             let filter = try query.filter(), sort = try query.sortOrder(hasCenter: false)
             // Streamed from the store into the writer on a store thread (StoreThreads); sorted
             // (which needs every result first) only when --sort asks.
-            try await StoreThreads.run {
+            _ = try await StoreThreads.run { [options] in
                 try options.write(quiet: global.quiet) { emit in
                     guard let sort else { return try engine.all(filter: filter, locatedOnly: !includeUnlocated, handle: emit) }
                     var results: [QueryResult] = []

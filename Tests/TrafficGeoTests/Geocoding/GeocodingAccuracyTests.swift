@@ -82,7 +82,7 @@ struct GeocodingAccuracyTests {
         // The reports as placed (most are one event with the positioned message of the same warning).
         var titles = IncidentFilter(source: "titles")
         titles.reports = true
-        let placed = try await store.perform { s in
+        let placed = try await store.perform { [titles] s in
             var found: [StoredIncident] = []
             try s.all(filter: titles, locatedOnly: false) { found.append($0.stored) }
             return found

@@ -97,7 +97,7 @@ import TrafficGeoWatch
         var works = Incident(source: "open511", id: "works", title: "Roadworks", expires: at(24 * 30), road: "A4",
                              position: Coordinate(latitude: 50.95, longitude: 6.97))
         works.properties[RecurringSchedule.property] = RecurringSchedule(rules: [.init(from: "2026-11-01", window: .init(start: 480, end: 1020)!)]).text
-        _ = try await store.ingest(source: "open511", snapshot: nil, now: at(6)) { emit in try emit(.incident(works)) }
+        _ = try await store.ingest(source: "open511", snapshot: nil, now: at(6)) { [works] emit in try emit(.incident(works)) }
 
         var text = QueryText()
         text.add(.lat, "50.94"); text.add(.lon, "6.96"); text.add(.radius, "5km"); text.add(.activeAt, "now")
