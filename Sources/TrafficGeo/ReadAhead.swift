@@ -1,9 +1,10 @@
 import Foundation
 import TrafficGeoFeeds
 
-/// Runs a feed reader on its own thread while the caller stores what it has read: parsing and
-/// storing each keep one core busy instead of taking turns (a CSV build or a big Atom ingest
-/// spends about a third of its time reading).
+/// Runs a feed reader on a thread beside the caller's (a `BlockingThreads` thread, through
+/// `SharedWork`) while the caller stores what it has read: parsing and storing each keep one
+/// core busy instead of taking turns (a CSV build or a big Atom ingest spends about a third of
+/// its time reading).
 ///
 /// The caller's `consume` sees exactly the events, in the order, and the error the reader would
 /// have given it directly; batches of events pass through a small bounded queue, so a fast
@@ -12,12 +13,18 @@ import TrafficGeoFeeds
 enum ReadAhead {
     static let batchSize = 512
     static let queuedBatches = 8
+    /// How long the consumer waits for the reader to be taken up by a thread before it reads
+    /// itself, without a thread beside it (`BlockingThreads` busy with as many ingests as it
+    /// has threads): a pool thread takes an offered job in microseconds when one is free.
+    static let readerStartWait: TimeInterval = 0.05
 
     static func run(read: @escaping (_ handle: (FeedEvent) throws -> Void) throws -> Void,
                     consume: (FeedEvent) throws -> Void) throws {
         let pipe = EventPipe(capacity: queuedBatches)
         let work = UncheckedBox(read)
-        let thread = Thread {
+        let helper = SharedWork()
+        let reader = helper.offer {
+            pipe.started()
             var batch: [FeedEvent] = []
             batch.reserveCapacity(batchSize)
             var failure: Error?
@@ -40,16 +47,19 @@ enum ReadAhead {
             }
             pipe.finish(failure)
         }
-        thread.name = "trafficgeo feed reader"
-        thread.stackSize = 8 << 20   // as the main thread's: readers recurse (bounded) on nesting
-        thread.start()
+        guard pipe.waitForStart(seconds: readerStartWait) || !helper.withdraw(reader) else {
+            // No thread took the reader: read here, handing each event straight on.
+            return try read(consume)
+        }
         do {
             while let batch = try pipe.take() {
                 for event in batch { try consume(event) }
             }
+            // The reader has said its last; its thread lets go of the closure.
+            helper.finish()
         } catch {
             pipe.cancel()
-            pipe.waitUntilFinished()
+            helper.finish()
             throw error
         }
     }
@@ -64,8 +74,26 @@ private final class EventPipe: @unchecked Sendable {
     private var finished = false
     private var readerError: Error?
     private var cancelled = false
+    private var readerStarted = false
 
     init(capacity: Int) { self.capacity = capacity }
+
+    /// Reader side: a thread has taken the reader up.
+    func started() {
+        condition.withLock {
+            readerStarted = true
+            condition.broadcast()
+        }
+    }
+
+    /// Consumer side: whether the reader began within `seconds`.
+    func waitForStart(seconds: TimeInterval) -> Bool {
+        let deadline = Date(timeIntervalSinceNow: seconds)
+        return condition.withLock {
+            while !readerStarted && condition.wait(until: deadline) {}
+            return readerStarted
+        }
+    }
 
     /// Reader side: hands a batch over, waiting while the queue is full; throws once the consumer gave up.
     func put(_ batch: [FeedEvent]) throws {
@@ -106,12 +134,6 @@ private final class EventPipe: @unchecked Sendable {
         defer { condition.unlock() }
         cancelled = true
         condition.broadcast()
-    }
-
-    func waitUntilFinished() {
-        condition.lock()
-        defer { condition.unlock() }
-        while !finished { condition.wait() }
     }
 }
 

@@ -1,5 +1,6 @@
 import Foundation
 import NIOConcurrencyHelpers
+import TrafficGeoFeeds
 import TrafficGeoGeocoding
 import TrafficGeoModel
 import TrafficGeoRoadTitles
@@ -46,7 +47,8 @@ package final class JunctionLearningRun {
     /// well-attested junction is checked, not learned.
     private let known: [String: KnownJunction]
     private var batch: [Input] = []
-    private let group = DispatchGroup()
+    /// The parsing of the batches, on store threads while the ingest goes on.
+    private let parsing = SharedWork()
     /// What the parsing threads found, in any order (the store sorts what needs an order).
     private let checked = NIOLockedValueBox<[Checked]>([])
 
@@ -87,7 +89,7 @@ package final class JunctionLearningRun {
         let work = batch
         batch = []
         let known = self.known, checked = self.checked
-        DispatchQueue.global(qos: .userInitiated).async(group: group) {
+        parsing.offer {
             var out: [Checked] = []
             out.reserveCapacity(work.count)
             for input in work {
@@ -105,7 +107,7 @@ package final class JunctionLearningRun {
     /// Waits for the parsing and returns every message's outcome (in no particular order).
     package func results() -> [Checked] {
         if !batch.isEmpty { dispatch() }
-        group.wait()
+        parsing.finish()
         return checked.withLockedValue { $0 }
     }
 
