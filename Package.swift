@@ -180,7 +180,9 @@ let package = Package(
             dependencies: ["TrafficGeoStore", "TrafficGeoModel", "TrafficGeoSupport", "TrafficGeoProjection", "TrafficGeoQuery", "TrafficGeoOutput", "TrafficGeoHTTP",
                            .product(name: "AsyncHTTPClient", package: "async-http-client"),
                            .product(name: "Logging", package: "swift-log"),
-                           .product(name: "NIOCore", package: "swift-nio")]
+                           .product(name: "NIOCore", package: "swift-nio"),
+                           // NIOLockedValueBox: an exec delivery's process end, told by its termination handler.
+                           .product(name: "NIOConcurrencyHelpers", package: "swift-nio")]
         ),
         // `trafficgeo serve`: OGC API – Features, Server-Sent Events from the change feed and the map page.
         .target(

@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import NIOConcurrencyHelpers
 import Logging
 import NIOCore
 import TrafficGeoModel
@@ -58,21 +59,43 @@ public struct ExecDelivery: WatchDelivery {
         process.environment = environment
         let input = Pipe()
         process.standardInput = input
+        let end = ProcessEnd()
+        process.terminationHandler = { _ in end.happened() }
         do {
             try process.run()
             try input.fileHandleForWriting.write(contentsOf: Data((event.jsonText + "\n").utf8))
             try input.fileHandleForWriting.close()
-            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
-                DispatchQueue.global().async {
-                    process.waitUntilExit()
-                    done.resume()
-                }
-            }
+            await end.awaited()
             if process.terminationStatus != 0 {
                 logger.warning("the command '\(command)' exited with status \(process.terminationStatus) for a \(event.kind.rawValue) event")
             }
         } catch {
             logger.warning("the command '\(command)' could not be run: \(error)")
+        }
+    }
+}
+
+/// A process's end, told by its termination handler: the delivery's task awaits it and no
+/// thread waits. Not cut short by cancellation: the status is read only once it has ended.
+private final class ProcessEnd: Sendable {
+    private let state = NIOLockedValueBox<(ended: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+
+    func happened() {
+        let waiter = state.withLockedValue { state in
+            state.ended = true
+            defer { state.waiter = nil }
+            return state.waiter
+        }
+        waiter?.resume()
+    }
+
+    func awaited() async {
+        await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+            let ended = state.withLockedValue { state in
+                if !state.ended { state.waiter = waiter }
+                return state.ended
+            }
+            if ended { waiter.resume() }
         }
     }
 }
