@@ -1,11 +1,12 @@
 import NIOConcurrencyHelpers
 import NIOPosix
 
-/// A store call that can be told to stop: `serve` runs each request's store work under one
-/// (`run`), and stops it when the request's time is up or its client has gone, so that a
-/// timed-out query frees its thread instead of running on for minutes. A store checks
-/// `currentIsStopped` where it works long (SQLite: a progress handler that interrupts the
-/// statement, `SQLiteIncidentStore`); code outside `run` is never stopped.
+/// Blocking work that can be told to stop: every `BlockingThreads.run` runs its work under one
+/// (`run`) and stops it when the awaiting task is cancelled, and `serve` stops a request's
+/// when its time is up or its client has gone, so that a query nobody waits for frees its
+/// thread instead of running on for minutes. A store checks `currentIsStopped` where it works
+/// long (SQLite: a progress handler that interrupts the statement, `SQLiteIncidentStore`);
+/// code outside `run` is never stopped.
 public final class QueryStop: Sendable {
     private let stopped = NIOLockedValueBox(false)
 

@@ -1,5 +1,6 @@
 import Foundation
 import GRDB
+import TrafficGeoFeeds
 import TrafficGeoGeocoding
 import TrafficGeoModel
 import TrafficGeoStore
@@ -75,10 +76,11 @@ extension SQLiteIncidentStore {
         }
     }
 
-    /// Runs `block` in a write transaction, mapping database errors to `StoreError`.
+    /// Runs `block` in a write transaction, mapping database errors to `StoreError`. Not
+    /// stopped (`QueryStop`) once begun: a cancelled caller's write finishes or fails on its own.
     func write<T>(_ block: (Database) throws -> T) throws -> T {
         do {
-            return try pool.write(block)
+            return try QueryStop.unstoppable { try pool.write(block) }
         } catch let error as StoreError {
             throw error
         } catch {

@@ -177,10 +177,14 @@ public final class SQLiteIncidentStore: IncidentStore {
                        read: ((FeedEvent) throws -> Void) throws -> Void) throws -> IngestSummary {
         let summary: IngestSummary
         do {
-            // The steps every store takes (IngestRun), with this store's statements.
-            summary = try pool.write { db in
-                try IngestRun.run(SQLiteIngestSteps(db: db, now: now, tracksSeen: snapshot != nil), source: source, format: format,
-                                  adopting: formerNames, snapshot: snapshot, now: now, read: read)
+            // The steps every store takes (IngestRun), with this store's statements. Not stopped
+            // once begun (`QueryStop`: a cancelled task, a loop told to stop): a write in
+            // progress finishes its transaction, as FeedLoop promises.
+            summary = try QueryStop.unstoppable {
+                try pool.write { db in
+                    try IngestRun.run(SQLiteIngestSteps(db: db, now: now, tracksSeen: snapshot != nil), source: source, format: format,
+                                      adopting: formerNames, snapshot: snapshot, now: now, read: read)
+                }
             }
         } catch let error as FeedError {
             throw error

@@ -2,6 +2,7 @@ import Foundation
 import GRDB
 import Testing
 import TrafficGeoFeeds
+import TrafficGeoModel
 @testable import TrafficGeoSQLite
 @testable import TrafficGeoStore
 
@@ -32,6 +33,34 @@ struct StoreThreadsTests {
         #expect(ContinuousClock.now - cancelled < .seconds(10))
         // The connection left the interrupted read: the store answers the next question.
         #expect(try await store.count(filter: IncidentFilter(), locatedOnly: false) == 0)
+    }
+
+    /// A write is not stopped once begun: an ingest whose task is cancelled halfway finishes its
+    /// transaction with every entry (FeedLoop's promise: writes in progress finish).
+    @Test(.timeLimit(.minutes(1))) func anIngestCancelledHalfwayFinishesItsTransaction() async throws {
+        let folder = TestSupport.temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let store = try SQLiteIncidentStore(path: folder.appendingPathComponent("t.sqlite").path)
+        let halfway = AsyncStream.makeStream(of: Void.self)
+        let cancelled = LockedFlag()
+        let ingest = Task {
+            try await store.ingest(source: "s") { emit in
+                for n in 0..<2000 {
+                    if n == 1000 {
+                        halfway.continuation.yield()
+                        while !cancelled.isSet { usleep(1000) }
+                    }
+                    try emit(.incident(Incident(source: "s", id: "e\(n)", title: "A1 : works \(n)",
+                                                position: Coordinate(latitude: 50 + Double(n) / 10_000, longitude: 7))))
+                }
+            }
+        }
+        for await _ in halfway.stream { break }
+        ingest.cancel()
+        cancelled.set()
+        let summary = try await ingest.value
+        #expect(summary.new == 2000)
+        #expect(try await store.count(filter: IncidentFilter(), locatedOnly: false) == 2000)
     }
 
     /// Work whose task is cancelled before it runs does not run.
