@@ -69,31 +69,37 @@ public struct BlockingThreadsStopped: Error, CustomStringConvertible {
     public var description: String { "the threads for blocking work have stopped" }
 }
 
-/// Work a blocking thread shares out to `BlockingThreads`' threads and then waits for: each job
-/// is offered to the pool, and when the offering thread needs the answers (`finish`) it runs
-/// every job no pool thread has taken yet itself, then waits only for the jobs already under
-/// way. So it never waits for a thread that may not come: a pool whose every thread is such an
-/// offering thread still ends. (Junction learning's parsing during an ingest; a feed's reader
-/// beside its store, `ReadAhead`.)
+/// Work a blocking thread shares out to `BlockingThreads`' threads and then waits for: jobs are
+/// offered, at most `helpers` pool threads work through them in order, and when the offering
+/// thread needs the answers (`finish`) it runs every job no pool thread has taken yet itself,
+/// then waits only for the jobs already under way. So it never waits for a thread that may not
+/// come: a pool whose every thread is such an offering thread still ends. (Junction learning's
+/// parsing during an ingest; a feed's reader beside its store, `ReadAhead`.)
 package final class SharedWork: @unchecked Sendable {
     private let condition = NSCondition()
+    private let maxHelpers: Int
     // Guarded by `condition`.
     private var offered: [(id: Int, job: @Sendable () -> Void)] = []
     private var nextID = 0
+    private var helpers = 0
     private var running = 0
 
-    package init() {}
+    /// `helpers`: pool threads at most at once (one per core: the work computes, and more
+    /// threads than cores would only take turns and hold more memory).
+    package init(helpers: Int = System.coreCount) { maxHelpers = max(1, helpers) }
 
     /// Hands `job` to the pool (or to `finish`, whichever takes it first); returns its number
-    /// for `claim`.
+    /// for `withdraw`.
     @discardableResult
     package func offer(_ job: @escaping @Sendable () -> Void) -> Int {
-        let id = condition.withLock { () -> Int in
+        let (id, startsHelper) = condition.withLock { () -> (Int, Bool) in
             nextID += 1
             offered.append((nextID, job))
-            return nextID
+            guard helpers < maxHelpers else { return (nextID, false) }
+            helpers += 1
+            return (nextID, true)
         }
-        BlockingThreads.pool.submit { _ in self.run(id) }
+        if startsHelper { BlockingThreads.pool.submit { _ in self.help() } }
         return id
     }
 
@@ -107,24 +113,33 @@ package final class SharedWork: @unchecked Sendable {
         }
     }
 
-    /// Runs the job `id` if nobody took it yet (nil: any waiting job).
-    private func run(_ id: Int?) {
+    /// A pool thread's part: the offered jobs, in order, until none is left.
+    private func help() {
+        while runNext(asHelper: true) {}
+    }
+
+    /// Runs the first offered job; false when there was none (a helper then leaves).
+    private func runNext(asHelper: Bool) -> Bool {
         let job = condition.withLock { () -> (@Sendable () -> Void)? in
-            guard let k = id.map({ id in offered.firstIndex { $0.id == id } }) ?? (offered.isEmpty ? nil : 0) else { return nil }
+            guard !offered.isEmpty else {
+                if asHelper { helpers -= 1 }
+                return nil
+            }
             running += 1
-            return offered.remove(at: k).job
+            return offered.removeFirst().job
         }
-        guard let job else { return }
+        guard let job else { return false }
         job()
         condition.withLock {
             running -= 1
             condition.broadcast()
         }
+        return true
     }
 
     /// Runs what no pool thread has taken, on the calling thread, and waits for the rest.
     package func finish() {
-        while condition.withLock({ !offered.isEmpty }) { run(nil) }
+        while runNext(asHelper: false) {}
         condition.withLock {
             while running > 0 { condition.wait() }
         }
