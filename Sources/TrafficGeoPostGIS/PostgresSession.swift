@@ -74,6 +74,13 @@ final class PostgresSession: Sendable {
         pooled.statementTimeout.withLockedValue { $0 = wanted }
     }
 
+    /// `applyTimeout` for async callers: every path runs under the session's `statement_timeout`.
+    private func applyTimeout(_ pooled: PooledConnection) async throws {
+        guard let wanted = statementTimeout.withLockedValue({ $0 }), pooled.statementTimeout.withLockedValue({ $0 }) != wanted else { return }
+        _ = try await pooled.connection.query("SET statement_timeout = \(unescaped: String(wanted))", logger: logger)
+        pooled.statementTimeout.withLockedValue { $0 = wanted }
+    }
+
     // MARK: - Checking out
 
     /// Runs `body` on a connection of the pool (opened if none is idle).
@@ -103,6 +110,7 @@ final class PostgresSession: Sendable {
             })
         }
         do {
+            try await applyTimeout(pooled)
             let result = try await body(pooled.connection)
             await checkIn(pooled)
             return result
