@@ -96,7 +96,7 @@ public struct WatchLoop {
             for event in events {
                 for delivery in deliveries { await delivery.deliver(event) }
             }
-            try state.save(to: stateURL)
+            try await BlockingThreads.run { try state.save(to: stateURL) }
         }
     }
 }

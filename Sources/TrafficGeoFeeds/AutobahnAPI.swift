@@ -195,7 +195,8 @@ public struct AutobahnAPI: Sendable {
         request.headers.add(name: "User-Agent", value: userAgent)
         request.headers.add(name: "Accept", value: "application/json")
         let cached = cache(for: url)
-        if let validators = cached?.validators {
+        // The cache is files: read and written on a thread for blocking work.
+        if let cached, let validators = try await BlockingThreads.run({ cached.validators }) {
             if let etag = validators.etag { request.headers.add(name: "If-None-Match", value: etag) }
             if let modified = validators.lastModified { request.headers.add(name: "If-Modified-Since", value: modified) }
         }
@@ -210,13 +211,16 @@ public struct AutobahnAPI: Sendable {
             throw Timeout(seconds: timeout)
         }
         let status = Int(response.status.code)
-        if status == 304, let cached, let data = try? Data(contentsOf: cached.body) { return data }
+        if status == 304, let cached, let data = try await BlockingThreads.run({ try? Data(contentsOf: cached.body) }) { return data }
         guard (200..<300).contains(status) else {
-            if status == 304 { cached?.forget() }     // a 304 for an answer we no longer have: ask again
+            if status == 304, let cached { try await BlockingThreads.run { cached.forget() } }     // a 304 for an answer we no longer have: ask again
             throw Status(code: status)
         }
         let data = Data(body.readableBytesView)
-        cached?.keep(data, etag: response.headers.first(name: "ETag"), lastModified: response.headers.first(name: "Last-Modified"))
+        if let cached {
+            let etag = response.headers.first(name: "ETag"), lastModified = response.headers.first(name: "Last-Modified")
+            try await BlockingThreads.run { cached.keep(data, etag: etag, lastModified: lastModified) }
+        }
         return data
     }
 
@@ -236,7 +240,7 @@ public struct AutobahnAPI: Sendable {
 
     // MARK: - Conditional requests
 
-    private struct CachedAnswer {
+    private struct CachedAnswer: Sendable {
         struct Validators: Codable { var etag: String?; var lastModified: String? }
         let body: URL
         let meta: URL

@@ -47,7 +47,8 @@ struct GeocodeBatchCommand: AsyncParsableCommand {
     func run() async throws {
         global.bootstrapLogging()
         try await TrafficGeoExit.run {
-            let (data, name) = try readInput()
+            // Standard input may block for as long as its writer takes: on a thread for blocking work.
+            let (data, name) = try await BlockingThreads.run { try readInput() }
             let format = inputFormat ?? BatchTable.Format.detect(path: input, head: data.prefix(4096))
             let table: BatchTable
             do {

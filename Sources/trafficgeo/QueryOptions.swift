@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import TrafficGeo
+import TrafficGeoFeeds
 import TrafficGeoGeocoding
 import TrafficGeoModel
 import TrafficGeoOutput
@@ -193,7 +194,8 @@ struct BatchQueryOptions: ParsableArguments {
     func run(output: String?, quiet: Bool, engine: QueryEngine,
              answer: @escaping @Sendable (any NeighbourSearch, Coordinate) throws -> [Neighbour]) async throws {
         guard let queries else { return }
-        let points = try QueryLocations.read(path: queries)
+        // A file or standard input (which may block): on a thread for blocking work.
+        let points = try await BlockingThreads.run { try QueryLocations.read(path: queries) }
         if points.isEmpty && !quiet { Terminal.printError("trafficgeo: warning: \(QueryLocations.name(of: queries)) holds no query points (a header only): nothing to answer") }
         let sink = try output.map { try TextSink(path: $0) } ?? TextSink()
         let sessions = threads ?? min(Self.maxThreads, ProcessInfo.processInfo.activeProcessorCount)

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import Logging
 import TrafficGeo
+import TrafficGeoFeeds
 import TrafficGeoHTTP
 import TrafficGeoModel
 import TrafficGeoProjection
@@ -174,7 +175,7 @@ struct WatchCommand: AsyncParsableCommand {
             let store = try await global.openStore(readOnly: source.isEmpty)
             let stateURL = URL(fileURLWithPath: statePath(queries: queries))
             let saved: WatchState?
-            do { saved = try WatchState.load(from: stateURL) } catch {
+            do { saved = try await BlockingThreads.run { try WatchState.load(from: stateURL) } } catch {
                 Terminal.printError("trafficgeo: warning: the watch state \(stateURL.path) is unreadable (\(error)); starting over")
                 saved = nil
             }
