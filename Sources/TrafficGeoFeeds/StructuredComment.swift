@@ -1,4 +1,5 @@
 import Foundation
+import TrafficGeoModel
 import TrafficGeoSupport
 
 /// A comment written as `key : value` lines, the way National Highways writes its DATEX II
@@ -50,21 +51,20 @@ struct StructuredComment {
         return out
     }
 
-    /// A delay as people write it: "30 minutes", "1 hour 15 mins", "up to 45 min", "2h"; nil
-    /// when it names no length of time ("Moderate").
+    /// A delay as people write it in a sentence: "30 minutes", "1 hour 15 mins", "up to 45 min",
+    /// "2h", "90 seconds", "1 Std. 15 Min."; nil when it names no length of time ("Moderate").
+    /// Each number followed by a unit of time counts, in the units `IncidentMeasure` reads a
+    /// delay's detail in (one table of units); whole minutes, rounded.
     static func minutes(_ text: String) -> Int? {
         let words = text.lowercased().replacingOccurrences(of: "(\\d)([a-z])", with: "$1 $2", options: .regularExpression)
             .split(whereSeparator: { !$0.isLetter && !$0.isNumber })
-        var total = 0, found = false
+        var total = 0.0, found = false
         for (k, word) in words.enumerated() where k + 1 < words.count {
-            guard let n = Int(word), n < 10_000 else { continue }
-            switch words[k + 1] {
-            case "h", "hr", "hrs", "hour", "hours": total += n * 60; found = true
-            case "m", "min", "mins", "minute", "minutes": total += n; found = true
-            default: continue
-            }
+            guard let n = Int(word), n < 10_000, let factor = IncidentMeasure.minutes(per: words[k + 1]) else { continue }
+            total += Double(n) * factor
+            found = true
         }
-        return found ? total : nil
+        return found ? Int(total.rounded()) : nil
     }
 
     /// Where it is, as a headline: "The M1 southbound …" without its article.

@@ -99,8 +99,9 @@ public enum IncidentMeasure: String, Sendable, CaseIterable, Hashable, Codable {
     }
 
     /// How many minutes one of a unit of time is, in the languages road authorities publish in;
-    /// nil for a word that is no such unit.
-    static func minutes(per unit: Substring) -> Double? {
+    /// nil for a word that is no such unit. (The one table of units: a comment's sentence,
+    /// `StructuredComment`, is read with it too.)
+    public static func minutes(per unit: Substring) -> Double? {
         let u = unit.lowercased()
         if u == "m" || u == "'" || u.hasPrefix("min") { return 1 }
         if ["h", "hr", "hrs", "hour", "hours", "std", "stunde", "stunden", "uur", "heure", "heures", "hora", "horas", "ora", "ore",
