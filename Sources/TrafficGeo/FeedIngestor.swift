@@ -269,7 +269,7 @@ public struct FeedIngestor: Sendable {
     /// was cancelled (a loop told to stop) is no failure of the source: not recorded.
     private func record(_ report: FetchReport) async {
         if !report.errors.isEmpty && !report.readSomething && Task.isCancelled { return }
-        _ = try? await StoreThreads.run { record(report) }
+        _ = try? await StoreThreads.runToEnd { record(report) }
     }
 }
 

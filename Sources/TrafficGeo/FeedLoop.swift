@@ -38,7 +38,7 @@ public struct FeedLoop: Sendable {
     /// line geocodes what came without a position). An error it throws counts as the read's.
     public var afterRead: @Sendable (_ location: String, _ summary: IngestSummary) async throws -> Void = { _, _ in }
     /// How each read went, as it happens.
-    public var onRead: @Sendable (FeedLoopRead) -> Void = { _ in }
+    public var onRead: @Sendable (FeedLoopRead) async -> Void = { _ in }
 
     public init(ingestor: FeedIngestor, sources: [String]) {
         self.ingestor = ingestor
@@ -88,7 +88,7 @@ public struct FeedLoop: Sendable {
             let wait = failures == 0 ? interval - (ContinuousClock.now - began)
                                      : FeedBackoff(interval: interval, maxBackoff: maxBackoff).wait(afterFailures: failures)
             read.nextReadIn = max(wait, .zero)
-            onRead(read)
+            await onRead(read)
             await stop.sleep(until: ContinuousClock.now + read.nextReadIn!)
         }
     }

@@ -96,7 +96,8 @@ public struct WatchLoop {
             for event in events {
                 for delivery in deliveries { await delivery.deliver(event) }
             }
-            try await BlockingThreads.run { try state.save(to: stateURL) }
+            // Saved even when the watch is being stopped: its place must not go back.
+            try await BlockingThreads.runToEnd { try state.save(to: stateURL) }
         }
     }
 }

@@ -36,6 +36,15 @@ public enum BlockingThreads {
         try await run(on: pool, stop: QueryStop(), body)
     }
 
+    /// `run` for a small write that must land even when the task is cancelled (a watch's saved
+    /// place, the metrics file, a fetch's record in feed health, as a loop stops): begun in a
+    /// cancelled task too, and never stopped.
+    public static func runToEnd<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<T, any Error>) in
+            submit(on: pool, stop: QueryStop(), body) { continuation.resume(with: $0) }
+        }
+    }
+
     /// `run` on another pool of threads (serve's lanes) under a stop the caller keeps.
     package static func run<T: Sendable>(on pool: NIOThreadPool, stop: QueryStop,
                                          _ body: @escaping @Sendable () throws -> T) async throws -> T {

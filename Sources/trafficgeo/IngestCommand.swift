@@ -209,7 +209,8 @@ struct IngestCommand: AsyncParsableCommand {
         }
         loop.onRead = { read in
             if case .read = read.outcome, quiet {} else { Terminal.printError(Self.describe(read), fields: Self.fields(of: read)) }
-            metrics?.write()
+            // A file written (and renamed): on a thread for blocking work.
+            if let metrics { _ = try? await BlockingThreads.runToEnd { metrics.write() } }
         }
         if !quiet {
             Terminal.printError("trafficgeo: reading \(loop.sources.count) source(s) every \(every ?? "2m") into \(store.location) (SIGTERM or Ctrl-C stops)")

@@ -74,6 +74,20 @@ struct StoreThreadsTests {
         #expect(!ran.isSet)
     }
 
+    /// A write that must land (a watch's saved place) runs in a cancelled task too, unstopped.
+    @Test func runToEndRunsInACancelledTask() async throws {
+        let ran = LockedFlag()
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await BlockingThreads.runToEnd { () -> Bool in
+                ran.set()
+                return QueryStop.currentIsStopped
+            }
+        }
+        #expect(try await task.value == false)
+        #expect(ran.isSet)
+    }
+
     /// Work outside any cancelled task runs to its end, and sees no stop.
     @Test func workNotCancelledIsNotStopped() async throws {
         let stopped = try await StoreThreads.run { QueryStop.currentIsStopped }
