@@ -71,9 +71,11 @@ final class QueryRunner: Sendable {
                     }
                 }
                 let expire: Expiry = {
-                    stop.stop()
+                    // The answer first, then the stop: stopped first, the query's own failure
+                    // ("the query was stopped") could answer before it, as a 500.
                     finish(.failure(Problem(status: .serviceUnavailable, title: "The query took too long",
                                             detail: "The answer took longer than \(String(format: "%g", seconds)) s. Ask a narrower question: a bbox, a radius, nearest=k or a smaller limit.")))
+                    stop.stop()
                 }
                 let id = waiting.withLockedValue { w -> UInt64 in
                     w.next += 1
